@@ -1,0 +1,90 @@
+// The one event loop of a process: epoll file events, millisecond timers and
+// a before-sleep hook. Single-threaded; nothing here may be called from
+// another thread.
+//
+// Contract:
+// - A file event handler runs when its fd is readable/writable as asked. A
+//   handler may remove any fd (its own included) and add new ones; a removed
+//   fd's pending events of the current iteration are not delivered.
+// - With kBarrier set on an fd, the writable handler runs before the readable
+//   one in the same iteration (used to flush replies before reading more).
+// - Timers fire no earlier than their deadline; a timer callback returns the
+//   next delay in ms or kNoMore to delete itself.
+// - beforeSleep runs once per iteration before waiting. If it (or anything
+//   else) calls setDontWait(), the next wait does not block.
+// - An idle loop blocks in epoll_wait until the nearest timer: no busy waiting.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace event {
+
+enum Mask : int { kNone = 0, kReadable = 1, kWritable = 2, kBarrier = 4 };
+
+class EventLoop;
+using FileHandler = void (*)(EventLoop* loop, int fd, void* data, int mask);
+using TimerId = int64_t;
+constexpr int kNoMore = -1;
+using TimerHandler = std::function<int(EventLoop* loop, TimerId id)>;
+
+class EventLoop {
+ public:
+  // setsize: highest fd + 1 the loop can hold; grows on demand.
+  explicit EventLoop(int setsize = 1024);
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // Returns 0, or -1 with errno set (epoll_ctl failed).
+  int addFileEvent(int fd, int mask, FileHandler handler, void* data);
+  // Removes the given bits (kWritable also clears kBarrier). Never fails.
+  void removeFileEvent(int fd, int mask);
+  int fileEvents(int fd) const;
+
+  TimerId addTimer(int64_t ms, TimerHandler handler);
+  // Safe from inside the timer's own callback. Returns false if unknown.
+  bool deleteTimer(TimerId id);
+
+  void setBeforeSleep(std::function<void(EventLoop*)> hook) { before_sleep_ = std::move(hook); }
+  void setAfterSleep(std::function<void(EventLoop*)> hook) { after_sleep_ = std::move(hook); }
+  void setDontWait(bool on) { dont_wait_ = on; }
+
+  // Runs until stop(). processEvents() runs one iteration; with block=false it
+  // never waits. Returns the number of events and timers processed.
+  void run();
+  void stop() { stop_ = true; }
+  int processEvents(bool block);
+
+  static int64_t nowMs();
+  static int64_t nowUs();
+
+ private:
+  struct FileEvent {
+    int mask = kNone;
+    FileHandler handler = nullptr;
+    void* data = nullptr;
+  };
+  struct Timer {
+    TimerHandler handler;
+    int64_t when_ms;
+    bool deleted = false;
+  };
+  int processTimers();
+  int64_t msUntilNextTimer() const;
+  void grow(int fd);
+
+  int epfd_;
+  std::vector<FileEvent> events_;
+  std::vector<struct epoll_event> fired_;
+  std::map<TimerId, Timer> timers_;
+  TimerId next_timer_id_ = 1;
+  std::function<void(EventLoop*)> before_sleep_;
+  std::function<void(EventLoop*)> after_sleep_;
+  bool stop_ = false;
+  bool dont_wait_ = false;
+};
+
+}  // namespace event

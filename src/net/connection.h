@@ -1,0 +1,166 @@
+// The connection layer: the one interface every transport (tcp, unix, rdma)
+// implements, and the only way the server talks to a transport.
+//
+// Two tables:
+// - ConnectionType: one per transport, registered by name in the registry
+//   (net/registry.h). Creates listeners and runs the before-sleep hook that
+//   transports buffering data in user space need.
+// - Connection: one per client. Public non-virtual wrappers state the
+//   contract; transports implement the protected do*() slots.
+//
+// Error convention of this layer: I/O calls return a byte count, 0 for an
+// orderly end of stream (read only), or -1. After -1, state() tells which:
+// still kConnected means "would block, try again later"; kError means the
+// connection is broken and lastError() says why. Nothing throws.
+//
+// Lifetime: the owner (the server's client) calls close(). A handler may
+// call close() on its own connection: the object is then freed only when the
+// outermost handler returns. After close() no handler is called again.
+#pragma once
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace event {
+class EventLoop;
+}
+
+namespace net {
+
+class Connection;
+class ConnectionType;
+using ConnHandler = void (*)(Connection* conn);
+
+enum class ConnState : uint8_t { kNone, kConnecting, kAccepting, kConnected, kClosed, kError };
+
+class Connection {
+ public:
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  const ConnectionType& type() const { return *type_; }
+  ConnState state() const { return state_; }
+  const std::string& lastError() const { return last_error_; }
+
+  // Completes the server side of the handshake and calls `cb` once the
+  // connection is kConnected, or in state kError if the handshake failed
+  // (the callback must then close it). TCP/Unix call back at once; RDMA when
+  // the CM reports ESTABLISHED. Returns -1 if the handshake cannot start.
+  int accept(ConnHandler cb) { return doAccept(cb); }
+
+  // Read up to len bytes. >0 count, 0 on EOF (state becomes kClosed), -1: see
+  // the file comment. Never blocks.
+  ssize_t read(void* buf, size_t len) { return doRead(buf, len); }
+  // Write up to len bytes; may write fewer (short write). Never blocks.
+  ssize_t write(const void* buf, size_t len) { return doWrite(buf, len); }
+  ssize_t writev(const struct iovec* iov, int iovcnt) { return doWritev(iov, iovcnt); }
+
+  // Install or clear (nullptr) the handler called when data can be read,
+  // including data the transport already holds in user space. Returns 0 or -1.
+  int setReadHandler(ConnHandler h) { return doSetReadHandler(h); }
+  // Install or clear the handler called when a write can make progress. With
+  // barrier, in an iteration where both fire, the write handler runs first.
+  int setWriteHandler(ConnHandler h, bool barrier = false) {
+    return doSetWriteHandler(h, barrier);
+  }
+  bool hasReadHandler() const { return read_handler_ != nullptr; }
+  bool hasWriteHandler() const { return write_handler_ != nullptr; }
+
+  // Closes and frees the connection (deferred while a handler of it runs).
+  void close();
+
+  // "ip:port" / socket path of either end; empty on failure.
+  std::string peerAddress() const { return doAddress(true); }
+  std::string localAddress() const { return doAddress(false); }
+  // True for loopback / unix peers (protected mode).
+  bool isLocal() const { return doIsLocal(); }
+  // The fd for diagnostics (CLIENT LIST fd=); -1 if the transport has none.
+  int fd() const { return doFd(); }
+
+  void setPrivateData(void* p) { private_data_ = p; }
+  void* privateData() const { return private_data_; }
+
+ protected:
+  Connection(const ConnectionType* type, event::EventLoop* loop) : type_(type), loop_(loop) {}
+  virtual ~Connection() = default;
+
+  virtual int doAccept(ConnHandler cb) = 0;
+  virtual ssize_t doRead(void* buf, size_t len) = 0;
+  virtual ssize_t doWrite(const void* buf, size_t len) = 0;
+  virtual ssize_t doWritev(const struct iovec* iov, int iovcnt) = 0;
+  virtual int doSetReadHandler(ConnHandler h) = 0;
+  virtual int doSetWriteHandler(ConnHandler h, bool barrier) = 0;
+  // Release transport resources; called once, never from inside a handler of
+  // this connection. The object is deleted right after.
+  virtual void doClose() = 0;
+  virtual std::string doAddress(bool peer) const = 0;
+  virtual bool doIsLocal() const = 0;
+  virtual int doFd() const { return -1; }
+
+  // Transports call handlers only through this: it keeps the object alive
+  // while the handler runs and performs a close() requested inside it.
+  // Returns false if the connection was closed during the call (the object
+  // is gone: do not touch it).
+  bool callHandler(ConnHandler h);
+
+  void setError(const std::string& msg) {
+    state_ = ConnState::kError;
+    last_error_ = msg;
+  }
+
+  const ConnectionType* type_;
+  event::EventLoop* loop_;
+  ConnState state_ = ConnState::kNone;
+  ConnHandler read_handler_ = nullptr;
+  ConnHandler write_handler_ = nullptr;
+  bool write_barrier_ = false;
+
+ private:
+  void* private_data_ = nullptr;
+  std::string last_error_;
+  int refs_ = 0;
+  bool close_pending_ = false;
+};
+
+// Where a listener binds. addrs empty means "all addresses" for IP transports.
+struct ListenSpec {
+  std::vector<std::string> addrs;
+  int port = 0;              // IP transports
+  std::string path;          // unix
+  unsigned perm = 0;         // unix socket permissions (0 = leave umask default)
+  int backlog = 511;
+};
+
+// A bound listening endpoint. Accepted connections arrive in state
+// kAccepting through the callback given at creation; the receiver calls
+// Connection::accept() on them.
+class Listener {
+ public:
+  virtual ~Listener() = default;
+  // Human-readable "addr:port" list or path, for logs.
+  virtual std::string describe() const = 0;
+};
+using AcceptCallback = void (*)(Connection* conn, void* data);
+
+class ConnectionType {
+ public:
+  virtual ~ConnectionType() = default;
+  virtual const char* name() const = 0;
+
+  // Binds and starts accepting in `loop`. Returns nullptr and sets *err (a
+  // complete sentence naming the address and the failing call) on failure.
+  virtual Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb,
+                           void* cb_data, std::string* err) = 0;
+
+  // Transports that buffer received data in user space: true while some
+  // connection holds data its read handler has not been told about.
+  virtual bool hasPendingData() const { return false; }
+  // Calls the read handler of each such connection once. Returns how many.
+  virtual int processPendingData() { return 0; }
+};
+
+}  // namespace net
