@@ -15,6 +15,9 @@ SANITIZER ?=
 ifeq ($(BUILD_RDMA),auto)
   BUILD_RDMA := $(shell test -f /usr/include/infiniband/verbs.h -a -f /usr/include/rdma/rdma_cma.h && echo yes || echo no)
 endif
+ifeq ($(wildcard src/net/rdma/*.cpp),)
+  BUILD_RDMA := no
+endif
 ifneq ($(SANITIZER),)
   MALLOC := libc
 endif

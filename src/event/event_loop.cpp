@@ -19,7 +19,9 @@ EventLoop::EventLoop(int setsize) : events_(setsize), fired_(setsize) {
   }
 }
 
-EventLoop::~EventLoop() { close(epfd_); }
+EventLoop::~EventLoop() {
+  close(epfd_);
+}
 
 void EventLoop::grow(int fd) {
   if (fd < static_cast<int>(events_.size())) return;

@@ -15,6 +15,8 @@
 // - An idle loop blocks in epoll_wait until the nearest timer: no busy waiting.
 #pragma once
 
+#include <sys/epoll.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -78,7 +80,7 @@ class EventLoop {
 
   int epfd_;
   std::vector<FileEvent> events_;
-  std::vector<struct epoll_event> fired_;
+  std::vector<::epoll_event> fired_;
   std::map<TimerId, Timer> timers_;
   TimerId next_timer_id_ = 1;
   std::function<void(EventLoop*)> before_sleep_;

@@ -64,9 +64,7 @@ class Connection {
   int setReadHandler(ConnHandler h) { return doSetReadHandler(h); }
   // Install or clear the handler called when a write can make progress. With
   // barrier, in an iteration where both fire, the write handler runs first.
-  int setWriteHandler(ConnHandler h, bool barrier = false) {
-    return doSetWriteHandler(h, barrier);
-  }
+  int setWriteHandler(ConnHandler h, bool barrier = false) { return doSetWriteHandler(h, barrier); }
   bool hasReadHandler() const { return read_handler_ != nullptr; }
   bool hasWriteHandler() const { return write_handler_ != nullptr; }
 
@@ -129,9 +127,9 @@ class Connection {
 // Where a listener binds. addrs empty means "all addresses" for IP transports.
 struct ListenSpec {
   std::vector<std::string> addrs;
-  int port = 0;              // IP transports
-  std::string path;          // unix
-  unsigned perm = 0;         // unix socket permissions (0 = leave umask default)
+  int port = 0;       // IP transports
+  std::string path;   // unix
+  unsigned perm = 0;  // unix socket permissions (0 = leave umask default)
   int backlog = 511;
 };
 
@@ -146,6 +144,14 @@ class Listener {
 };
 using AcceptCallback = void (*)(Connection* conn, void* data);
 
+// Where an outbound connection goes: host+port for IP transports, path for unix.
+struct ConnectAddr {
+  std::string host;
+  int port = 0;
+  std::string path;
+  std::string source_addr;  // optional local address to bind first (IP transports)
+};
+
 class ConnectionType {
  public:
   virtual ~ConnectionType() = default;
@@ -155,6 +161,14 @@ class ConnectionType {
   // complete sentence naming the address and the failing call) on failure.
   virtual Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb,
                            void* cb_data, std::string* err) = 0;
+
+  // Starts a non-blocking outbound connection in `loop`. Returns the
+  // connection in state kConnecting (or already kConnected); `cb` runs once
+  // when it is kConnected or has failed (state kError, lastError() says why;
+  // the callback must then close it). Returns nullptr and sets *err if it
+  // cannot even start (bad address, no device).
+  virtual Connection* connect(event::EventLoop* loop, const ConnectAddr& addr, ConnHandler cb,
+                              std::string* err) = 0;
 
   // Transports that buffer received data in user space: true while some
   // connection holds data its read handler has not been told about.

@@ -1,0 +1,86 @@
+#include "common/log.h"
+
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace logging {
+
+namespace {
+Level g_level = kNotice;
+FILE* g_file = nullptr;  // nullptr = stdout
+std::string g_path;
+char g_role = 'M';
+}  // namespace
+
+bool parseLevel(const std::string& name, Level* out) {
+  static const char* names[] = {"debug", "verbose", "notice", "warning", "nothing"};
+  for (int i = 0; i <= kNothing; i++) {
+    if (strcasecmp(name.c_str(), names[i]) == 0) {
+      *out = static_cast<Level>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* levelName(Level l) {
+  static const char* names[] = {"debug", "verbose", "notice", "warning", "nothing"};
+  return names[l];
+}
+
+void setLevel(Level l) {
+  g_level = l;
+}
+Level level() {
+  return g_level;
+}
+void setRole(char role) {
+  g_role = role;
+}
+
+bool setFile(const std::string& path, std::string* err) {
+  if (path.empty()) {
+    if (g_file) fclose(g_file);
+    g_file = nullptr;
+    g_path.clear();
+    return true;
+  }
+  FILE* f = fopen(path.c_str(), "a");
+  if (f == nullptr) {
+    *err = "Can't open the log file: " + std::string(strerror(errno));
+    return false;
+  }
+  if (g_file) fclose(g_file);
+  g_file = f;
+  g_path = path;
+  return true;
+}
+
+void logf(Level l, const char* fmt, ...) {
+  if (l < g_level) return;
+  static const char marks[] = ".-*#";
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  struct tm tm;
+  localtime_r(&tv.tv_sec, &tm);
+  char when[64];
+  size_t off = strftime(when, sizeof(when), "%d %b %Y %H:%M:%S.", &tm);
+  snprintf(when + off, sizeof(when) - off, "%03d", static_cast<int>(tv.tv_usec / 1000));
+  FILE* out = g_file ? g_file : stdout;
+  fprintf(out, "%d:%c %s %c %s\n", static_cast<int>(getpid()), g_role, when, marks[l], msg);
+  fflush(out);
+}
+
+}  // namespace logging

@@ -1,0 +1,37 @@
+// Process-wide logging in Redis's line format:
+//   "<pid>:<role> <dd Mon yyyy HH:MM:SS.mmm> <level-char> <message>"
+// with level chars '.' debug, '-' verbose, '*' notice, '#' warning.
+// Messages below the configured level cost one comparison.
+#pragma once
+
+#include <string>
+
+namespace logging {
+
+enum Level : int { kDebug = 0, kVerbose = 1, kNotice = 2, kWarning = 3, kNothing = 4 };
+
+// Returns false for an unknown name.
+bool parseLevel(const std::string& name, Level* out);
+const char* levelName(Level l);
+void setLevel(Level l);
+Level level();
+// Empty path = standard output. Returns false (and keeps the old target) if
+// the file cannot be opened; *err says why.
+bool setFile(const std::string& path, std::string* err);
+void setRole(char role);  // 'M' master, 'C' child, ...
+
+void logf(Level l, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+inline bool enabled(Level l) {
+  return l >= level();
+}
+
+}  // namespace logging
+
+#define LOG_AT(lvl, ...)                                            \
+  do {                                                              \
+    if (::logging::enabled(lvl)) ::logging::logf(lvl, __VA_ARGS__); \
+  } while (0)
+#define LOG_DEBUG(...) LOG_AT(::logging::kDebug, __VA_ARGS__)
+#define LOG_VERBOSE(...) LOG_AT(::logging::kVerbose, __VA_ARGS__)
+#define LOG_NOTICE(...) LOG_AT(::logging::kNotice, __VA_ARGS__)
+#define LOG_WARNING(...) LOG_AT(::logging::kWarning, __VA_ARGS__)

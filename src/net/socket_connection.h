@@ -1,0 +1,61 @@
+// Connection over a stream socket fd: the shared implementation of the tcp
+// and unix connection types (they differ only in how they listen, connect
+// and print addresses). Readiness comes straight from epoll.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "net/connection.h"
+
+namespace net {
+
+class SocketConnection : public Connection {
+ public:
+  // Takes ownership of fd.
+  SocketConnection(const ConnectionType* type, event::EventLoop* loop, int fd, ConnState state);
+
+  // Outbound: waits for the pending connect, then calls cb.
+  void startConnect(ConnHandler cb);
+
+ protected:
+  int doAccept(ConnHandler cb) override;
+  ssize_t doRead(void* buf, size_t len) override;
+  ssize_t doWrite(const void* buf, size_t len) override;
+  ssize_t doWritev(const struct iovec* iov, int iovcnt) override;
+  int doSetReadHandler(ConnHandler h) override;
+  int doSetWriteHandler(ConnHandler h, bool barrier) override;
+  void doClose() override;
+  std::string doAddress(bool peer) const override;
+  bool doIsLocal() const override;
+  int doFd() const override { return fd_; }
+
+ private:
+  static void onEvent(event::EventLoop* loop, int fd, void* data, int mask);
+  ssize_t checkIo(ssize_t n);
+
+  int fd_;
+  ConnHandler connect_cb_ = nullptr;
+};
+
+// Listener over one or more listening fds (one per bound address).
+class SocketListener : public Listener {
+ public:
+  SocketListener(const ConnectionType* type, event::EventLoop* loop, std::vector<int> fds,
+                 std::string description, AcceptCallback cb, void* cb_data, bool tcp);
+  ~SocketListener() override;
+  std::string describe() const override { return description_; }
+
+ private:
+  static void onAcceptable(event::EventLoop* loop, int fd, void* data, int mask);
+
+  const ConnectionType* type_;
+  event::EventLoop* loop_;
+  std::vector<int> fds_;
+  std::string description_;
+  AcceptCallback cb_;
+  void* cb_data_;
+  bool tcp_;
+};
+
+}  // namespace net
