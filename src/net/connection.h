@@ -170,6 +170,18 @@ class ConnectionType {
   virtual Connection* connect(event::EventLoop* loop, const ConnectAddr& addr, ConnHandler cb,
                               std::string* err) = 0;
 
+  // Transport-specific option ("rx-size" for rdma, ...), set before listen()
+  // or at run time. Returns false with *err set for an unknown name or a bad
+  // value.
+  virtual bool configure(const std::string& name, const std::string& value, std::string* err) {
+    (void)value;
+    *err = "unknown " + std::string(this->name()) + " option '" + name + "'";
+    return false;
+  }
+  // "field:value\r\n" lines for INFO's section named after the type; empty
+  // if the type has nothing to report.
+  virtual std::string info() const { return ""; }
+
   // Transports that buffer received data in user space: true while some
   // connection holds data its read handler has not been told about.
   virtual bool hasPendingData() const { return false; }
