@@ -1,0 +1,147 @@
+#include "resp/reply_buffer.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace resp {
+
+ReplyBuffer::~ReplyBuffer() {
+  clear();
+  if (spare_ != nullptr) freeChunk(spare_);
+}
+
+ReplyBuffer::Chunk* ReplyBuffer::newChunk(size_t cap) {
+  if (cap == kChunkSize && spare_ != nullptr) {
+    Chunk* c = spare_;
+    spare_ = nullptr;
+    c->next = nullptr;
+    c->used = c->sent = 0;
+    c->sealed = false;
+    return c;
+  }
+  void* mem = malloc(sizeof(Chunk) + cap);
+  if (mem == nullptr) throw std::bad_alloc();
+  Chunk* c = static_cast<Chunk*>(mem);
+  c->next = nullptr;
+  c->cap = cap;
+  c->used = c->sent = 0;
+  c->sealed = false;
+  allocated_ += cap;
+  return c;
+}
+
+void ReplyBuffer::freeChunk(Chunk* c) {
+  if (c->cap == kChunkSize && spare_ == nullptr) {
+    spare_ = c;
+    return;
+  }
+  allocated_ -= c->cap;
+  free(c);
+}
+
+void ReplyBuffer::appendSlow(const void* data, size_t len) {
+  const char* p = static_cast<const char*>(data);
+  // Fill what is left of the tail, then one chunk big enough for the rest.
+  if (tail_ != nullptr && !tail_->sealed) {
+    size_t room = tail_->cap - tail_->used;
+    memcpy(tail_->data + tail_->used, p, room);
+    tail_->used += room;
+    pending_ += room;
+    p += room;
+    len -= room;
+  }
+  Chunk* c = newChunk(len > kChunkSize ? len : kChunkSize);
+  memcpy(c->data, p, len);
+  c->used = len;
+  pending_ += len;
+  if (tail_ == nullptr) {
+    head_ = tail_ = c;
+  } else {
+    tail_->next = c;
+    tail_ = c;
+  }
+}
+
+char* ReplyBuffer::reserve(size_t len) {
+  if (tail_ == nullptr || tail_->sealed || tail_->cap - tail_->used < len) {
+    Chunk* c = newChunk(len > kChunkSize ? len : kChunkSize);
+    if (tail_ == nullptr) {
+      head_ = tail_ = c;
+    } else {
+      tail_->next = c;
+      tail_ = c;
+    }
+  }
+  return tail_->data + tail_->used;
+}
+
+void* ReplyBuffer::deferLen() {
+  Chunk* c = newChunk(kDeferredSlot);
+  c->sealed = true;
+  if (tail_ == nullptr) {
+    head_ = tail_ = c;
+  } else {
+    tail_->next = c;
+    tail_ = c;
+  }
+  return c;
+}
+
+void ReplyBuffer::setDeferred(void* slot, const char* header, size_t len) {
+  Chunk* c = static_cast<Chunk*>(slot);
+  memcpy(c->data, header, len);
+  c->used = len;
+  pending_ += len;
+}
+
+int ReplyBuffer::iovecs(struct iovec* iov, int max) const {
+  int n = 0;
+  for (Chunk* c = head_; c != nullptr && n < max; c = c->next) {
+    if (c->used == c->sent) {
+      // An unfilled deferred slot stops the output: what follows it must not
+      // be sent before its header.
+      if (c->sealed && c->used == 0) break;
+      continue;
+    }
+    iov[n].iov_base = c->data + c->sent;
+    iov[n].iov_len = c->used - c->sent;
+    n++;
+  }
+  return n;
+}
+
+void ReplyBuffer::consume(size_t n) {
+  pending_ -= n;
+  while (n > 0 && head_ != nullptr) {
+    size_t avail = head_->used - head_->sent;
+    if (n < avail) {
+      head_->sent += n;
+      return;
+    }
+    n -= avail;
+    head_->sent = head_->used;
+    if (head_->next == nullptr) break;
+    Chunk* next = head_->next;
+    freeChunk(head_);
+    head_ = next;
+  }
+  // Drop fully consumed chunks at the head (including empty filled slots).
+  while (head_ != nullptr && head_->sent == head_->used && !(head_->sealed && head_->used == 0)) {
+    Chunk* next = head_->next;
+    freeChunk(head_);
+    head_ = next;
+    if (head_ == nullptr) tail_ = nullptr;
+  }
+}
+
+void ReplyBuffer::clear() {
+  while (head_ != nullptr) {
+    Chunk* next = head_->next;
+    freeChunk(head_);
+    head_ = next;
+  }
+  tail_ = nullptr;
+  pending_ = 0;
+}
+
+}  // namespace resp

@@ -1,0 +1,130 @@
+// A client of the server: the request parser and reply buffer over one
+// net::Connection. Nothing here knows which transport the connection uses.
+//
+// Request arguments (argv) are views into the query buffer, valid only for
+// the duration of the command call. A command that keeps an argument beyond
+// its call (blocking, MULTI queues) must copy it.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/connection.h"
+#include "resp/reply_buffer.h"
+#include "resp/request_parser.h"
+#include "resp/writer.h"
+#include "server/db/db.h"
+
+namespace server {
+
+struct Command;
+
+enum ClientFlag : uint32_t {
+  kCloseAfterReply = 1 << 0,
+  kCloseAsap = 1 << 1,
+  kPendingWrite = 1 << 2,
+  kAuthenticated = 1 << 3,
+  kProtectedRefuse = 1 << 4,
+};
+
+class Client {
+ public:
+  // Takes ownership of conn (already accepted, or a null conn for internal
+  // use in tests).
+  explicit Client(net::Connection* conn);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // ---- arguments of the running command
+  size_t argc() const { return argv_.size(); }
+  std::string_view arg(size_t i) const { return argv_[i]; }
+  const std::vector<std::string_view>& argv() const { return argv_; }
+
+  // ---- replies (see resp::Writer for the encodings)
+  resp::Writer& reply() { return writer_; }
+  void addStatus(std::string_view s) { writer_.status(s); }
+  void addOk() { writer_.raw("+OK\r\n"); }
+  void addError(std::string_view msg);
+  void addErrorFormat(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  void addInteger(int64_t v) { writer_.integer(v); }
+  void addBulk(std::string_view s) { writer_.bulk(s); }
+  void addNull() { writer_.null(); }
+  void addArrayLen(int64_t n) { writer_.arrayLen(n); }
+  // Common errors with Redis's exact text.
+  void addWrongArity();                 // for the current command
+  void addSyntaxError() { addError("syntax error"); }
+  void addWrongType();
+  void addNotInteger() { addError("value is not an integer or out of range"); }
+  void addNotFloat() { addError("value is not a valid float"); }
+
+  // Argument helpers: on failure they reply with the standard error and
+  // return false.
+  bool argInt64(size_t i, int64_t* out);
+  bool argInt64Msg(size_t i, int64_t* out, const char* msg);
+  bool argLongDouble(size_t i, long double* out);
+
+  // ---- state
+  uint64_t id() const { return id_; }
+  net::Connection* conn() const { return conn_; }
+  db::Db* db() const { return db_; }
+  int dbIndex() const { return db_ ? db_->id() : 0; }
+  bool selectDb(int index);
+  int proto() const { return writer_.proto(); }
+  void setProto(int p) { writer_.setProto(p); }
+  const std::string& name() const { return name_; }
+  void setName(std::string n) { name_ = std::move(n); }
+  uint32_t flags = 0;
+  int64_t ctime_ms = 0;
+  int64_t last_interaction_ms = 0;
+  const Command* last_cmd = nullptr;
+  const Command* cur_cmd = nullptr;
+  std::string user = "default";
+
+  // ---- I/O driven by the server
+  // Installs the read handler; the connection must be connected.
+  void startReading();
+  // Writes what the reply buffer holds; installs a write handler when the
+  // transport cannot take it all. Returns false if the client was freed.
+  bool flush();
+  bool hasPendingReplies() const { return !replies_.empty(); }
+  size_t queryBufferBytes() const { return qlen_ - qpos_; }
+  size_t queryBufferCapacity() const { return qcap_; }
+  size_t outputBytes() const { return replies_.pending(); }
+  size_t outputMemory() const { return replies_.allocated(); }
+  // For CLIENT LIST: "r", "rw", "w" or "".
+  std::string eventsString() const;
+
+  std::list<Client*>::iterator registry_pos;
+
+ private:
+  static void onReadable(net::Connection* conn);
+  static void onWritable(net::Connection* conn);
+  void readFromConnection();
+  // Parses and runs every complete request in [base, base+len). Returns the
+  // number of bytes consumed, or SIZE_MAX if the client must be freed now.
+  size_t processInput(const char* base, size_t len);
+  void keepLeftover(const char* data, size_t len);
+  void ensureQueryCapacity(size_t need);
+
+  uint64_t id_;
+  net::Connection* conn_;
+  db::Db* db_ = nullptr;
+  std::string name_;
+
+  // Private query buffer: only used while a request is split across reads.
+  char* qbuf_ = nullptr;
+  size_t qcap_ = 0;
+  size_t qlen_ = 0;
+  size_t qpos_ = 0;
+  resp::RequestParser parser_;
+  std::vector<std::string_view> argv_;
+
+  resp::ReplyBuffer replies_;
+  resp::Writer writer_;
+};
+
+}  // namespace server

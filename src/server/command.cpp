@@ -1,0 +1,73 @@
+#include "server/command.h"
+
+#include <cctype>
+
+#include "common/hash.h"
+#include "common/strutil.h"
+
+namespace server {
+
+std::string Command::fullName() const { return name; }
+
+void CommandTable::add(Command cmd) {
+  cmds_.push_back(new Command(std::move(cmd)));
+  rebuildIndex();
+}
+
+void CommandTable::rebuildIndex() {
+  size_t size = 16;
+  while (size < cmds_.size() * 4) size *= 2;
+  index_.assign(size, nullptr);
+  for (Command* c : cmds_) {
+    std::string_view n(c->name);
+    size_t i = common::hashBytesNoCase(n.data(), n.size()) & (size - 1);
+    while (index_[i] != nullptr) i = (i + 1) & (size - 1);
+    index_[i] = c;
+  }
+}
+
+Command* CommandTable::find(std::string_view name) {
+  if (index_.empty()) return nullptr;
+  size_t mask = index_.size() - 1;
+  size_t i = common::hashBytesNoCase(name.data(), name.size()) & mask;
+  while (index_[i] != nullptr) {
+    if (strutil::equalsIgnoreCase(index_[i]->name, name)) return index_[i];
+    i = (i + 1) & mask;
+  }
+  return nullptr;
+}
+
+Command* CommandTable::findSub(Command* parent, std::string_view sub) {
+  std::string_view pname(parent->name);
+  for (Command& s : parent->subcommands) {
+    std::string_view sn(s.name);
+    // Subcommand names are stored as "parent|sub".
+    if (sn.size() == pname.size() + 1 + sub.size() &&
+        strutil::equalsIgnoreCase(sn.substr(pname.size() + 1), sub))
+      return &s;
+  }
+  return nullptr;
+}
+
+std::vector<Command*> CommandTable::all() { return cmds_; }
+
+std::vector<const char*> commandFlagNames(uint32_t flags) {
+  static const struct {
+    uint32_t flag;
+    const char* name;
+  } names[] = {
+      {kWrite, "write"},         {kReadOnly, "readonly"},     {kDenyOom, "denyoom"},
+      {kAdmin, "admin"},         {kPubSub, "pubsub"},         {kNoScript, "noscript"},
+      {kBlocking, "blocking"},   {kLoading, "loading"},       {kStale, "stale"},
+      {kSkipMonitor, "skip_monitor"}, {kSkipSlowlog, "skip_slowlog"}, {kFast, "fast"},
+      {kNoAuth, "no_auth"},      {kMayReplicate, "may_replicate"}, {kNoMulti, "no_multi"},
+      {kAllowBusy, "allow_busy"},
+  };
+  std::vector<const char*> out;
+  for (const auto& n : names) {
+    if (flags & n.flag) out.push_back(n.name);
+  }
+  return out;
+}
+
+}  // namespace server

@@ -1,0 +1,81 @@
+// The command table: every command's name, arity, flags, key positions and
+// handler, looked up case-insensitively by the dispatcher. Command families
+// (commands/<family>.cpp) each add their entries through one function
+// declared in commands/families.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace server {
+
+class Client;
+using CommandProc = void (*)(Client* c);
+
+enum CommandFlag : uint32_t {
+  kWrite = 1 << 0,
+  kReadOnly = 1 << 1,
+  kDenyOom = 1 << 2,
+  kAdmin = 1 << 3,
+  kPubSub = 1 << 4,
+  kNoScript = 1 << 5,
+  kBlocking = 1 << 6,
+  kLoading = 1 << 7,
+  kStale = 1 << 8,
+  kSkipMonitor = 1 << 9,
+  kFast = 1 << 10,
+  kNoAuth = 1 << 11,       // allowed before AUTH
+  kMayReplicate = 1 << 12,
+  kSentinel = 1 << 13,
+  kAllowBusy = 1 << 14,
+  kNoMulti = 1 << 15,
+  kSkipSlowlog = 1 << 16,
+  kSortForScript = 1 << 17,
+  kRandom = 1 << 18,       // nondeterministic output
+};
+
+struct Command {
+  const char* name;      // lower case; "client|list" style for subcommands
+  int arity;             // >0 exact, <0 at least -arity
+  uint32_t flags;
+  CommandProc proc;
+  int first_key, last_key, key_step;  // COMMAND INFO key positions (0 = none)
+  const char* group;     // "string", "generic", "connection", "server", ...
+  const char* summary;   // COMMAND DOCS
+  const char* since;     // version
+  const char* complexity;
+  const char* acl_categories;  // "@write @string @slow" style, without @ (space separated)
+  std::vector<Command> subcommands;  // CLIENT LIST, CONFIG GET, ...
+  // Run-time statistics (INFO commandstats).
+  uint64_t calls = 0;
+  uint64_t usec = 0;
+  uint64_t rejected_calls = 0;
+  uint64_t failed_calls = 0;
+
+  std::string fullName() const;  // "client|list"
+};
+
+class CommandTable {
+ public:
+  void add(Command cmd);
+  // Case-insensitive lookup of a top-level command; nullptr if unknown.
+  Command* find(std::string_view name);
+  // Resolves "client list" to the subcommand when the command has them;
+  // returns the container itself when it has none.
+  Command* findSub(Command* parent, std::string_view sub);
+  std::vector<Command*> all();
+  size_t count() const { return cmds_.size(); }
+
+ private:
+  std::vector<Command*> cmds_;
+  // Open addressing on lower-case names; sized at build time.
+  std::vector<Command*> index_;
+  void rebuildIndex();
+};
+
+// Flag names as COMMAND INFO prints them.
+std::vector<const char*> commandFlagNames(uint32_t flags);
+
+}  // namespace server

@@ -1,0 +1,14 @@
+// One registration function per command family; each lives in
+// commands/<family>.cpp and adds its Command entries to the table.
+#pragma once
+
+#include "server/command.h"
+
+namespace server {
+
+void registerConnectionCommands(CommandTable& t);  // PING ECHO QUIT RESET HELLO AUTH SELECT
+void registerStringCommands(CommandTable& t);      // GET SET ... LCS
+void registerKeyCommands(CommandTable& t);         // DEL EXISTS ... SCAN, expiry, OBJECT
+void registerServerCommands(CommandTable& t);      // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
+
+}  // namespace server

@@ -1,0 +1,398 @@
+#include "server/config.h"
+
+#include <strings.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "common/log.h"
+#include "common/strutil.h"
+#include "resp/request_parser.h"
+#include "server/version.h"
+
+namespace server {
+
+namespace {
+
+using Args = std::vector<std::string>;
+using Setter = bool (*)(Config&, const Args&, std::string* err);
+using Getter = std::string (*)(const Config&);
+
+struct Option {
+  const char* name;
+  bool is_mutable;
+  int min_args;  // value arguments after the name
+  int max_args;  // -1: any
+  Setter set;
+  Getter get;
+};
+
+ConfigApplyHook g_apply_hook = nullptr;
+
+bool parseBool(const std::string& v, bool* out, std::string* err) {
+  if (strcasecmp(v.c_str(), "yes") == 0) {
+    *out = true;
+    return true;
+  }
+  if (strcasecmp(v.c_str(), "no") == 0) {
+    *out = false;
+    return true;
+  }
+  *err = "argument must be 'yes' or 'no'";
+  return false;
+}
+
+bool parseRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out, std::string* err) {
+  int64_t n;
+  if (!strutil::parseInt64(v, &n)) {
+    *err = "argument couldn't be parsed into an integer";
+    return false;
+  }
+  if (n < lo || n > hi) {
+    *err = "argument must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+           " inclusive";
+    return false;
+  }
+  *out = n;
+  return true;
+}
+
+// "1gb", "512mb", "100k" (k = 1000, kb = 1024, as in redis.conf).
+bool parseMemory(const std::string& v, int64_t* out) {
+  size_t i = 0;
+  while (i < v.size() && (isdigit(static_cast<unsigned char>(v[i])) || (i == 0 && v[i] == '-')))
+    i++;
+  std::string num = v.substr(0, i), unit = v.substr(i);
+  int64_t n;
+  if (!strutil::parseInt64(num, &n)) return false;
+  int64_t mul = 1;
+  const char* u = unit.c_str();
+  if (unit.empty() || strcasecmp(u, "b") == 0) mul = 1;
+  else if (strcasecmp(u, "k") == 0) mul = 1000;
+  else if (strcasecmp(u, "kb") == 0) mul = 1024;
+  else if (strcasecmp(u, "m") == 0) mul = 1000 * 1000;
+  else if (strcasecmp(u, "mb") == 0) mul = 1024 * 1024;
+  else if (strcasecmp(u, "g") == 0) mul = 1000ll * 1000 * 1000;
+  else if (strcasecmp(u, "gb") == 0) mul = 1024ll * 1024 * 1024;
+  else return false;
+  if (n != 0 && (n > INT64_MAX / mul || n < INT64_MIN / mul)) return false;
+  *out = n * mul;
+  return true;
+}
+
+bool parseMemoryRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out,
+                      std::string* err) {
+  int64_t n;
+  if (!parseMemory(v, &n)) {
+    *err = "argument must be a memory value";
+    return false;
+  }
+  if (n < lo || n > hi) {
+    *err = "argument must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+           " inclusive";
+    return false;
+  }
+  *out = n;
+  return true;
+}
+
+std::string yesno(bool b) { return b ? "yes" : "no"; }
+
+std::string joinArgs(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += ' ';
+    out += s;
+  }
+  return out;
+}
+
+bool validSave(const Args& a, std::string* err) {
+  // Either a single "" or pairs of "<seconds> <changes>".
+  if (a.size() == 1 && a[0].empty()) return true;
+  std::vector<std::string> parts;
+  for (const auto& s : a) {
+    std::vector<std::string> sub;
+    resp::splitArgs(s, &sub);
+    parts.insert(parts.end(), sub.begin(), sub.end());
+  }
+  if (parts.empty() || parts.size() % 2 != 0) {
+    *err = "Invalid save parameters";
+    return false;
+  }
+  for (const auto& p : parts) {
+    int64_t n;
+    if (!strutil::parseInt64(p, &n) || n < 0) {
+      *err = "Invalid save parameters";
+      return false;
+    }
+  }
+  return true;
+}
+
+#define BOOL_OPT(NAME, FIELD, MUT)                                                              \
+  Option {                                                                                      \
+    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string* e) {                            \
+      return parseBool(a[0], &c.FIELD, e);                                                      \
+    },                                                                                          \
+        [](const Config& c) { return yesno(c.FIELD); }                                          \
+  }
+#define INT_OPT(NAME, FIELD, LO, HI, MUT)                                                       \
+  Option {                                                                                      \
+    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string* e) {                            \
+      return parseRange(a[0], LO, HI, &c.FIELD, e);                                             \
+    },                                                                                          \
+        [](const Config& c) { return std::to_string(c.FIELD); }                                 \
+  }
+#define MEM_OPT(NAME, FIELD, LO, HI, MUT)                                                       \
+  Option {                                                                                      \
+    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string* e) {                            \
+      return parseMemoryRange(a[0], LO, HI, &c.FIELD, e);                                       \
+    },                                                                                          \
+        [](const Config& c) { return std::to_string(c.FIELD); }                                 \
+  }
+#define STR_OPT(NAME, FIELD, MUT)                                                               \
+  Option {                                                                                      \
+    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string*) {                              \
+      c.FIELD = a[0];                                                                           \
+      return true;                                                                              \
+    },                                                                                          \
+        [](const Config& c) { return c.FIELD; }                                                 \
+  }
+
+const std::vector<Option>& options() {
+  static const std::vector<Option> opts = {
+      Option{"bind", true, 1, -1,
+             [](Config& c, const Args& a, std::string*) {
+               c.bind.clear();
+               for (const auto& s : a) {
+                 std::vector<std::string> sub;
+                 resp::splitArgs(s, &sub);
+                 c.bind.insert(c.bind.end(), sub.begin(), sub.end());
+               }
+               return true;
+             },
+             [](const Config& c) { return joinArgs(c.bind); }},
+      INT_OPT("port", port, 0, 65535, true),
+      STR_OPT("unixsocket", unixsocket, false),
+      Option{"unixsocketperm", false, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               char* end = nullptr;
+               errno = 0;
+               long v = strtol(a[0].c_str(), &end, 8);
+               if (a[0].empty() || *end != '\0' || errno != 0 || v < 0 || v > 0777) {
+                 *e = "Invalid socket file permissions";
+                 return false;
+               }
+               c.unixsocketperm = v;
+               return true;
+             },
+             [](const Config& c) {
+               char buf[16];
+               snprintf(buf, sizeof(buf), "%lo", static_cast<long>(c.unixsocketperm));
+               return std::string(buf);
+             }},
+      INT_OPT("tcp-backlog", tcp_backlog, 0, INT_MAX, false),
+      INT_OPT("tcp-keepalive", tcp_keepalive, 0, INT_MAX, true),
+      INT_OPT("timeout", timeout, 0, INT_MAX, true),
+      BOOL_OPT("protected-mode", protected_mode, true),
+      STR_OPT("requirepass", requirepass, true),
+      INT_OPT("maxclients", maxclients, 1, INT_MAX, true),
+      INT_OPT("databases", databases, 1, INT_MAX, false),
+      INT_OPT("hz", hz, 0, INT_MAX, true),
+      Option{"loglevel", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               logging::Level l;
+               if (!logging::parseLevel(a[0], &l)) {
+                 *e = "argument(s) must be one of the following: debug, verbose, notice, "
+                      "warning, nothing";
+                 return false;
+               }
+               c.loglevel = logging::levelName(l);
+               return true;
+             },
+             [](const Config& c) { return c.loglevel; }},
+      STR_OPT("logfile", logfile, false),
+      Option{"dir", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               if (chdir(a[0].c_str()) == -1) {
+                 *e = strerror(errno);
+                 return false;
+               }
+               c.dir = a[0];
+               return true;
+             },
+             [](const Config& c) {
+               char buf[4096];
+               if (getcwd(buf, sizeof(buf)) == nullptr) return c.dir;
+               return std::string(buf);
+             }},
+      STR_OPT("pidfile", pidfile, false),
+      Option{"daemonize", false, 1, 1,
+             [](Config&, const Args& a, std::string* e) {
+               bool b;
+               if (!parseBool(a[0], &b, e)) return false;
+               if (b) {
+                 *e = "daemonize yes is not supported: run the server under a supervisor";
+                 return false;
+               }
+               return true;
+             },
+             [](const Config&) { return std::string("no"); }},
+      MEM_OPT("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true),
+      MEM_OPT("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX,
+              true),
+      Option{"save", true, 1, -1,
+             [](Config& c, const Args& a, std::string* e) {
+               if (!validSave(a, e)) return false;
+               c.save = joinArgs(a);
+               return true;
+             },
+             [](const Config& c) { return c.save; }},
+      Option{"appendonly", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               bool b;
+               if (!parseBool(a[0], &b, e)) return false;
+               if (b) {
+                 *e = "appendonly yes is not supported: this server keeps no persistence files";
+                 return false;
+               }
+               c.appendonly = false;
+               return true;
+             },
+             [](const Config& c) { return yesno(c.appendonly); }},
+      INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
+      BOOL_OPT("activerehashing", activerehashing, true),
+      INT_OPT("rdma-port", rdma_port, 0, 65535, false),
+      Option{"rdma-bind", false, 1, -1,
+             [](Config& c, const Args& a, std::string*) {
+               c.rdma_bind.clear();
+               for (const auto& s : a) {
+                 std::vector<std::string> sub;
+                 resp::splitArgs(s, &sub);
+                 c.rdma_bind.insert(c.rdma_bind.end(), sub.begin(), sub.end());
+               }
+               return true;
+             },
+             [](const Config& c) { return joinArgs(c.rdma_bind); }},
+      MEM_OPT("rdma-rx-size", rdma_rx_size, 64 * 1024, 16 * 1024 * 1024, false),
+      INT_OPT("rdma-completion-vector", rdma_completion_vector, -1, 1024, false),
+  };
+  return opts;
+}
+
+const Option* findOption(const std::string& name) {
+  for (const auto& o : options()) {
+    if (strcasecmp(o.name, name.c_str()) == 0) return &o;
+  }
+  return nullptr;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+void setConfigApplyHook(ConfigApplyHook hook) { g_apply_hook = hook; }
+
+bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
+  std::istringstream in(text);
+  std::string raw;
+  int linenum = 0;
+  while (std::getline(in, raw)) {
+    linenum++;
+    std::string line = trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> argv;
+    std::string reason;
+    if (!resp::splitArgs(line, &argv)) {
+      reason = "Unbalanced quotes in configuration line";
+    } else if (!argv.empty()) {
+      const Option* o = findOption(argv[0]);
+      int nvals = static_cast<int>(argv.size()) - 1;
+      if (o == nullptr || nvals < o->min_args || (o->max_args != -1 && nvals > o->max_args)) {
+        reason = "Bad directive or wrong number of arguments";
+      } else {
+        Args vals(argv.begin() + 1, argv.end());
+        o->set(*cfg, vals, &reason);
+      }
+    }
+    if (!reason.empty()) {
+      *err = "\n*** FATAL CONFIG FILE ERROR (Redis " + std::string(kRedisVersion) +
+             ") ***\nReading the configuration file, at line " + std::to_string(linenum) +
+             "\n>>> '" + line + "'\n" + reason;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool loadConfig(Config* cfg, const std::string& path, const std::string& extra,
+                std::string* err) {
+  std::string text;
+  if (!path.empty()) {
+    if (path == "-") {
+      std::stringstream ss;
+      ss << std::cin.rdbuf();
+      text = ss.str();
+    } else {
+      std::ifstream f(path);
+      if (!f) {
+        *err = "Fatal error, can't open config file '" + path + "': " + strerror(errno);
+        return false;
+      }
+      std::stringstream ss;
+      ss << f.rdbuf();
+      text = ss.str();
+    }
+  }
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text += extra;
+  return loadConfigText(cfg, text, err);
+}
+
+bool configSet(Config* cfg, const std::string& name, const std::vector<std::string>& values,
+               std::string* err, bool* unknown, bool* immutable) {
+  *unknown = false;
+  *immutable = false;
+  const Option* o = findOption(name);
+  if (o == nullptr) {
+    *unknown = true;
+    return false;
+  }
+  if (!o->is_mutable) {
+    *immutable = true;
+    *err = "can't set immutable config";
+    return false;
+  }
+  Config backup = *cfg;
+  if (!o->set(*cfg, values, err)) {
+    *cfg = backup;
+    return false;
+  }
+  if (g_apply_hook != nullptr && !g_apply_hook(o->name, err)) {
+    *cfg = backup;
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
+                                                           const std::string& pattern) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& o : options()) {
+    if (strutil::globMatch(pattern, o.name, true)) out.emplace_back(o.name, o.get(cfg));
+  }
+  return out;
+}
+
+}  // namespace server

@@ -1,0 +1,212 @@
+#include "server/db/db.h"
+
+#include <sys/time.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "event/event_loop.h"
+
+namespace db {
+
+int64_t Clock::nowMs = 0;
+uint32_t Clock::lruSeconds = 0;
+void (*Db::onExpired)(Db* db, std::string_view key) = nullptr;
+
+void Clock::update() {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  nowMs = static_cast<int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
+  lruSeconds = static_cast<uint32_t>(tv.tv_sec) & 0xffffff;
+}
+
+Db::~Db() { clear(); }
+
+Entry* Db::newEntry(std::string_view key, Value v) {
+  void* mem = malloc(sizeof(Entry) + key.size());
+  if (mem == nullptr) throw std::bad_alloc();
+  Entry* e = static_cast<Entry*>(mem);
+  e->next = nullptr;
+  new (&e->val) Value(std::move(v));
+  e->lru = Clock::lruSeconds;
+  e->flags = 0;
+  e->keylen = static_cast<uint32_t>(key.size());
+  memcpy(e->key, key.data(), key.size());
+  return e;
+}
+
+void Db::freeEntry(Entry* e) {
+  if (e->hasExpire()) {
+    ExpireNode* x = expires_.erase(e);
+    delete x;
+  }
+  e->val.~Value();
+  free(e);
+}
+
+bool Db::isExpired(const Entry* e) {
+  if (!e->hasExpire()) return false;
+  ExpireNode* x = expires_.find(e);
+  return x != nullptr && x->when_ms <= Clock::nowMs;
+}
+
+void Db::expireNow(Entry* e) {
+  expired_keys_++;
+  // The signal needs the key while it still exists.
+  if (onExpired != nullptr) onExpired(this, e->keyView());
+  keys_.unlink(e);
+  freeEntry(e);
+}
+
+Entry* Db::find(std::string_view key) {
+  Entry* e = keys_.find(key);
+  if (e == nullptr) return nullptr;
+  if (e->hasExpire() && isExpired(e)) {
+    expireNow(e);
+    return nullptr;
+  }
+  e->lru = Clock::lruSeconds;
+  return e;
+}
+
+Entry* Db::peek(std::string_view key) { return keys_.find(key); }
+
+Entry* Db::add(std::string_view key, Value v) {
+  Entry* e = newEntry(key, std::move(v));
+  keys_.insert(e);
+  return e;
+}
+
+Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
+  auto pos = keys_.findOrPrepareInsert(key);
+  if (pos.found != nullptr) {
+    Entry* e = pos.found;
+    e->val = std::move(v);
+    e->lru = Clock::lruSeconds;
+    if (!keep_ttl && e->hasExpire()) removeExpire(e);
+    return e;
+  }
+  Entry* e = newEntry(key, std::move(v));
+  keys_.insertAt(pos, e);
+  return e;
+}
+
+bool Db::remove(std::string_view key) {
+  Entry* e = find(key);
+  if (e == nullptr) return false;
+  removeEntry(e);
+  return true;
+}
+
+void Db::removeEntry(Entry* e) {
+  keys_.unlink(e);
+  freeEntry(e);
+}
+
+Value Db::take(Entry* e, int64_t* expire_ms) {
+  *expire_ms = expireOf(e);
+  Value v = std::move(e->val);
+  removeEntry(e);
+  return v;
+}
+
+int64_t Db::expireOf(const Entry* e) {
+  if (!e->hasExpire()) return -1;
+  ExpireNode* x = expires_.find(e);
+  return x ? x->when_ms : -1;
+}
+
+void Db::setExpire(Entry* e, int64_t when_ms) {
+  if (e->hasExpire()) {
+    ExpireNode* x = expires_.find(e);
+    if (x != nullptr) {
+      x->when_ms = when_ms;
+      return;
+    }
+  }
+  auto* x = new ExpireNode{nullptr, e, when_ms};
+  expires_.insert(x);
+  e->flags |= Entry::kHasExpire;
+}
+
+bool Db::removeExpire(Entry* e) {
+  if (!e->hasExpire()) return false;
+  e->flags &= ~Entry::kHasExpire;
+  ExpireNode* x = expires_.erase(e);
+  delete x;
+  return x != nullptr;
+}
+
+Entry* Db::randomEntry() {
+  // Bounded: if every key sampled is expired, deleting them as we go makes
+  // progress; give up after many tries (a db of only expired keys).
+  for (int tries = 0; tries < 100 && keys_.size() > 0; tries++) {
+    Entry* e = keys_.randomNode();
+    if (e == nullptr) return nullptr;
+    if (e->hasExpire() && isExpired(e)) {
+      expireNow(e);
+      continue;
+    }
+    return e;
+  }
+  return nullptr;
+}
+
+uint64_t Db::scan(uint64_t cursor, const std::function<void(Entry*)>& fn) {
+  return keys_.scan(cursor, [&](Entry* e) { fn(e); });
+}
+
+void Db::forEach(const std::function<void(Entry*)>& fn) {
+  keys_.forEach([&](Entry* e) { fn(e); });
+}
+
+size_t Db::clear() {
+  size_t n = keys_.size();
+  expires_.clear([](ExpireNode* x) { delete x; });
+  keys_.clear([](Entry* e) {
+    e->val.~Value();
+    free(e);
+  });
+  return n;
+}
+
+void Db::swapWith(Db& other) {
+  keys_.swap(other.keys_);
+  expires_.swap(other.expires_);
+  std::swap(expired_keys_, other.expired_keys_);
+}
+
+size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
+  // Sample keys with a TTL in small batches; keep going while a batch shows
+  // that a good share of them were expired, so a db full of dead keys is
+  // cleaned quickly but a healthy db costs one batch per call.
+  constexpr size_t kBaseSample = 20;
+  size_t sample = kBaseSample + kBaseSample / 4 * static_cast<size_t>(effort - 1);
+  size_t deleted = 0;
+  int64_t start = event::EventLoop::nowUs();
+  ExpireNode* batch[64];
+  if (sample > 64) sample = 64;
+  while (expires_.size() > 0) {
+    size_t n = expires_.sampleNodes(batch, sample);
+    size_t expired = 0;
+    // Collect first, then delete: deleting changes the table under us.
+    Entry* victims[64];
+    for (size_t i = 0; i < n; i++) {
+      if (batch[i]->when_ms <= Clock::nowMs) victims[expired++] = batch[i]->entry;
+    }
+    for (size_t i = 0; i < expired; i++) expireNow(victims[i]);
+    deleted += expired;
+    if (n == 0 || expired * 10 < n) break;  // under 10% stale: good enough
+    if (event::EventLoop::nowUs() - start > time_limit_us) break;
+  }
+  return deleted;
+}
+
+void Db::cronRehash(int64_t us) {
+  keys_.rehashMicroseconds(us);
+  expires_.rehashMicroseconds(us);
+  keys_.tryShrink();
+  expires_.tryShrink();
+}
+
+}  // namespace db

@@ -1,0 +1,143 @@
+// One logical database (SELECT n): the keyspace dict of entries plus the
+// expires index, with lazy and active expiry.
+//
+// Contract for command code:
+// - find() is the lookup for reads and writes: an entry whose TTL has passed
+//   is deleted there and reported absent (lazy expiry).
+// - Entries are owned by the Db. A pointer from find() stays valid until the
+//   next call that adds or removes keys (add/remove/set/clear/expire cycle).
+// - Every write to a key must end with a call to the server's key-modified
+//   signal (see server/keyspace.h); the Db itself does not know about
+//   clients.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/dict.h"
+#include "server/db/value.h"
+
+namespace db {
+
+struct Entry {
+  Entry* next;       // dict chain
+  Value val;
+  uint32_t lru : 24;  // access time, seconds mod 2^24 (OBJECT IDLETIME)
+  uint32_t flags : 8;
+  uint32_t keylen;
+  char key[];
+
+  static constexpr uint8_t kHasExpire = 1;
+  std::string_view keyView() const { return std::string_view(key, keylen); }
+  bool hasExpire() const { return (flags & kHasExpire) != 0; }
+};
+static_assert(sizeof(Entry) == 32, "entry header size changed");
+
+struct ExpireNode {
+  ExpireNode* next;
+  Entry* entry;
+  int64_t when_ms;
+};
+
+struct KeyTraits {
+  using Node = Entry;
+  using Key = std::string_view;
+  static Entry*& next(Entry* n) { return n->next; }
+  static uint64_t hash(std::string_view k) { return common::hashBytes(k.data(), k.size()); }
+  static bool equal(const Entry* n, std::string_view k) {
+    return n->keylen == k.size() && memcmp(n->key, k.data(), k.size()) == 0;
+  }
+  static std::string_view key(const Entry* n) { return n->keyView(); }
+};
+
+struct ExpireTraits {
+  using Node = ExpireNode;
+  using Key = const Entry*;
+  static ExpireNode*& next(ExpireNode* n) { return n->next; }
+  static uint64_t hash(const Entry* e) { return common::hashU64(reinterpret_cast<uintptr_t>(e)); }
+  static bool equal(const ExpireNode* n, const Entry* e) { return n->entry == e; }
+  static const Entry* key(const ExpireNode* n) { return n->entry; }
+};
+
+// Clock shared by all Dbs: milliseconds used for expiry decisions and the
+// LRU seconds clock. The server updates it once per event-loop iteration
+// and before each command (Redis's cached time), so one command sees one
+// time.
+struct Clock {
+  static int64_t nowMs;
+  static uint32_t lruSeconds;
+  static void update();
+};
+
+class Db {
+ public:
+  explicit Db(int id) : id_(id) {}
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  int id() const { return id_; }
+  size_t size() const { return keys_.size(); }
+  size_t expiresSize() const { return expires_.size(); }
+
+  // Lookup with lazy expiry; updates the access time. nullptr if absent.
+  Entry* find(std::string_view key);
+  // Lookup without expiry or access-time effects (introspection).
+  Entry* peek(std::string_view key);
+
+  // Inserts a new key (must be absent: call find() first).
+  Entry* add(std::string_view key, Value v);
+  // Insert or overwrite, one hash. Overwriting drops the TTL unless
+  // keep_ttl. Returns the entry.
+  Entry* set(std::string_view key, Value v, bool keep_ttl);
+  // Deletes a key; false if absent (expired keys count as absent).
+  bool remove(std::string_view key);
+  void removeEntry(Entry* e);
+  // Moves the entry's value and TTL out (RENAME/MOVE), deleting the key.
+  Value take(Entry* e, int64_t* expire_ms);
+
+  // Absolute expiry in ms since the epoch; -1 when none.
+  int64_t expireOf(const Entry* e);
+  void setExpire(Entry* e, int64_t when_ms);
+  bool removeExpire(Entry* e);
+  bool isExpired(const Entry* e);
+
+  // A random live key (expired ones met on the way are deleted); nullptr if
+  // the db is empty.
+  Entry* randomEntry();
+  // SCAN step over the keyspace; see common::Dict::scan. fn may not modify
+  // the db.
+  uint64_t scan(uint64_t cursor, const std::function<void(Entry*)>& fn);
+  void forEach(const std::function<void(Entry*)>& fn);
+
+  // Frees every key. Returns the number removed.
+  size_t clear();
+  void swapWith(Db& other);
+
+  // Active expiry: samples keys with a TTL and deletes the expired ones until
+  // time_limit_us has passed or few expired ones are found. Returns the
+  // number deleted. Also advances incremental rehashing.
+  size_t activeExpireCycle(int64_t time_limit_us, int effort);
+  void cronRehash(int64_t us);
+
+  uint64_t expiredKeys() const { return expired_keys_; }
+  size_t keysMemory() const { return keys_.memoryUsage() + expires_.memoryUsage(); }
+
+  // Called whenever a key is deleted because it expired (keyspace stats,
+  // WATCH). Set by the server.
+  static void (*onExpired)(Db* db, std::string_view key);
+
+ private:
+  static Entry* newEntry(std::string_view key, Value v);
+  void freeEntry(Entry* e);
+  void expireNow(Entry* e);
+
+  int id_;
+  common::Dict<KeyTraits> keys_;
+  common::Dict<ExpireTraits> expires_;
+  uint64_t expired_keys_ = 0;
+};
+
+}  // namespace db

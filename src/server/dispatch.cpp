@@ -1,0 +1,83 @@
+#include "server/dispatch.h"
+
+#include <string>
+
+#include "event/event_loop.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/commands/families.h"
+#include "server/server.h"
+
+namespace server {
+
+void registerAllCommands() {
+  CommandTable& t = g_server->commands;
+  registerConnectionCommands(t);
+  registerStringCommands(t);
+  registerKeyCommands(t);
+  registerServerCommands(t);
+}
+
+static void replyUnknownCommand(Client* c) {
+  std::string args;
+  for (size_t i = 1; i < c->argc() && args.size() < 128; i++) {
+    std::string_view a = c->arg(i);
+    args += "'";
+    args.append(a.data(), a.size() > 128 ? 128 : a.size());
+    args += "' ";
+  }
+  std::string_view name = c->arg(0);
+  if (name.size() > 128) name = name.substr(0, 128);
+  c->addErrorFormat("unknown command '%.*s', with args beginning with: %s",
+                    static_cast<int>(name.size()), name.data(), args.c_str());
+}
+
+bool dispatchCommand(Client* c) {
+  Server& s = *g_server;
+  Command* cmd = s.commands.find(c->arg(0));
+  if (cmd == nullptr) {
+    replyUnknownCommand(c);
+    return true;
+  }
+  if (!cmd->subcommands.empty() && c->argc() >= 2) {
+    Command* sub = s.commands.findSub(cmd, c->arg(1));
+    if (sub == nullptr) {
+      std::string_view sn = c->arg(1);
+      std::string upper(cmd->name);
+      for (auto& ch : upper) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
+      c->addErrorFormat("unknown subcommand '%.*s'. Try %s HELP.",
+                        static_cast<int>(sn.size() > 128 ? 128 : sn.size()), sn.data(),
+                        upper.c_str());
+      cmd->rejected_calls++;
+      return true;
+    }
+    cmd = sub;
+  }
+  c->cur_cmd = cmd;
+  int argc = static_cast<int>(c->argc());
+  if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+    c->addWrongArity();
+    cmd->rejected_calls++;
+    return true;
+  }
+  if (!(c->flags & kAuthenticated) && !(cmd->flags & kNoAuth)) {
+    c->addError("-NOAUTH Authentication required.");
+    cmd->rejected_calls++;
+    return true;
+  }
+  uint64_t errors_before = s.stats.total_error_replies;
+  int64_t start = event::EventLoop::nowUs();
+  s.current_client = c;
+  cmd->proc(c);
+  s.current_client = nullptr;
+  int64_t took = event::EventLoop::nowUs() - start;
+  cmd->calls++;
+  cmd->usec += static_cast<uint64_t>(took);
+  if (s.stats.total_error_replies != errors_before) cmd->failed_calls++;
+  s.stats.total_commands_processed++;
+  c->last_cmd = cmd;
+  c->last_interaction_ms = db::Clock::nowMs;
+  return true;
+}
+
+}  // namespace server

@@ -1,0 +1,29 @@
+#include "server/keyspace.h"
+
+#include "server/client.h"
+#include "server/server.h"
+
+namespace server {
+
+db::Entry* lookupRead(Client* c, std::string_view key) {
+  db::Entry* e = c->db()->find(key);
+  if (e != nullptr)
+    g_server->stats.keyspace_hits++;
+  else
+    g_server->stats.keyspace_misses++;
+  return e;
+}
+
+db::Entry* lookupWrite(Client* c, std::string_view key) { return c->db()->find(key); }
+
+void keyModified(Client* c, std::string_view key) { keyModifiedInDb(c->db(), key); }
+
+void keyModifiedInDb(db::Db*, std::string_view) {
+  // WATCH and keyspace notifications attach here; for now only the change
+  // counter INFO reports.
+  g_server->dirty++;
+}
+
+void dbModified(db::Db*) { g_server->dirty++; }
+
+}  // namespace server

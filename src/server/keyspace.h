@@ -1,0 +1,25 @@
+// Key lookups as commands use them, with the side effects every command
+// shares: keyspace hit/miss statistics, lazy expiry (through db::Db) and
+// the modified-key signal that WATCH and client-side tracking hang on.
+#pragma once
+
+#include <string_view>
+
+#include "server/db/db.h"
+
+namespace server {
+
+class Client;
+
+// Read lookup in the client's db: counts a keyspace hit or miss.
+db::Entry* lookupRead(Client* c, std::string_view key);
+// Lookup for a command that will modify the key: no hit/miss accounting.
+db::Entry* lookupWrite(Client* c, std::string_view key);
+// Every command that changes a key calls this once per key it changed.
+void keyModified(Client* c, std::string_view key);
+// Same, for a db other than the client's (MOVE, COPY, SWAPDB, FLUSH*).
+void keyModifiedInDb(db::Db* d, std::string_view key);
+// A whole db changed (FLUSHDB, FLUSHALL, SWAPDB).
+void dbModified(db::Db* d);
+
+}  // namespace server

@@ -1,0 +1,112 @@
+// redis-server: parses the command line, loads the configuration and runs
+// the event loop until shutdown.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "common/log.h"
+#include "server/server.h"
+#include "server/version.h"
+
+namespace {
+
+void usage() {
+  fprintf(stderr,
+          "Usage: ./redis-server [/path/to/redis.conf] [options] [-]\n"
+          "       ./redis-server - (read config from stdin)\n"
+          "       ./redis-server -v or --version\n"
+          "       ./redis-server -h or --help\n\n"
+          "Examples:\n"
+          "       ./redis-server (run the server with default conf)\n"
+          "       ./redis-server /etc/redis/6379.conf\n"
+          "       ./redis-server --port 7777\n"
+          "       ./redis-server --rdma-port 6379 --bind 10.0.0.1 --protected-mode no\n"
+          "       ./redis-server /etc/myredis.conf --loglevel verbose\n");
+}
+
+// Quotes one argument so the config parser reads it back unchanged.
+std::string quoteArg(const std::string& a) {
+  std::string out = "\"";
+  for (unsigned char ch : a) {
+    switch (ch) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (ch < 32 || ch == 127) {
+          char buf[8];
+          snprintf(buf, sizeof(buf), "\\x%02x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_file, extra;
+  int i = 1;
+  if (argc >= 2) {
+    std::string first = argv[1];
+    if (first == "-v" || first == "--version") {
+      printf("Redis server v=%s sha=00000000:0 malloc=%s bits=64 build=rdma-redis\n",
+             server::kRedisVersion,
+#ifdef USE_JEMALLOC
+             "jemalloc"
+#else
+             "libc"
+#endif
+      );
+      return 0;
+    }
+    if (first == "-h" || first == "--help") {
+      usage();
+      return 0;
+    }
+    if (first[0] != '-' || first == "-") {
+      config_file = first;
+      i = 2;
+    }
+  }
+  // "--name v1 v2 --other v" becomes the lines "name v1 v2" and "other v",
+  // read after the file so they override it.
+  bool line_open = false;
+  for (; i < argc; i++) {
+    std::string a = argv[i];
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+      if (line_open) extra += '\n';
+      extra += a.substr(2);
+      line_open = true;
+    } else if (a == "-" && i == argc - 1 && config_file.empty()) {
+      config_file = "-";
+    } else {
+      if (!line_open) {
+        fprintf(stderr, "Invalid argument '%s': options start with '--'\n", a.c_str());
+        return 1;
+      }
+      extra += ' ';
+      extra += quoteArg(a);
+    }
+  }
+  if (line_open) extra += '\n';
+
+  server::Server srv;
+  srv.executable = argv[0];
+  srv.config_file = config_file;
+  std::string err;
+  if (!server::loadConfig(&srv.config, config_file, extra, &err)) {
+    fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  if (!srv.start()) return 1;
+  srv.run();
+  return srv.shutdown_exit_code;
+}

@@ -1,0 +1,334 @@
+#include "server/server.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "common/hash.h"
+#include "common/log.h"
+#include "net/registry.h"
+#include "server/client.h"
+#include "server/dispatch.h"
+#include "server/version.h"
+
+namespace server {
+
+Server* g_server = nullptr;
+
+namespace {
+constexpr size_t kSharedQueryBuffer = 64 * 1024;
+volatile sig_atomic_t g_signal_shutdown = 0;
+
+const char kProtectedModeError[] =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start accepting connections from "
+    "the outside.\r\n";
+
+void onTermSignal(int) { g_signal_shutdown = 1; }
+}  // namespace
+
+const char* kVersion() { return kRedisVersion; }
+
+int64_t uptimeSeconds() { return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000; }
+
+Server::Server() {
+  g_server = this;
+  shared_qbuf.resize(kSharedQueryBuffer);
+  db::Clock::update();
+  stats.start_time_ms = db::Clock::nowMs;
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < 40; i++) run_id[i] = hex[common::randomU64() & 15];
+}
+
+Server::~Server() {
+  for (Client* c : clients) delete c;
+  clients.clear();
+  listeners_.clear();
+  g_server = nullptr;
+}
+
+bool Server::start() {
+  logging::Level lvl;
+  if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
+  std::string err;
+  if (!logging::setFile(config.logfile, &err)) {
+    fprintf(stderr, "%s\n", err.c_str());
+    return false;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa = {};
+  sa.sa_handler = onTermSignal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+
+  for (int i = 0; i < config.databases; i++) dbs.push_back(std::make_unique<db::Db>(i));
+  db::Db::onExpired = [](db::Db*, std::string_view) { g_server->stats.expired_keys++; };
+  registerAllCommands();
+  net::registerBuiltinTypes();
+
+  LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
+  LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
+             static_cast<int>(getpid()));
+  if (!config.save.empty()) {
+    LOG_WARNING("'save %s' is accepted but this server keeps no snapshot: data lives in memory "
+                "only",
+                config.save.c_str());
+  }
+  if (!openListeners(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return false;
+  }
+  if (!config.pidfile.empty()) {
+    FILE* f = fopen(config.pidfile.c_str(), "w");
+    if (f) {
+      fprintf(f, "%d\n", static_cast<int>(getpid()));
+      fclose(f);
+    }
+  }
+  loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
+  loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
+  cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
+  LOG_NOTICE("Server initialized");
+  LOG_NOTICE("Ready to accept connections");
+  return true;
+}
+
+bool Server::openListeners(std::string* err) {
+  std::vector<BoundListener> fresh;
+  if (config.port != 0) {
+    net::ListenSpec spec;
+    spec.addrs = config.bind;
+    spec.port = static_cast<int>(config.port);
+    spec.backlog = static_cast<int>(config.tcp_backlog);
+    net::Listener* l = net::findType("tcp")->listen(&loop, spec, onAccept, this, err);
+    if (l == nullptr) return false;
+    LOG_NOTICE("Listening on tcp %s", l->describe().c_str());
+    fresh.push_back({"tcp", std::unique_ptr<net::Listener>(l)});
+  }
+  if (!config.unixsocket.empty()) {
+    net::ListenSpec spec;
+    spec.path = config.unixsocket;
+    spec.perm = static_cast<unsigned>(config.unixsocketperm);
+    spec.backlog = static_cast<int>(config.tcp_backlog);
+    net::Listener* l = net::findType("unix")->listen(&loop, spec, onAccept, this, err);
+    if (l == nullptr) return false;
+    LOG_NOTICE("The server is now ready to accept connections at %s", config.unixsocket.c_str());
+    fresh.push_back({"unix", std::unique_ptr<net::Listener>(l)});
+  }
+  if (config.rdma_port != 0) {
+    net::ConnectionType* rdma = net::findType("rdma");
+    if (rdma == nullptr) {
+      *err = "rdma-port is set but RDMA support is not compiled in (build with BUILD_RDMA=yes "
+             "and the libibverbs/librdmacm development packages)";
+      return false;
+    }
+    if (!rdma->configure("rx-size", std::to_string(config.rdma_rx_size), err) ||
+        !rdma->configure("completion-vector", std::to_string(config.rdma_completion_vector),
+                         err)) {
+      return false;
+    }
+    net::ListenSpec spec;
+    spec.addrs = config.rdma_bind.empty() ? config.bind : config.rdma_bind;
+    spec.port = static_cast<int>(config.rdma_port);
+    spec.backlog = static_cast<int>(config.tcp_backlog);
+    net::Listener* l = rdma->listen(&loop, spec, onAccept, this, err);
+    if (l == nullptr) return false;
+    LOG_NOTICE("Listening on rdma %s", l->describe().c_str());
+    fresh.push_back({"rdma", std::unique_ptr<net::Listener>(l)});
+  }
+  if (fresh.empty()) {
+    LOG_WARNING("No listener is configured (port 0, no unixsocket, no rdma-port)");
+  }
+  listeners_ = std::move(fresh);
+  return true;
+}
+
+bool Server::rebindListeners(std::string* err) {
+  // Close first: the new port may be the same one with other addresses.
+  std::vector<BoundListener> old = std::move(listeners_);
+  old.clear();
+  if (openListeners(err)) return true;
+  return false;
+}
+
+void Server::onAccept(net::Connection* conn, void* data) {
+  auto* s = static_cast<Server*>(data);
+  s->stats.total_connections_received++;
+  if (conn->accept(onAccepted) == -1) {
+    LOG_WARNING("Error accepting a client connection: %s", conn->lastError().c_str());
+    conn->close();
+  }
+}
+
+void Server::onAccepted(net::Connection* conn) {
+  Server& s = *g_server;
+  if (conn->state() != net::ConnState::kConnected) {
+    LOG_VERBOSE("Error accepting a client connection: %s", conn->lastError().c_str());
+    conn->close();
+    return;
+  }
+  if (static_cast<int64_t>(s.clients.size()) >= s.config.maxclients) {
+    static const char msg[] = "-ERR max number of clients reached\r\n";
+    // Best effort: the peer may not read it before the close.
+    conn->write(msg, sizeof(msg) - 1);
+    s.stats.rejected_connections++;
+    conn->close();
+    return;
+  }
+  if (s.config.protected_mode && s.config.requirepass.empty() && !conn->isLocal()) {
+    conn->write(kProtectedModeError, sizeof(kProtectedModeError) - 1);
+    s.stats.rejected_connections++;
+    conn->close();
+    return;
+  }
+  auto* c = new Client(conn);
+  s.linkClient(c);
+  c->startReading();
+  LOG_VERBOSE("Accepted %s", conn->peerAddress().c_str());
+}
+
+void Server::linkClient(Client* c) {
+  clients.push_back(c);
+  c->registry_pos = std::prev(clients.end());
+}
+
+void Server::unlinkClient(Client* c) {
+  clients.erase(c->registry_pos);
+  if (c->flags & kPendingWrite) {
+    auto it = std::find(pending_writes.begin(), pending_writes.end(), c);
+    if (it != pending_writes.end()) *it = nullptr;
+  }
+}
+
+void Server::freeClientAsync(Client* c) {
+  if (c->flags & kCloseAsap) return;
+  c->flags |= kCloseAsap;
+  // Stop reading right away: nothing more from this client is processed.
+  if (c->conn() != nullptr) c->conn()->setReadHandler(nullptr);
+  clients_to_close.push_back(c);
+}
+
+void Server::queueWrite(Client* c) {
+  c->flags |= kPendingWrite;
+  pending_writes.push_back(c);
+}
+
+Client* Server::findClientById(uint64_t id) {
+  for (Client* c : clients) {
+    if (c->id() == id) return c;
+  }
+  return nullptr;
+}
+
+void Server::handlePendingWrites() {
+  // Writing here rather than from a write handler saves an epoll round trip
+  // per reply: most replies go out in one write right before we sleep.
+  for (size_t i = 0; i < pending_writes.size(); i++) {
+    Client* c = pending_writes[i];
+    if (c == nullptr) continue;
+    c->flags &= ~kPendingWrite;
+    if (c->flags & kCloseAsap) continue;
+    c->flush();
+  }
+  pending_writes.clear();
+}
+
+void Server::freeClosingClients() {
+  while (!clients_to_close.empty()) {
+    std::vector<Client*> batch;
+    batch.swap(clients_to_close);
+    for (Client* c : batch) {
+      unlinkClient(c);
+      delete c;
+    }
+  }
+}
+
+void Server::beforeSleep() {
+  // Data a transport holds in user space (RDMA) has no fd event to wake us.
+  net::processPendingData();
+  handlePendingWrites();
+  freeClosingClients();
+  if (net::anyPendingData()) loop.setDontWait(true);
+  if (shutdown_asap) {
+    prepareShutdown();
+    loop.stop();
+    loop.setDontWait(true);
+  }
+}
+
+void Server::clientsCron() {
+  if (config.timeout <= 0) return;
+  int64_t limit = config.timeout * 1000;
+  for (Client* c : clients) {
+    if (c->flags & kCloseAsap) continue;
+    if (db::Clock::nowMs - c->last_interaction_ms > limit) {
+      LOG_VERBOSE("Closing idle client id=%llu", static_cast<unsigned long long>(c->id()));
+      freeClientAsync(c);
+    }
+  }
+}
+
+void Server::databasesCron() {
+  // Active expiry gets a bounded share of each cron period.
+  int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
+  int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
+  int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
+  for (auto& d : dbs) {
+    if (d->expiresSize() > 0) d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort));
+    if (config.activerehashing) d->cronRehash(1000);
+  }
+}
+
+int Server::cron() {
+  db::Clock::update();
+  cron_loops++;
+  // Instantaneous ops/sec over the last samples, as INFO reports it.
+  int64_t dt = db::Clock::nowMs - stats.last_sample_ms;
+  if (dt >= 100) {
+    uint64_t ops = stats.total_commands_processed - stats.last_sample_ops;
+    stats.ops_samples[stats.ops_sample_idx] = dt > 0 ? ops * 1000 / static_cast<uint64_t>(dt) : 0;
+    stats.ops_sample_idx = (stats.ops_sample_idx + 1) % 16;
+    stats.last_sample_ms = db::Clock::nowMs;
+    stats.last_sample_ops = stats.total_commands_processed;
+  }
+  clientsCron();
+  databasesCron();
+  if (g_signal_shutdown) {
+    LOG_WARNING("Received SIGTERM scheduling shutdown...");
+    shutdown_asap = true;
+    loop.setDontWait(true);
+  }
+  int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
+  return static_cast<int>(1000 / hz);
+}
+
+void Server::prepareShutdown() {
+  LOG_WARNING("User requested shutdown...");
+  for (Client* c : clients) {
+    c->flush();
+  }
+  listeners_.clear();
+  if (!config.unixsocket.empty()) {
+    LOG_NOTICE("Removing the unix socket file.");
+    unlink(config.unixsocket.c_str());
+  }
+  if (!config.pidfile.empty()) unlink(config.pidfile.c_str());
+  LOG_WARNING("Redis is now ready to exit, bye bye...");
+}
+
+}  // namespace server

@@ -1,0 +1,115 @@
+// Server state and lifecycle: the listeners of every configured connection
+// type, the clients, the databases, the cron and the before-sleep hook.
+// There is one Server per process (g_server), as the event loop is one.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "event/event_loop.h"
+#include "net/connection.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/db/db.h"
+
+namespace server {
+
+class Client;
+
+struct Stats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t net_input_bytes = 0;
+  uint64_t net_output_bytes = 0;
+  uint64_t expired_keys = 0;
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t unexpected_error_replies = 0;
+  uint64_t client_qbuf_limit_disconnections = 0;
+  int64_t start_time_ms = 0;
+  // Instantaneous ops/sec: samples taken by the cron.
+  uint64_t ops_samples[16] = {};
+  int ops_sample_idx = 0;
+  int64_t last_sample_ms = 0;
+  uint64_t last_sample_ops = 0;
+};
+
+class Server {
+ public:
+  Server();
+  ~Server();
+
+  // Applies the configuration, binds every listener. Returns false with a
+  // logged reason when start-up must stop.
+  bool start();
+  void run() { loop.run(); }
+  // Orderly exit (SHUTDOWN, SIGTERM): closes listeners and clients.
+  void prepareShutdown();
+
+  // Client registry.
+  void linkClient(Client* c);
+  void unlinkClient(Client* c);
+  void freeClientAsync(Client* c);
+  void queueWrite(Client* c);
+  Client* findClientById(uint64_t id);
+  size_t clientCount() const { return clients.size(); }
+
+  // Applies listener-related config changes at run time (CONFIG SET port).
+  bool rebindListeners(std::string* err);
+
+  db::Db& dbAt(int i) { return *dbs[static_cast<size_t>(i)]; }
+
+  event::EventLoop loop;
+  Config config;
+  CommandTable commands;
+  std::vector<std::unique_ptr<db::Db>> dbs;
+  std::list<Client*> clients;
+  std::vector<Client*> pending_writes;
+  std::vector<Client*> clients_to_close;
+  Stats stats;
+  uint64_t next_client_id = 1;
+  int64_t cron_loops = 0;
+  bool shutdown_asap = false;
+  int shutdown_exit_code = 0;
+  Client* current_client = nullptr;
+  std::string executable;
+  std::string config_file;
+  int64_t dirty = 0;  // writes since start (INFO persistence: rdb_changes_since_last_save)
+  char run_id[41] = {};
+
+  // The shared read buffer: clients read into it and keep a private buffer
+  // only for a partial request left over (memory stays flat with many idle
+  // clients).
+  std::vector<char> shared_qbuf;
+
+ private:
+  struct BoundListener {
+    std::string type;
+    std::unique_ptr<net::Listener> listener;
+  };
+  bool openListeners(std::string* err);
+  static void onAccept(net::Connection* conn, void* data);
+  static void onAccepted(net::Connection* conn);
+  int cron();
+  void beforeSleep();
+  void handlePendingWrites();
+  void freeClosingClients();
+  void clientsCron();
+  void databasesCron();
+
+  std::vector<BoundListener> listeners_;
+  event::TimerId cron_timer_ = 0;
+};
+
+extern Server* g_server;
+
+// Seconds since start, for INFO.
+int64_t uptimeSeconds();
+const char* kVersion();
+
+}  // namespace server
