@@ -1,0 +1,571 @@
+// Dict: a chained, intrusive hash table with incremental rehashing. It holds
+// the keyspace, the expires index and the hash/set types.
+//
+// Intrusive: the table never allocates per entry. The caller's node type
+// embeds the chain pointer; the only memory the table owns is its bucket
+// arrays (power-of-two arrays of Node*, 8 bytes per bucket). The table never
+// frees nodes either: erase()/unlink() hand the node back, clear() passes
+// every node to a callback, and the destructor frees only bucket arrays.
+//
+// Traits (all static):
+//   using Node = ...; using Key = ...;             // Key: what lookups take
+//   Node*& next(Node* n);                          // the embedded chain link
+//   uint64_t hash(const Key& k);                   // e.g. common::hashBytes
+//   bool equal(const Node* n, const Key& k);
+//   and either  Key key(const Node* n)             // rehash computes hash(key(n))
+//   or          uint64_t nodeHash(const Node* n)   // e.g. a hash cached in the node
+// nodeHash(n) must equal hash(k) for the key k that n matches.
+//
+// Rehashing: growing (at load factor 1, on insert) and shrinking (tryShrink(),
+// called from the cron, when fewer than 1/8 of the buckets would be used)
+// allocate a second bucket array and move entries over gradually: every
+// find/insert/erase/randomNode moves one bucket (visiting at most
+// kEmptyVisitsPerStep empty ones), and the cron calls rehashMicroseconds().
+// No single call costs time proportional to the table size, except the ones
+// that are whole-table by nature (forEach, clear, checkInvariants).
+//
+// Reentrancy: forEach() and scan() callbacks may erase or unlink the node
+// they were given (and free it), but must not insert or touch other nodes.
+// Rehashing is paused while a callback runs.
+//
+// Not thread-safe. Operations that rehash are non-const.
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+#include <utility>
+
+#include "common/hash.h"
+
+namespace common {
+
+template <class T>
+concept DictTraits = requires(typename T::Node* n, const typename T::Node* cn,
+                              const typename T::Key& k) {
+  { T::next(n) } -> std::same_as<typename T::Node*&>;
+  { T::hash(k) } -> std::convertible_to<uint64_t>;
+  { T::equal(cn, k) } -> std::convertible_to<bool>;
+}
+&&(
+    requires(const typename T::Node* cn) {
+      { T::nodeHash(cn) } -> std::convertible_to<uint64_t>;
+    } ||
+    requires(const typename T::Node* cn) {
+      { T::hash(T::key(cn)) } -> std::convertible_to<uint64_t>;
+    });
+
+template <DictTraits Traits>
+class Dict {
+ public:
+  using Node = typename Traits::Node;
+  using Key = typename Traits::Key;
+
+  static constexpr unsigned kMinLog2 = 2;             // smallest bucket array: 4
+  static constexpr size_t kEmptyVisitsPerStep = 10;   // empty buckets one step may skip
+  static constexpr size_t kShrinkRatio = 8;           // shrink below 1/8 full
+  static constexpr size_t kSampleVisitsPerNode = 10;  // bucket budget of sampleNodes
+  static constexpr size_t kRandomProbes = 64;         // random picks before a linear walk
+
+  // Result of findOrPrepareInsert(): either the node holding the key, or the
+  // slot where insertAt() links a new one.
+  struct InsertPos {
+    Node* found = nullptr;
+    Node** slot = nullptr;
+    uint8_t table = 0;
+  };
+
+  Dict() = default;
+  ~Dict() { freeTables(); }
+  Dict(const Dict&) = delete;
+  Dict& operator=(const Dict&) = delete;
+  Dict(Dict&& other) noexcept { swap(other); }
+  Dict& operator=(Dict&& other) noexcept {
+    if (this != &other) {
+      freeTables();
+      swap(other);
+    }
+    return *this;
+  }
+  void swap(Dict& other) noexcept {
+    std::swap(t_, other.t_);
+    std::swap(rehash_idx_, other.rehash_idx_);
+    std::swap(paused_, other.paused_);
+    std::swap(clear_idx_, other.clear_idx_);
+  }
+
+  size_t size() const { return t_[0].used + t_[1].used; }
+  bool empty() const { return size() == 0; }
+  size_t bucketCount() const { return t_[0].size() + t_[1].size(); }
+  // Bytes of bucket arrays owned by the table (nodes belong to the caller).
+  size_t memoryUsage() const { return bucketCount() * sizeof(Node*); }
+  bool isRehashing() const { return rehash_idx_ != kNotRehashing; }
+
+  static uint64_t hashKey(const Key& key) { return Traits::hash(key); }
+
+  // The node whose key equals `key`, or nullptr. findWithHash() takes a hash
+  // the caller already has (hashKey(key)), e.g. shared by keyspace and
+  // expires lookups of the same key.
+  Node* find(const Key& key) {
+    if (empty()) return nullptr;
+    return findWithHash(key, Traits::hash(key));
+  }
+  Node* findWithHash(const Key& key, uint64_t h) {
+    if (empty()) return nullptr;
+    step();
+    return lookup(key, h);
+  }
+
+  // Links `node`; its key must not be present (checked only by the caller).
+  void insert(Node* node) {
+    prepareInsert();
+    link(node, nodeHash(node));
+  }
+
+  // One hash for "update if present, else insert" (SET). If pos.found is
+  // null, the caller may call insertAt(pos, node) with a node for that key;
+  // no other operation on the table may come in between.
+  InsertPos findOrPrepareInsert(const Key& key) {
+    prepareInsert();
+    uint64_t h = Traits::hash(key);
+    InsertPos pos;
+    pos.found = lookup(key, h);
+    if (!pos.found) {
+      pos.table = isRehashing() ? 1 : 0;
+      Table& t = t_[pos.table];
+      pos.slot = &t.buckets[h & t.mask];
+    }
+    return pos;
+  }
+  void insertAt(const InsertPos& pos, Node* node) {
+    assert(!pos.found && pos.slot);
+    Traits::next(node) = *pos.slot;
+    *pos.slot = node;
+    t_[pos.table].used++;
+  }
+
+  // Unlinks and returns the node with `key`, or nullptr. The caller frees it.
+  Node* erase(const Key& key) {
+    if (empty()) return nullptr;
+    step();
+    uint64_t h = Traits::hash(key);
+    return unlinkIf(h, [&](const Node* n) { return Traits::equal(n, key); });
+  }
+  // Unlinks a node known to be in the table, located by its hash (nodeHash()
+  // or the hash passed in); no key comparisons and no rehash step. Returns
+  // false if the node is not in the table.
+  bool unlink(Node* node) { return unlink(node, nodeHash(node)); }
+  bool unlink(Node* node, uint64_t h) {
+    if (empty()) return false;
+    return unlinkIf(h, [node](const Node* n) { return n == node; }) != nullptr;
+  }
+
+  // Moves up to n buckets to the new array. Returns true while rehashing
+  // remains to be done.
+  bool rehashSteps(size_t n) {
+    if (!isRehashing() || paused_) return isRehashing();
+    size_t empty_budget = n > SIZE_MAX / kEmptyVisitsPerStep ? SIZE_MAX : n * kEmptyVisitsPerStep;
+    Table& from = t_[0];
+    while (n > 0 && from.used > 0) {
+      while (from.buckets[rehash_idx_] == nullptr) {
+        rehash_idx_++;
+        if (--empty_budget == 0) return true;
+      }
+      moveBucket(rehash_idx_);
+      rehash_idx_++;
+      n--;
+    }
+    if (from.used == 0) finishRehash();
+    return isRehashing();
+  }
+  // Rehashes in batches of 100 buckets until done or `us` microseconds have
+  // passed. Returns the number of batches run (cron statistics).
+  size_t rehashMicroseconds(int64_t us) {
+    using Clock = std::chrono::steady_clock;
+    auto deadline = Clock::now() + std::chrono::microseconds(us);
+    size_t batches = 0;
+    while (isRehashing() && !paused_) {
+      batches++;
+      if (!rehashSteps(100) || Clock::now() >= deadline) break;
+    }
+    return batches;
+  }
+
+  // Starts shrinking if fewer than 1/kShrinkRatio of the buckets are used; an
+  // empty table frees its array at once. Returns true if it did either.
+  bool tryShrink() {
+    if (isRehashing() || paused_ || t_[0].buckets == nullptr) return false;
+    if (t_[0].used == 0) {
+      freeTables();
+      return true;
+    }
+    if (t_[0].size() <= (size_t{1} << kMinLog2) || t_[0].used * kShrinkRatio >= t_[0].size()) {
+      return false;
+    }
+    return resize(t_[0].used);
+  }
+  // Pre-sizes for n entries (e.g. before loading a snapshot). False if
+  // rehashing, already big enough, or out of memory.
+  bool expand(size_t n) {
+    if (isRehashing() || paused_ || n <= t_[0].size()) return false;
+    return resize(n);
+  }
+
+  // A random node (nullptr when empty): a random non-empty bucket, then a
+  // random node of its chain. Nodes in long chains are slightly less likely.
+  Node* randomNode() {
+    if (empty()) return nullptr;
+    step();
+    Node* head = nullptr;
+    for (size_t probe = 0; head == nullptr && probe < kRandomProbes; probe++) {
+      head = bucketAtFlatIndex(randomU64());
+    }
+    if (head == nullptr) {  // very sparse table: walk from a random bucket
+      size_t total = flatSize(), i = randomU64() % total;
+      while ((head = bucketAtFlatIndex(i)) == nullptr) i = (i + 1) % total;
+    }
+    size_t len = 0;
+    for (Node* n = head; n; n = Traits::next(n)) len++;
+    size_t pick = randomU64() % len;
+    while (pick--) head = Traits::next(head);
+    return head;
+  }
+
+  // Writes up to n distinct nodes to out[] from a run of consecutive buckets
+  // starting at a random one; visits at most n * kSampleVisitsPerNode
+  // buckets, so it may return fewer than n (0 only if the run was empty).
+  size_t sampleNodes(Node** out, size_t n) {
+    n = std::min(n, size());
+    if (n == 0) return 0;
+    if (isRehashing() && !paused_) rehashSteps(n);
+    const bool rehashing = isRehashing();
+    const size_t span = std::max(t_[0].size(), t_[1].size());  // power of two
+    const size_t visits = std::min(span, n * kSampleVisitsPerNode);
+    size_t got = 0, i = randomU64() & (span - 1);
+    for (size_t v = 0; v < visits; v++, i = (i + 1) & (span - 1)) {
+      for (int ti = 0; ti <= (rehashing ? 1 : 0); ti++) {
+        const Table& t = t_[ti];
+        if (i >= t.size() || (ti == 0 && rehashing && i < rehash_idx_)) continue;
+        for (Node* node = t.buckets[i]; node; node = Traits::next(node)) {
+          out[got++] = node;
+          if (got == n) return got;
+        }
+      }
+    }
+    return got;
+  }
+
+  // Calls fn(Node*) on every node; fn may return bool (false stops early).
+  // fn may erase/unlink the node it got, nothing else (see the file comment).
+  template <class Fn>
+  void forEach(Fn&& fn) {
+    PauseGuard pause(this);
+    for (int ti = 0; ti <= (isRehashing() ? 1 : 0); ti++) {
+      Table& t = t_[ti];
+      for (size_t i = (ti == 0 && isRehashing()) ? rehash_idx_ : 0; i < t.size(); i++) {
+        if (!visitChain(t.buckets[i], fn)) return;
+      }
+    }
+  }
+
+  // SCAN: visits the buckets the cursor names, calls fn(Node*) on their
+  // nodes, and returns the next cursor (0 when done; start with 0). Every
+  // node present from the first call to the last is visited at least once,
+  // whatever resizes happen between calls; some may be visited twice. The
+  // cursor counts in reversed bit order so that the buckets a bucket splits
+  // into (growth) or merges with (shrink) are visited together.
+  template <class Fn>
+  uint64_t scan(uint64_t cursor, Fn&& fn) {
+    if (empty()) return 0;
+    PauseGuard pause(this);
+    auto visit = [&](const Table& t, uint64_t idx) {
+      visitChain(t.buckets[idx & t.mask], [&](Node* n) { fn(n); });
+    };
+    if (!isRehashing()) {
+      visit(t_[0], cursor);
+      return nextCursor(cursor, t_[0].mask);
+    }
+    const Table* small = &t_[0];
+    const Table* large = &t_[1];
+    if (small->mask > large->mask) std::swap(small, large);
+    // One bucket of the small table, then every bucket of the large table
+    // whose low bits equal it (the high bits advance first, in reverse).
+    visit(*small, cursor);
+    do {
+      visit(*large, cursor);
+      cursor = nextCursor(cursor, large->mask);
+    } while (cursor & (small->mask ^ large->mask));
+    return cursor;
+  }
+
+  // Unlinks every node and passes it to fn(Node*) (which usually frees it),
+  // then frees the bucket arrays.
+  template <class Fn>
+  void clear(Fn&& fn) {
+    while (!clearSteps(fn, SIZE_MAX)) {
+    }
+  }
+  // Incremental clear (lazy FLUSHDB: move the Dict out, then call this from
+  // the cron): does about `work` units (one per bucket visited or node
+  // passed to fn) and returns true when the table is empty and released.
+  // Once started, call only clearSteps/clear/size/the destructor until done.
+  template <class Fn>
+  bool clearSteps(Fn&& fn, size_t work) {
+    const size_t total = bucketCount();
+    while (clear_idx_ < total && work > 0) {
+      bool second = clear_idx_ >= t_[0].size();
+      Table& t = t_[second ? 1 : 0];
+      Node*& head = t.buckets[second ? clear_idx_ - t_[0].size() : clear_idx_];
+      while (head && work > 0) {  // a long chain may take several calls
+        Node* n = head;
+        head = Traits::next(n);
+        t.used--;
+        fn(n);
+        work--;
+      }
+      if (head) break;
+      clear_idx_++;
+      if (work > 0) work--;
+    }
+    if (clear_idx_ < total) return false;
+    freeTables();
+    return true;
+  }
+
+  // Whole-table consistency check for tests and DEBUG: every node sits in the
+  // bucket its hash names, moved buckets are empty, counts match.
+  bool checkInvariants() const {
+    for (int ti = 0; ti < 2; ti++) {
+      const Table& t = t_[ti];
+      if (t.buckets == nullptr) {
+        if (t.used != 0) return false;
+        continue;
+      }
+      size_t count = 0;
+      for (size_t i = 0; i < t.size(); i++) {
+        bool moved = ti == 0 && isRehashing() && i < rehash_idx_;
+        for (Node* n = t.buckets[i]; n; n = Traits::next(n)) {
+          if (moved || (nodeHash(n) & t.mask) != i) return false;
+          count++;
+        }
+      }
+      if (count != t.used) return false;
+    }
+    return isRehashing() == (t_[1].buckets != nullptr);
+  }
+
+ private:
+  static constexpr size_t kNotRehashing = SIZE_MAX;
+
+  struct Table {
+    Node** buckets = nullptr;
+    size_t mask = 0;  // size - 1 while buckets is set
+    size_t used = 0;
+    size_t size() const { return buckets ? mask + 1 : 0; }
+  };
+
+  struct PauseGuard {
+    explicit PauseGuard(Dict* d) : d_(d) { d_->paused_++; }
+    ~PauseGuard() { d_->paused_--; }
+    Dict* d_;
+  };
+
+  static uint64_t nodeHash(const Node* n) {
+    if constexpr (requires { Traits::nodeHash(n); }) {
+      return Traits::nodeHash(n);
+    } else {
+      return Traits::hash(Traits::key(n));
+    }
+  }
+
+  static uint64_t reverseBits(uint64_t v) {
+    v = __builtin_bswap64(v);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+    return v;
+  }
+  // Increments the masked bits of v starting from the most significant one.
+  // The unmasked bits are set first so the carry runs through them and out.
+  static uint64_t nextCursor(uint64_t v, uint64_t mask) {
+    v |= ~mask;
+    return reverseBits(reverseBits(v) + 1);
+  }
+
+  void step() {
+    if (isRehashing() && !paused_) rehashSteps(1);
+  }
+
+  Node* lookup(const Key& key, uint64_t h) const {
+    size_t i = h & t_[0].mask;
+    if (!isRehashing() || i >= rehash_idx_) {  // below rehash_idx_ the bucket has moved
+      for (Node* n = t_[0].buckets[i]; n; n = Traits::next(n)) {
+        if (Traits::equal(n, key)) return n;
+      }
+      if (!isRehashing()) return nullptr;
+    }
+    for (Node* n = t_[1].buckets[h & t_[1].mask]; n; n = Traits::next(n)) {
+      if (Traits::equal(n, key)) return n;
+    }
+    return nullptr;
+  }
+
+  template <class Match>
+  Node* unlinkIf(uint64_t h, Match match) {
+    for (int ti = 0; ti <= (isRehashing() ? 1 : 0); ti++) {
+      Table& t = t_[ti];
+      size_t i = h & t.mask;
+      if (ti == 0 && isRehashing() && i < rehash_idx_) continue;
+      for (Node** pp = &t.buckets[i]; *pp; pp = &Traits::next(*pp)) {
+        if (match(*pp)) {
+          Node* n = *pp;
+          *pp = Traits::next(n);
+          Traits::next(n) = nullptr;
+          t.used--;
+          return n;
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  // Runs fn on a chain, reading each node's link before fn may unlink it.
+  // Returns false if fn returned false.
+  template <class Fn>
+  static bool visitChain(Node* n, Fn&& fn) {
+    while (n) {
+      Node* next = Traits::next(n);
+      if constexpr (std::is_same_v<std::invoke_result_t<Fn&, Node*>, bool>) {
+        if (!fn(n)) return false;
+      } else {
+        fn(n);
+      }
+      n = next;
+    }
+    return true;
+  }
+
+  void prepareInsert() {
+    assert(paused_ == 0 && clear_idx_ == 0);
+    step();
+    if (t_[0].buckets == nullptr) {
+      if (!allocTable(t_[0], size_t{1} << kMinLog2)) {
+        std::fprintf(stderr, "Dict: out of memory allocating the first bucket array\n");
+        std::abort();
+      }
+    } else if (!isRehashing() && t_[0].used >= t_[0].size()) {
+      resize(t_[0].size() * 2);  // on failure keep going at a higher load
+    }
+  }
+
+  void link(Node* node, uint64_t h) {
+    Table& t = t_[isRehashing() ? 1 : 0];
+    Node*& head = t.buckets[h & t.mask];
+    Traits::next(node) = head;
+    head = node;
+    t.used++;
+  }
+
+  static bool allocTable(Table& t, size_t size) {
+    // calloc of a large array maps fresh pages: the kernel zero-fills them
+    // lazily, so growing does not pause to clear memory.
+    auto** buckets = static_cast<Node**>(std::calloc(size, sizeof(Node*)));
+    if (buckets == nullptr) return false;
+    t.buckets = buckets;
+    t.mask = size - 1;
+    t.used = 0;
+    return true;
+  }
+
+  // Starts moving to an array of the smallest power of two >= n (at least
+  // the minimum size). With no entries, swaps the array at once.
+  bool resize(size_t n) {
+    size_t size = size_t{1} << kMinLog2;
+    while (size < n) {
+      if (size > (SIZE_MAX / sizeof(Node*)) / 2) return false;
+      size *= 2;
+    }
+    if (size == t_[0].size()) return false;
+    Table fresh;
+    if (!allocTable(fresh, size)) return false;
+    if (t_[0].used == 0) {
+      std::free(t_[0].buckets);
+      t_[0] = fresh;
+      return true;
+    }
+    t_[1] = fresh;
+    rehash_idx_ = 0;
+    return true;
+  }
+
+  void moveBucket(size_t i) {
+    Table& from = t_[0];
+    Table& to = t_[1];
+    Node* n = from.buckets[i];
+    from.buckets[i] = nullptr;
+    if (to.mask < from.mask) {
+      // Shrinking: all nodes of bucket i land in bucket i & to.mask, so the
+      // chain is spliced whole without hashing a single key.
+      size_t count = 1;
+      Node* tail = n;
+      while (Traits::next(tail)) {
+        tail = Traits::next(tail);
+        count++;
+      }
+      Node*& dest = to.buckets[i & to.mask];
+      Traits::next(tail) = dest;
+      dest = n;
+      from.used -= count;
+      to.used += count;
+      return;
+    }
+    while (n) {
+      Node* next = Traits::next(n);
+      Node*& dest = to.buckets[nodeHash(n) & to.mask];
+      Traits::next(n) = dest;
+      dest = n;
+      from.used--;
+      to.used++;
+      n = next;
+    }
+  }
+
+  void finishRehash() {
+    std::free(t_[0].buckets);
+    t_[0] = t_[1];
+    t_[1] = Table{};
+    rehash_idx_ = kNotRehashing;
+  }
+
+  // Buckets of both arrays as one index space, without the moved ones:
+  // [rehash_idx_, size0) in the old array, then the new array.
+  size_t flatSize() const {
+    return isRehashing() ? t_[0].size() - rehash_idx_ + t_[1].size() : t_[0].size();
+  }
+  Node* bucketAtFlatIndex(uint64_t r) const {
+    if (!isRehashing()) return t_[0].buckets[r & t_[0].mask];
+    size_t i = r % flatSize();
+    size_t old_left = t_[0].size() - rehash_idx_;
+    return i < old_left ? t_[0].buckets[rehash_idx_ + i] : t_[1].buckets[i - old_left];
+  }
+
+  void freeTables() {
+    std::free(t_[0].buckets);
+    std::free(t_[1].buckets);
+    t_[0] = t_[1] = Table{};
+    rehash_idx_ = kNotRehashing;
+    clear_idx_ = 0;
+  }
+
+  Table t_[2];
+  size_t rehash_idx_ = kNotRehashing;  // next bucket of t_[0] to move
+  uint32_t paused_ = 0;                // > 0 while a forEach/scan callback runs
+  size_t clear_idx_ = 0;               // progress of clearSteps()
+};
+
+}  // namespace common
