@@ -45,12 +45,23 @@ bool splitInline(std::string_view line, std::string* out, std::vector<ArgRef>* a
           i++;
           char c = line[i];
           switch (c) {
-            case 'n': c = '\n'; break;
-            case 'r': c = '\r'; break;
-            case 't': c = '\t'; break;
-            case 'b': c = '\b'; break;
-            case 'a': c = '\a'; break;
-            default: break;
+            case 'n':
+              c = '\n';
+              break;
+            case 'r':
+              c = '\r';
+              break;
+            case 't':
+              c = '\t';
+              break;
+            case 'b':
+              c = '\b';
+              break;
+            case 'a':
+              c = '\a';
+              break;
+            default:
+              break;
           }
           out->push_back(c);
         } else if (line[i] == '"') {
@@ -164,8 +175,8 @@ RequestParser::Result RequestParser::parseMultibulk(const char* base, size_t len
     // Need the '\n' after '\r' too.
     if (static_cast<size_t>(cr - base) + 1 >= len) return kNeedMore;
     int64_t count;
-    bool ok = strutil::parseInt64(std::string_view(base + 1, static_cast<size_t>(cr - base - 1)),
-                                  &count);
+    bool ok =
+        strutil::parseInt64(std::string_view(base + 1, static_cast<size_t>(cr - base - 1)), &count);
     if (!ok || count > INT_MAX || count > limits.max_multibulk_len) {
       return fail("Protocol error: invalid multibulk length");
     }
@@ -196,8 +207,8 @@ RequestParser::Result RequestParser::parseMultibulk(const char* base, size_t len
         return fail(errbuf_);
       }
       int64_t blen;
-      bool ok = strutil::parseInt64(std::string_view(p + 1, static_cast<size_t>(cr - p - 1)),
-                                    &blen);
+      bool ok =
+          strutil::parseInt64(std::string_view(p + 1, static_cast<size_t>(cr - p - 1)), &blen);
       if (!ok || blen < 0 || blen > limits.max_bulk_len) {
         return fail("Protocol error: invalid bulk length");
       }

@@ -28,9 +28,9 @@ struct ArgRef {
 };
 
 struct ParserLimits {
-  int64_t max_bulk_len = 512ll * 1024 * 1024;      // proto-max-bulk-len
-  int64_t max_multibulk_len = 1024 * 1024;         // arguments per request
-  size_t max_inline_len = 64 * 1024;               // PROTO_INLINE_MAX_SIZE
+  int64_t max_bulk_len = 512ll * 1024 * 1024;  // proto-max-bulk-len
+  int64_t max_multibulk_len = 1024 * 1024;     // arguments per request
+  size_t max_inline_len = 64 * 1024;           // PROTO_INLINE_MAX_SIZE
   // Before AUTH, requests are limited to 10 args of 16 KiB (as Redis does),
   // so an unauthenticated peer cannot make the server buffer much.
   bool authenticated = true;
@@ -68,9 +68,9 @@ class RequestParser {
   Result fail(const char* msg);
 
   Kind kind_ = Kind::kUnknown;
-  size_t pos_ = 0;            // next byte to look at, relative to base
-  int64_t remaining_ = 0;     // multibulk args still to read
-  int64_t bulk_len_ = -1;     // length of the bulk being read, -1 = header next
+  size_t pos_ = 0;         // next byte to look at, relative to base
+  int64_t remaining_ = 0;  // multibulk args still to read
+  int64_t bulk_len_ = -1;  // length of the bulk being read, -1 = header next
   size_t hint_ = 0;
   std::vector<ArgRef> args_;
   std::string inline_buf_;

@@ -50,7 +50,9 @@ void Writer::error(std::string_view msg) {
   out_->commit(msg.size() + 2);
 }
 
-void Writer::integer(int64_t v) { header(':', v); }
+void Writer::integer(int64_t v) {
+  header(':', v);
+}
 
 void Writer::bulk(const void* data, size_t n) {
   // Header, payload and trailer in one reservation when it fits a chunk, so
@@ -93,10 +95,18 @@ void Writer::nullArray() {
     out_->append("*-1\r\n", 5);
 }
 
-void Writer::arrayLen(int64_t n) { header('*', n); }
-void Writer::mapLen(int64_t n) { header(proto_ >= 3 ? '%' : '*', proto_ >= 3 ? n : n * 2); }
-void Writer::setLen(int64_t n) { header(proto_ >= 3 ? '~' : '*', n); }
-void Writer::pushLen(int64_t n) { header(proto_ >= 3 ? '>' : '*', n); }
+void Writer::arrayLen(int64_t n) {
+  header('*', n);
+}
+void Writer::mapLen(int64_t n) {
+  header(proto_ >= 3 ? '%' : '*', proto_ >= 3 ? n : n * 2);
+}
+void Writer::setLen(int64_t n) {
+  header(proto_ >= 3 ? '~' : '*', n);
+}
+void Writer::pushLen(int64_t n) {
+  header(proto_ >= 3 ? '>' : '*', n);
+}
 
 void Writer::doubleValue(double v) {
   char buf[128];

@@ -16,24 +16,24 @@ class Writer {
   int proto() const { return proto_; }
   void setProto(int p) { proto_ = p; }
 
-  void status(std::string_view s);          // +s
+  void status(std::string_view s);  // +s
   // "-ERR msg", or "-msg" when msg starts with '-' and so carries its own
   // code ("-WRONGTYPE ..."). Newlines become spaces (they would break RESP).
   void error(std::string_view msg);
-  void integer(int64_t v);                  // :v
-  void bulk(const void* p, size_t n);       // $n\r\n...\r\n
+  void integer(int64_t v);             // :v
+  void bulk(const void* p, size_t n);  // $n\r\n...\r\n
   void bulk(std::string_view s) { bulk(s.data(), s.size()); }
-  void bulkInt(int64_t v);                  // integer as a bulk string
-  void null();                              // $-1 / _
-  void nullArray();                         // *-1 / _
-  void arrayLen(int64_t n);                 // *n
-  void mapLen(int64_t n);                   // %n / *2n
-  void setLen(int64_t n);                   // ~n / *n
-  void pushLen(int64_t n);                  // >n / *n
-  void doubleValue(double v);               // ,v / bulk
-  void boolean(bool v);                     // #t / :1
+  void bulkInt(int64_t v);                                        // integer as a bulk string
+  void null();                                                    // $-1 / _
+  void nullArray();                                               // *-1 / _
+  void arrayLen(int64_t n);                                       // *n
+  void mapLen(int64_t n);                                         // %n / *2n
+  void setLen(int64_t n);                                         // ~n / *n
+  void pushLen(int64_t n);                                        // >n / *n
+  void doubleValue(double v);                                     // ,v / bulk
+  void boolean(bool v);                                           // #t / :1
   void verbatim(std::string_view text, const char* ext = "txt");  // = / bulk
-  void bigNumber(std::string_view digits);  // ( / bulk
+  void bigNumber(std::string_view digits);                        // ( / bulk
   void raw(std::string_view bytes) { out_->append(bytes.data(), bytes.size()); }
 
   // Aggregate whose length is known only after its elements are written.

@@ -22,7 +22,8 @@ constexpr int kMaxIov = 64;
 constexpr size_t kKeepQueryBuffer = 64 * 1024;
 }  // namespace
 
-Client::Client(net::Connection* conn) : id_(g_server->next_client_id++), conn_(conn), writer_(&replies_, 2) {
+Client::Client(net::Connection* conn)
+    : id_(g_server->next_client_id++), conn_(conn), writer_(&replies_, 2) {
   db_ = &g_server->dbAt(0);
   ctime_ms = last_interaction_ms = db::Clock::nowMs;
   if (conn_ != nullptr) conn_->setPrivateData(this);
@@ -94,7 +95,9 @@ std::string Client::eventsString() const {
   return s;
 }
 
-void Client::startReading() { conn_->setReadHandler(onReadable); }
+void Client::startReading() {
+  conn_->setReadHandler(onReadable);
+}
 
 void Client::onReadable(net::Connection* conn) {
   auto* c = static_cast<Client*>(conn->privateData());
@@ -156,8 +159,8 @@ void Client::readFromConnection() {
   if (n <= 0) {
     if (n == -1 && conn_->state() == net::ConnState::kConnected) return;  // would block
     if (n == 0) {
-      LOG_VERBOSE("Client closed connection id=%llu addr=%s",
-                  static_cast<unsigned long long>(id_), conn_->peerAddress().c_str());
+      LOG_VERBOSE("Client closed connection id=%llu addr=%s", static_cast<unsigned long long>(id_),
+                  conn_->peerAddress().c_str());
     } else {
       LOG_VERBOSE("Reading from client: %s", conn_->lastError().c_str());
     }

@@ -55,7 +55,7 @@ class Client {
   void addNull() { writer_.null(); }
   void addArrayLen(int64_t n) { writer_.arrayLen(n); }
   // Common errors with Redis's exact text.
-  void addWrongArity();                 // for the current command
+  void addWrongArity();  // for the current command
   void addSyntaxError() { addError("syntax error"); }
   void addWrongType();
   void addNotInteger() { addError("value is not an integer or out of range"); }

@@ -7,7 +7,9 @@
 
 namespace server {
 
-std::string Command::fullName() const { return name; }
+std::string Command::fullName() const {
+  return name;
+}
 
 void CommandTable::add(Command cmd) {
   cmds_.push_back(new Command(std::move(cmd)));
@@ -49,18 +51,30 @@ Command* CommandTable::findSub(Command* parent, std::string_view sub) {
   return nullptr;
 }
 
-std::vector<Command*> CommandTable::all() { return cmds_; }
+std::vector<Command*> CommandTable::all() {
+  return cmds_;
+}
 
 std::vector<const char*> commandFlagNames(uint32_t flags) {
   static const struct {
     uint32_t flag;
     const char* name;
   } names[] = {
-      {kWrite, "write"},         {kReadOnly, "readonly"},     {kDenyOom, "denyoom"},
-      {kAdmin, "admin"},         {kPubSub, "pubsub"},         {kNoScript, "noscript"},
-      {kBlocking, "blocking"},   {kLoading, "loading"},       {kStale, "stale"},
-      {kSkipMonitor, "skip_monitor"}, {kSkipSlowlog, "skip_slowlog"}, {kFast, "fast"},
-      {kNoAuth, "no_auth"},      {kMayReplicate, "may_replicate"}, {kNoMulti, "no_multi"},
+      {kWrite, "write"},
+      {kReadOnly, "readonly"},
+      {kDenyOom, "denyoom"},
+      {kAdmin, "admin"},
+      {kPubSub, "pubsub"},
+      {kNoScript, "noscript"},
+      {kBlocking, "blocking"},
+      {kLoading, "loading"},
+      {kStale, "stale"},
+      {kSkipMonitor, "skip_monitor"},
+      {kSkipSlowlog, "skip_slowlog"},
+      {kFast, "fast"},
+      {kNoAuth, "no_auth"},
+      {kMayReplicate, "may_replicate"},
+      {kNoMulti, "no_multi"},
       {kAllowBusy, "allow_busy"},
   };
   std::vector<const char*> out;

@@ -26,27 +26,27 @@ enum CommandFlag : uint32_t {
   kStale = 1 << 8,
   kSkipMonitor = 1 << 9,
   kFast = 1 << 10,
-  kNoAuth = 1 << 11,       // allowed before AUTH
+  kNoAuth = 1 << 11,  // allowed before AUTH
   kMayReplicate = 1 << 12,
   kSentinel = 1 << 13,
   kAllowBusy = 1 << 14,
   kNoMulti = 1 << 15,
   kSkipSlowlog = 1 << 16,
   kSortForScript = 1 << 17,
-  kRandom = 1 << 18,       // nondeterministic output
+  kRandom = 1 << 18,  // nondeterministic output
 };
 
 struct Command {
-  const char* name;      // lower case; "client|list" style for subcommands
-  int arity;             // >0 exact, <0 at least -arity
+  const char* name;  // lower case; "client|list" style for subcommands
+  int arity;         // >0 exact, <0 at least -arity
   uint32_t flags;
   CommandProc proc;
   int first_key, last_key, key_step;  // COMMAND INFO key positions (0 = none)
-  const char* group;     // "string", "generic", "connection", "server", ...
-  const char* summary;   // COMMAND DOCS
-  const char* since;     // version
+  const char* group;                  // "string", "generic", "connection", "server", ...
+  const char* summary;                // COMMAND DOCS
+  const char* since;                  // version
   const char* complexity;
-  const char* acl_categories;  // "@write @string @slow" style, without @ (space separated)
+  const char* acl_categories;        // "@write @string @slow" style, without @ (space separated)
   std::vector<Command> subcommands;  // CLIENT LIST, CONFIG GET, ...
   // Run-time statistics (INFO commandstats).
   uint64_t calls = 0;

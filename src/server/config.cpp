@@ -72,14 +72,22 @@ bool parseMemory(const std::string& v, int64_t* out) {
   if (!strutil::parseInt64(num, &n)) return false;
   int64_t mul = 1;
   const char* u = unit.c_str();
-  if (unit.empty() || strcasecmp(u, "b") == 0) mul = 1;
-  else if (strcasecmp(u, "k") == 0) mul = 1000;
-  else if (strcasecmp(u, "kb") == 0) mul = 1024;
-  else if (strcasecmp(u, "m") == 0) mul = 1000 * 1000;
-  else if (strcasecmp(u, "mb") == 0) mul = 1024 * 1024;
-  else if (strcasecmp(u, "g") == 0) mul = 1000ll * 1000 * 1000;
-  else if (strcasecmp(u, "gb") == 0) mul = 1024ll * 1024 * 1024;
-  else return false;
+  if (unit.empty() || strcasecmp(u, "b") == 0)
+    mul = 1;
+  else if (strcasecmp(u, "k") == 0)
+    mul = 1000;
+  else if (strcasecmp(u, "kb") == 0)
+    mul = 1024;
+  else if (strcasecmp(u, "m") == 0)
+    mul = 1000 * 1000;
+  else if (strcasecmp(u, "mb") == 0)
+    mul = 1024 * 1024;
+  else if (strcasecmp(u, "g") == 0)
+    mul = 1000ll * 1000 * 1000;
+  else if (strcasecmp(u, "gb") == 0)
+    mul = 1024ll * 1024 * 1024;
+  else
+    return false;
   if (n != 0 && (n > INT64_MAX / mul || n < INT64_MIN / mul)) return false;
   *out = n * mul;
   return true;
@@ -101,7 +109,9 @@ bool parseMemoryRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out
   return true;
 }
 
-std::string yesno(bool b) { return b ? "yes" : "no"; }
+std::string yesno(bool b) {
+  return b ? "yes" : "no";
+}
 
 std::string joinArgs(const std::vector<std::string>& v) {
   std::string out;
@@ -135,34 +145,36 @@ bool validSave(const Args& a, std::string* err) {
   return true;
 }
 
-#define BOOL_OPT(NAME, FIELD, MUT)                                                              \
-  Option {                                                                                      \
-    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string* e) {                            \
-      return parseBool(a[0], &c.FIELD, e);                                                      \
-    },                                                                                          \
-        [](const Config& c) { return yesno(c.FIELD); }                                          \
+#define BOOL_OPT(NAME, FIELD, MUT)                                                             \
+  Option {                                                                                     \
+    NAME, MUT, 1, 1,                                                                           \
+        [](Config& c, const Args& a, std::string* e) { return parseBool(a[0], &c.FIELD, e); }, \
+        [](const Config& c) { return yesno(c.FIELD); }                                         \
   }
-#define INT_OPT(NAME, FIELD, LO, HI, MUT)                                                       \
-  Option {                                                                                      \
-    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string* e) {                            \
-      return parseRange(a[0], LO, HI, &c.FIELD, e);                                             \
-    },                                                                                          \
-        [](const Config& c) { return std::to_string(c.FIELD); }                                 \
+#define INT_OPT(NAME, FIELD, LO, HI, MUT)                       \
+  Option {                                                      \
+    NAME, MUT, 1, 1,                                            \
+        [](Config& c, const Args& a, std::string* e) {          \
+          return parseRange(a[0], LO, HI, &c.FIELD, e);         \
+        },                                                      \
+        [](const Config& c) { return std::to_string(c.FIELD); } \
   }
-#define MEM_OPT(NAME, FIELD, LO, HI, MUT)                                                       \
-  Option {                                                                                      \
-    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string* e) {                            \
-      return parseMemoryRange(a[0], LO, HI, &c.FIELD, e);                                       \
-    },                                                                                          \
-        [](const Config& c) { return std::to_string(c.FIELD); }                                 \
+#define MEM_OPT(NAME, FIELD, LO, HI, MUT)                       \
+  Option {                                                      \
+    NAME, MUT, 1, 1,                                            \
+        [](Config& c, const Args& a, std::string* e) {          \
+          return parseMemoryRange(a[0], LO, HI, &c.FIELD, e);   \
+        },                                                      \
+        [](const Config& c) { return std::to_string(c.FIELD); } \
   }
-#define STR_OPT(NAME, FIELD, MUT)                                                               \
-  Option {                                                                                      \
-    NAME, MUT, 1, 1, [](Config& c, const Args& a, std::string*) {                              \
-      c.FIELD = a[0];                                                                           \
-      return true;                                                                              \
-    },                                                                                          \
-        [](const Config& c) { return c.FIELD; }                                                 \
+#define STR_OPT(NAME, FIELD, MUT)                    \
+  Option {                                           \
+    NAME, MUT, 1, 1,                                 \
+        [](Config& c, const Args& a, std::string*) { \
+          c.FIELD = a[0];                            \
+          return true;                               \
+        },                                           \
+        [](const Config& c) { return c.FIELD; }      \
   }
 
 const std::vector<Option>& options() {
@@ -245,8 +257,7 @@ const std::vector<Option>& options() {
              },
              [](const Config&) { return std::string("no"); }},
       MEM_OPT("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true),
-      MEM_OPT("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX,
-              true),
+      MEM_OPT("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true),
       Option{"save", true, 1, -1,
              [](Config& c, const Args& a, std::string* e) {
                if (!validSave(a, e)) return false;
@@ -302,7 +313,9 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-void setConfigApplyHook(ConfigApplyHook hook) { g_apply_hook = hook; }
+void setConfigApplyHook(ConfigApplyHook hook) {
+  g_apply_hook = hook;
+}
 
 bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
   std::istringstream in(text);
@@ -336,8 +349,7 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
   return true;
 }
 
-bool loadConfig(Config* cfg, const std::string& path, const std::string& extra,
-                std::string* err) {
+bool loadConfig(Config* cfg, const std::string& path, const std::string& extra, std::string* err) {
   std::string text;
   if (!path.empty()) {
     if (path == "-") {

@@ -45,8 +45,7 @@ struct Config {
 // (file line, the offending line and the reason).
 bool loadConfigText(Config* cfg, const std::string& text, std::string* err);
 // Reads a file ("-" = stdin) and appends extra lines; then loadConfigText.
-bool loadConfig(Config* cfg, const std::string& path, const std::string& extra,
-                std::string* err);
+bool loadConfig(Config* cfg, const std::string& path, const std::string& extra, std::string* err);
 
 // CONFIG SET name value: validates and stores; *err is the reason for a
 // failure (the caller wraps it in Redis's "CONFIG SET failed" sentence).

@@ -14,9 +14,13 @@ db::Entry* lookupRead(Client* c, std::string_view key) {
   return e;
 }
 
-db::Entry* lookupWrite(Client* c, std::string_view key) { return c->db()->find(key); }
+db::Entry* lookupWrite(Client* c, std::string_view key) {
+  return c->db()->find(key);
+}
 
-void keyModified(Client* c, std::string_view key) { keyModifiedInDb(c->db(), key); }
+void keyModified(Client* c, std::string_view key) {
+  keyModifiedInDb(c->db(), key);
+}
 
 void keyModifiedInDb(db::Db*, std::string_view) {
   // WATCH and keyspace notifications attach here; for now only the change
@@ -24,6 +28,8 @@ void keyModifiedInDb(db::Db*, std::string_view) {
   g_server->dirty++;
 }
 
-void dbModified(db::Db*) { g_server->dirty++; }
+void dbModified(db::Db*) {
+  g_server->dirty++;
+}
 
 }  // namespace server

@@ -38,12 +38,18 @@ const char kProtectedModeError[] =
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.\r\n";
 
-void onTermSignal(int) { g_signal_shutdown = 1; }
+void onTermSignal(int) {
+  g_signal_shutdown = 1;
+}
 }  // namespace
 
-const char* kVersion() { return kRedisVersion; }
+const char* kVersion() {
+  return kRedisVersion;
+}
 
-int64_t uptimeSeconds() { return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000; }
+int64_t uptimeSeconds() {
+  return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000;
+}
 
 Server::Server() {
   g_server = this;
@@ -84,9 +90,10 @@ bool Server::start() {
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
   if (!config.save.empty()) {
-    LOG_WARNING("'save %s' is accepted but this server keeps no snapshot: data lives in memory "
-                "only",
-                config.save.c_str());
+    LOG_WARNING(
+        "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
+        "only",
+        config.save.c_str());
   }
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
@@ -132,13 +139,13 @@ bool Server::openListeners(std::string* err) {
   if (config.rdma_port != 0) {
     net::ConnectionType* rdma = net::findType("rdma");
     if (rdma == nullptr) {
-      *err = "rdma-port is set but RDMA support is not compiled in (build with BUILD_RDMA=yes "
-             "and the libibverbs/librdmacm development packages)";
+      *err =
+          "rdma-port is set but RDMA support is not compiled in (build with BUILD_RDMA=yes "
+          "and the libibverbs/librdmacm development packages)";
       return false;
     }
     if (!rdma->configure("rx-size", std::to_string(config.rdma_rx_size), err) ||
-        !rdma->configure("completion-vector", std::to_string(config.rdma_completion_vector),
-                         err)) {
+        !rdma->configure("completion-vector", std::to_string(config.rdma_completion_vector), err)) {
       return false;
     }
     net::ListenSpec spec;
@@ -289,7 +296,8 @@ void Server::databasesCron() {
   int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
   for (auto& d : dbs) {
-    if (d->expiresSize() > 0) d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort));
+    if (d->expiresSize() > 0)
+      d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort));
     if (config.activerehashing) d->cronRehash(1000);
   }
 }

@@ -31,7 +31,9 @@ void pingCommand(Client* c) {
     c->addBulk(c->arg(1));
 }
 
-void echoCommand(Client* c) { c->addBulk(c->arg(1)); }
+void echoCommand(Client* c) {
+  c->addBulk(c->arg(1));
+}
 
 void quitCommand(Client* c) {
   c->addOk();
@@ -119,9 +121,10 @@ void helloCommand(Client* c) {
     }
   }
   if (!(c->flags & kAuthenticated)) {
-    c->addError("-NOAUTH HELLO must be called with the client already authenticated, otherwise "
-                "the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the "
-                "client and select the RESP protocol version at the same time");
+    c->addError(
+        "-NOAUTH HELLO must be called with the client already authenticated, otherwise "
+        "the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the "
+        "client and select the RESP protocol version at the same time");
     return;
   }
   if (has_setname) c->setName(std::string(setname));
@@ -155,25 +158,27 @@ void resetCommand(Client* c) {
 }  // namespace
 
 void registerConnectionCommands(CommandTable& t) {
-  t.add({"ping", -1, kFast | kSentinel, pingCommand, 0, 0, 0, "connection",
-         "Ping the server", "1.0.0", "O(1)", "fast connection"});
-  t.add({"echo", 2, kFast, echoCommand, 0, 0, 0, "connection", "Echo the given string",
+  t.add({"ping", -1, kFast | kSentinel, pingCommand, 0, 0, 0, "connection", "Ping the server",
          "1.0.0", "O(1)", "fast connection"});
-  t.add({"quit", -1, kNoAuth | kAllowBusy | kFast | kNoScript | kLoading | kStale, quitCommand,
-         0, 0, 0, "connection", "Close the connection", "1.0.0", "O(1)", "fast connection"});
+  t.add({"echo", 2, kFast, echoCommand, 0, 0, 0, "connection", "Echo the given string", "1.0.0",
+         "O(1)", "fast connection"});
+  t.add({"quit", -1, kNoAuth | kAllowBusy | kFast | kNoScript | kLoading | kStale, quitCommand, 0,
+         0, 0, "connection", "Close the connection", "1.0.0", "O(1)", "fast connection"});
   t.add({"select", 2, kLoading | kStale | kFast, selectCommand, 0, 0, 0, "connection",
          "Change the selected database for the current connection", "1.0.0", "O(1)",
          "fast connection"});
-  t.add({"auth", -2, kNoScript | kLoading | kStale | kSkipMonitor | kSkipSlowlog | kFast | kNoAuth |
-                         kSentinel | kAllowBusy,
+  t.add({"auth", -2,
+         kNoScript | kLoading | kStale | kSkipMonitor | kSkipSlowlog | kFast | kNoAuth | kSentinel |
+             kAllowBusy,
          authCommand, 0, 0, 0, "connection", "Authenticate to the server", "1.0.0",
          "O(N) where N is the number of passwords defined for the user", "fast connection"});
-  t.add({"hello", -1, kNoScript | kLoading | kStale | kSkipMonitor | kSkipSlowlog | kFast |
-                          kNoAuth | kSentinel | kAllowBusy,
+  t.add({"hello", -1,
+         kNoScript | kLoading | kStale | kSkipMonitor | kSkipSlowlog | kFast | kNoAuth | kSentinel |
+             kAllowBusy,
          helloCommand, 0, 0, 0, "connection", "Handshake with Redis", "6.0.0", "O(1)",
          "fast connection"});
-  t.add({"reset", 1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, resetCommand,
-         0, 0, 0, "connection", "Reset the connection", "6.2.0", "O(1)", "fast connection"});
+  t.add({"reset", 1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, resetCommand, 0,
+         0, 0, "connection", "Reset the connection", "6.2.0", "O(1)", "fast connection"});
 }
 
 }  // namespace server

@@ -29,14 +29,16 @@ void existsCommand(Client* c) {
   c->addInteger(n);
 }
 
-void dbsizeCommand(Client* c) { c->addInteger(static_cast<int64_t>(c->db()->size())); }
+void dbsizeCommand(Client* c) {
+  c->addInteger(static_cast<int64_t>(c->db()->size()));
+}
 
 // FLUSHDB/FLUSHALL [ASYNC|SYNC]: both free synchronously (the keyspace is
 // freed incrementally fast enough); ASYNC is accepted for compatibility.
 bool parseFlushMode(Client* c) {
   if (c->argc() == 1) return true;
-  if (c->argc() == 2 &&
-      (strutil::equalsIgnoreCase(c->arg(1), "ASYNC") || strutil::equalsIgnoreCase(c->arg(1), "SYNC")))
+  if (c->argc() == 2 && (strutil::equalsIgnoreCase(c->arg(1), "ASYNC") ||
+                         strutil::equalsIgnoreCase(c->arg(1), "SYNC")))
     return true;
   c->addSyntaxError();
   return false;

@@ -33,11 +33,14 @@ void shutdownCommand(Client* c) {
 }  // namespace
 
 void registerServerCommands(CommandTable& t) {
-  t.add({"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel |
-                             kAllowBusy,
-         shutdownCommand, 0, 0, 0, "server", "Synchronously save the dataset to disk and then "
-         "shut down the server", "1.0.0", "O(N) when saving, where N is the total number of keys "
-         "in all databases when saving data, otherwise O(1)", "admin slow dangerous"});
+  t.add({"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
+         shutdownCommand, 0, 0, 0, "server",
+         "Synchronously save the dataset to disk and then "
+         "shut down the server",
+         "1.0.0",
+         "O(N) when saving, where N is the total number of keys "
+         "in all databases when saving data, otherwise O(1)",
+         "admin slow dangerous"});
 }
 
 }  // namespace server

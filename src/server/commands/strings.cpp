@@ -43,8 +43,7 @@ bool parseSetOptions(Client* c, int* flags, int64_t* when_ms) {
       *flags |= kSetKeepTtl;
     } else if (has_next && !(*flags & (kSetEx | kSetKeepTtl)) &&
                (strutil::equalsIgnoreCase(opt, "EX") || strutil::equalsIgnoreCase(opt, "PX") ||
-                strutil::equalsIgnoreCase(opt, "EXAT") ||
-                strutil::equalsIgnoreCase(opt, "PXAT"))) {
+                strutil::equalsIgnoreCase(opt, "EXAT") || strutil::equalsIgnoreCase(opt, "PXAT"))) {
       *flags |= kSetEx;
       int64_t v;
       if (!c->argInt64(i + 1, &v)) return false;
@@ -124,8 +123,8 @@ void setCommand(Client* c) {
 }  // namespace
 
 void registerStringCommands(CommandTable& t) {
-  t.add({"get", 2, kReadOnly | kFast, getCommand, 1, 1, 1, "string",
-         "Get the value of a key", "1.0.0", "O(1)", "read string fast"});
+  t.add({"get", 2, kReadOnly | kFast, getCommand, 1, 1, 1, "string", "Get the value of a key",
+         "1.0.0", "O(1)", "read string fast"});
   t.add({"set", -3, kWrite | kDenyOom, setCommand, 1, 1, 1, "string",
          "Set the string value of a key", "1.0.0", "O(1)", "write string slow"});
 }

@@ -20,7 +20,9 @@ void Clock::update() {
   lruSeconds = static_cast<uint32_t>(tv.tv_sec) & 0xffffff;
 }
 
-Db::~Db() { clear(); }
+Db::~Db() {
+  clear();
+}
 
 Entry* Db::newEntry(std::string_view key, Value v) {
   void* mem = malloc(sizeof(Entry) + key.size());
@@ -69,7 +71,9 @@ Entry* Db::find(std::string_view key) {
   return e;
 }
 
-Entry* Db::peek(std::string_view key) { return keys_.find(key); }
+Entry* Db::peek(std::string_view key) {
+  return keys_.find(key);
+}
 
 Entry* Db::add(std::string_view key, Value v) {
   Entry* e = newEntry(key, std::move(v));

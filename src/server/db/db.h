@@ -22,7 +22,7 @@
 namespace db {
 
 struct Entry {
-  Entry* next;       // dict chain
+  Entry* next;  // dict chain
   Value val;
   uint32_t lru : 24;  // access time, seconds mod 2^24 (OBJECT IDLETIME)
   uint32_t flags : 8;
