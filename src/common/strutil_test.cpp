@@ -1,0 +1,62 @@
+#include "common/strutil.h"
+
+#include <gtest/gtest.h>
+
+namespace strutil {
+namespace {
+
+TEST(StrUtil, ParseInt64Strict) {
+  int64_t v;
+  EXPECT_TRUE(parseInt64("0", &v));
+  EXPECT_EQ(v, 0);
+  EXPECT_TRUE(parseInt64("-9223372036854775808", &v));
+  EXPECT_EQ(v, INT64_MIN);
+  EXPECT_TRUE(parseInt64("9223372036854775807", &v));
+  EXPECT_FALSE(parseInt64("9223372036854775808", &v));
+  EXPECT_FALSE(parseInt64("01", &v));
+  EXPECT_FALSE(parseInt64("+1", &v));
+  EXPECT_FALSE(parseInt64(" 1", &v));
+  EXPECT_FALSE(parseInt64("-", &v));
+  EXPECT_FALSE(parseInt64("-0", &v));
+  EXPECT_FALSE(parseInt64("", &v));
+  EXPECT_FALSE(parseInt64("1a", &v));
+}
+
+TEST(StrUtil, FormatInt64) {
+  char buf[24];
+  EXPECT_EQ(std::string(buf, formatInt64(INT64_MIN, buf)), "-9223372036854775808");
+  EXPECT_EQ(std::string(buf, formatInt64(0, buf)), "0");
+  EXPECT_EQ(std::string(buf, formatInt64(1234, buf)), "1234");
+}
+
+TEST(StrUtil, LongDoubleFormatting) {
+  EXPECT_EQ(formatLongDouble(10.5L), "10.5");
+  EXPECT_EQ(formatLongDouble(3.0L), "3");
+  EXPECT_EQ(formatLongDouble(10.5L + 0.1L), "10.6");
+  EXPECT_EQ(formatLongDouble(-0.0L), "0");
+  long double d;
+  EXPECT_TRUE(parseLongDouble("1e3", &d));
+  EXPECT_FALSE(parseLongDouble("nan", &d));
+  EXPECT_FALSE(parseLongDouble(" 1", &d));
+  EXPECT_FALSE(parseLongDouble("1x", &d));
+}
+
+TEST(StrUtil, Glob) {
+  EXPECT_TRUE(globMatch("*", "anything"));
+  EXPECT_TRUE(globMatch("h?llo", "hello"));
+  EXPECT_TRUE(globMatch("h*llo", "heeeello"));
+  EXPECT_TRUE(globMatch("h[ae]llo", "hallo"));
+  EXPECT_FALSE(globMatch("h[ae]llo", "hillo"));
+  EXPECT_TRUE(globMatch("h[^e]llo", "hallo"));
+  EXPECT_FALSE(globMatch("h[^e]llo", "hello"));
+  EXPECT_TRUE(globMatch("h[a-b]llo", "hbllo"));
+  EXPECT_TRUE(globMatch("a\\*b", "a*b"));
+  EXPECT_FALSE(globMatch("a\\*b", "axb"));
+  EXPECT_TRUE(globMatch("*a*", "bab"));
+  EXPECT_TRUE(globMatch("HELLO", "hello", true));
+  // Pathological backtracking must terminate.
+  EXPECT_FALSE(globMatch("a*a*a*a*a*a*a*a*a*a*a*a*b", std::string(40, 'a')));
+}
+
+}  // namespace
+}  // namespace strutil
