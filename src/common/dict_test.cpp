@@ -73,6 +73,7 @@ void insertNode(IntDict& d, IntNode& n) {
 void expectMatchesModel(IntDict& d, std::vector<IntNode>& nodes) {
   size_t live = 0;
   for (auto& n : nodes) {
+    d.prefetch(IntDict::hashKey(n.key));  // a hint: must be harmless mid-rehash
     IntNode* got = d.find(n.key);
     if (n.live) {
       ASSERT_EQ(got, &n) << n.key;
