@@ -73,6 +73,7 @@ void insertNode(IntDict& d, IntNode& n) {
 void expectMatchesModel(IntDict& d, std::vector<IntNode>& nodes) {
   size_t live = 0;
   for (auto& n : nodes) {
+    d.prefetch(IntDict::hashKey(n.key));  // a hint: must be harmless mid-rehash
     IntNode* got = d.find(n.key);
     if (n.live) {
       ASSERT_EQ(got, &n) << n.key;
@@ -231,6 +232,61 @@ TEST(Dict, ShrinkKeepsEntriesAndFreesMemory) {
   EXPECT_EQ(d.memoryUsage(), 0u);
   insertNode(d, nodes[0]);  // and is usable again
   expectMatchesModel(d, nodes);
+}
+
+// Arrays of 1 MiB and more are unmapped chunk by chunk while rehashing and
+// clearing; every operation must keep away from the unmapped part (a read
+// there would crash the test).
+TEST(Dict, LargeArraysAreReleasedGradually) {
+  constexpr size_t kN = 300000, kOld = 1 << 19, kNew = 1 << 20;
+  auto nodes = makeNodes(kN);
+  IntDict d;
+  for (auto& n : nodes) insertNode(d, n);
+  while (d.rehashSteps(1000)) {
+  }
+  ASSERT_EQ(d.bucketCount(), kOld);
+  EXPECT_EQ(d.memoryUsage(), kOld * sizeof(void*));
+  ASSERT_TRUE(d.expand(kNew));
+  EXPECT_EQ(d.memoryUsage(), (kOld + kNew) * sizeof(void*));
+  d.rehashSteps(kN / 4);
+  ASSERT_TRUE(d.isRehashing());
+  size_t mid = d.memoryUsage();
+  EXPECT_LT(mid, (kOld + kNew) * sizeof(void*) - kOld * sizeof(void*) / 8);  // some returned
+  EXPECT_GE(mid, kNew * sizeof(void*));
+
+  // Everything that walks buckets, mid-rehash.
+  std::vector<int> seen(kN);
+  uint64_t cursor = 0;
+  do {
+    cursor = d.scan(cursor, [&](IntNode* n) { seen[n - nodes.data()]++; });
+  } while (cursor != 0);
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+  size_t count = 0;
+  d.forEach([&](IntNode*) { count++; });
+  EXPECT_EQ(count, kN);
+  IntNode* out[64];
+  for (int i = 0; i < 1000; i++) {
+    ASSERT_TRUE(d.randomNode()->live);
+    size_t got = d.sampleNodes(out, 64);
+    for (size_t j = 0; j < got; j++) ASSERT_TRUE(out[j]->live);
+  }
+  EXPECT_TRUE(d.checkInvariants());
+  expectMatchesModel(d, nodes);
+
+  // An incremental clear gives memory back as it goes, not only at the end.
+  ASSERT_FALSE(d.isRehashing());    // the lookups above finished it
+  ASSERT_TRUE(d.expand(2 * kNew));  // so the clear below runs over two arrays,
+  d.rehashSteps(kN / 4);            // the old one partly unmapped
+  ASSERT_TRUE(d.isRehashing());
+  size_t before = d.memoryUsage(), cleared = 0;
+  while (cleared < kN / 2) {
+    ASSERT_FALSE(d.clearSteps([&](IntNode*) { cleared++; }, 1000));
+  }
+  EXPECT_LT(d.memoryUsage(), before);
+  while (!d.clearSteps([&](IntNode*) { cleared++; }, 1000)) {
+  }
+  EXPECT_EQ(cleared, kN);
+  EXPECT_EQ(d.memoryUsage(), 0u);
 }
 
 TEST(Dict, ExpandPresizes) {
