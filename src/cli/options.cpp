@@ -119,7 +119,7 @@ bool parseUri(const std::string& uri, Options* opt) {
     size_t colon = userinfo.find(':');
     std::string pass = colon == std::string::npos ? userinfo : userinfo.substr(colon + 1);
     std::string decoded;
-    if (colon != std::string::npos && colon > 0) {
+    if (colon != std::string::npos) {
       if (!percentDecode(userinfo.substr(0, colon), &decoded)) return false;
       opt->user = decoded;
     }

@@ -14,8 +14,8 @@
 namespace cli {
 
 struct Options {
-  client::Endpoint endpoint;  // type "tcp", "unix" (-s) or "rdma" (--rdma)
-  std::string user;           // --user (ACL AUTH user pass)
+  client::Endpoint endpoint;        // type "tcp", "unix" (-s) or "rdma" (--rdma)
+  std::optional<std::string> user;  // --user or URI user (AUTH user pass)
   std::optional<std::string> auth;
   bool auth_from_cli = false;  // -a/--pass/-u (warn about the command line)
   bool no_auth_warning = false;

@@ -2,6 +2,7 @@
 
 #include <editline/readline.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,37 @@ bool isSensitive(const std::vector<std::string>& argv) {
   return false;
 }
 
+// redis-cli keeps a plain file, one command per line (libedit's own
+// format would differ); the newest kHistoryMax lines are kept.
+constexpr size_t kHistoryMax = 100;
+
+std::vector<std::string> loadHistory(const std::string& path) {
+  std::vector<std::string> lines;
+  FILE* f = fopen(path.c_str(), "r");
+  if (f == nullptr) return lines;
+  char* buf = nullptr;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&buf, &cap, f)) > 0) {
+    std::string l(buf, static_cast<size_t>(n));
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+    add_history(l.c_str());
+    lines.push_back(std::move(l));
+  }
+  free(buf);
+  fclose(f);
+  if (lines.size() > kHistoryMax) lines.erase(lines.begin(), lines.end() - kHistoryMax);
+  return lines;
+}
+
+void saveHistory(const std::string& path, const std::vector<std::string>& lines) {
+  FILE* f = fopen(path.c_str(), "w");
+  if (f == nullptr) return;
+  fchmod(fileno(f), 0600);
+  for (const auto& l : lines) fprintf(f, "%s\n", l.c_str());
+  fclose(f);
+}
+
 bool readLine(bool tty, const std::string& prompt, std::string* line) {
   if (tty) {
     char* l = readline(prompt.c_str());
@@ -86,26 +118,31 @@ void printReplHelp() {
 }
 
 int runRepl(Options* opt, Session* session, bool tty) {
-  std::optional<std::string> hist;
+  std::optional<std::string> hist_path;
+  std::vector<std::string> history;
   if (tty) {
     using_history();
-    hist = historyPath();
-    if (hist) read_history(hist->c_str());
+    stifle_history(static_cast<int>(kHistoryMax));
+    hist_path = historyPath();
+    if (hist_path) history = loadHistory(*hist_path);
   }
   std::string line;
   while (readLine(tty, session->prompt(), &line)) {
     if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     auto parsed = splitArgs(line);
+    // Like linenoise: a line equal to the previous one is not recorded twice.
+    if (tty && (!parsed || !isSensitive(*parsed)) && (history.empty() || history.back() != line)) {
+      add_history(line.c_str());
+      history.push_back(line);
+      if (history.size() > kHistoryMax) history.erase(history.begin());
+      if (hist_path) saveHistory(*hist_path, history);
+    }
     if (!parsed) {
       printf("Invalid argument(s)\n");
       fflush(stdout);
       continue;
     }
     std::vector<std::string> argv = std::move(*parsed);
-    if (tty && !isSensitive(argv)) {
-      add_history(line.c_str());
-      if (hist) write_history(hist->c_str());
-    }
     const std::string& cmd = argv[0];
     if (strcasecmp(cmd.c_str(), "quit") == 0 || strcasecmp(cmd.c_str(), "exit") == 0) break;
     if (argv.size() == 1 && strcasecmp(cmd.c_str(), "clear") == 0) {
@@ -131,14 +168,12 @@ int runRepl(Options* opt, Session* session, bool tty) {
       repeat = strtoll(cmd.c_str(), nullptr, 10);
       argv.erase(argv.begin());
     }
+    // Not connected (the server was down or dropped us): try again now,
+    // as redis-cli does before each command.
     if (!session->connected() && !session->connect()) continue;
     if (session->run(argv, repeat) == Session::RunResult::kConnectionLost) {
-      // Like redis-cli: reconnect once and resend; the server may have
-      // restarted or closed an idle connection.
-      if (opt->verbose) fprintf(stderr, "Connection lost, reconnecting...\n");
-      if (session->connect() && session->run(argv, repeat) == Session::RunResult::kConnectionLost) {
-        fprintf(stderr, "Error: %s\n", session->lastReason().c_str());
-      }
+      fflush(stdout);
+      fprintf(stderr, "Error: %s\n", session->lastReason().c_str());
     }
   }
   return 0;

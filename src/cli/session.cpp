@@ -41,6 +41,10 @@ bool printsRaw(const std::vector<std::string>& a) {
 }  // namespace
 
 Session::Session(Options* opt) : opt_(opt) {
+  installPushHandler();
+}
+
+void Session::installPushHandler() {
   client_.setPushHandler([this](Reply&& push) {
     bool show = opt_->show_pushes.value_or(interactive_);
     if (!show) return;
@@ -56,6 +60,7 @@ std::string Session::lastReason() const {
 
 bool Session::connect(bool quiet) {
   in_multi_ = false;
+  installPushHandler();
   if (!client_.connect(opt_->endpoint, 0)) {
     if (!quiet) {
       fprintf(stderr, "Could not connect to Redis at %s: %s\n",
@@ -70,7 +75,7 @@ bool Session::handshake() {
   Reply r;
   if (opt_->auth) {
     std::vector<std::string> argv = {"AUTH"};
-    if (!opt_->user.empty()) argv.push_back(opt_->user);
+    if (opt_->user) argv.push_back(*opt_->user);
     argv.push_back(*opt_->auth);
     if (!client_.call(argv, &r)) return false;
     if (r.isError()) fprintf(stderr, "AUTH failed: %s\n", r.str.c_str());
@@ -116,11 +121,15 @@ Session::RunResult Session::streamReplies(bool pubsub, bool force_raw) {
     printf("Reading messages... (press Ctrl-C to quit)\n");
   }
   fflush(stdout);
+  // Subscribe confirmations and messages are RESP3 pushes: here they are
+  // the output itself, not out-of-band news.
+  client_.setPushHandler(nullptr);
   for (;;) {
     Reply r;
     if (!client_.readReply(&r)) return RunResult::kConnectionLost;
     printReply(r, force_raw);
     fflush(stdout);
+    if (r.isError()) return RunResult::kErrorReply;
   }
 }
 
@@ -162,7 +171,8 @@ Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t re
         opt_->resp_set = true;
       } else if (eq(name, "auth") && (argv.size() == 2 || argv.size() == 3)) {
         opt_->auth = argv.back();
-        opt_->user = argv.size() == 3 ? argv[1] : "";
+        opt_->user.reset();
+        if (argv.size() == 3) opt_->user = argv[1];
       }
     } else if (eq(name, "exec")) {
       in_multi_ = false;

@@ -37,6 +37,7 @@ class Session {
 
  private:
   bool handshake();
+  void installPushHandler();
   void printReply(const client::Reply& r, bool force_raw);
   RunResult streamReplies(bool pubsub, bool force_raw);
 
