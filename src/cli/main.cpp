@@ -62,13 +62,15 @@ int main(int argc, char** argv) {
     case cli::ParseOutcome::kExitError:
       return 1;
   }
-  // A server that goes away must show up as an error, not kill us.
-  signal(SIGPIPE, SIG_IGN);
+  // Socket writes never raise SIGPIPE (MSG_NOSIGNAL); a closed stdout does,
+  // and in one-shot mode that ends "redis-cli -r -1 ... | head" as it should.
   cli::Session session(&opt);
   session.setInteractive(isatty(STDOUT_FILENO));
   if (!opt.args.empty()) return oneShot(&opt, &session);
 
   bool tty = isatty(STDIN_FILENO);
+  // Like redis-cli: line mode survives a closed output pipe.
+  signal(SIGPIPE, SIG_IGN);
   session.connect();
   return cli::runRepl(&opt, &session, tty);
 }

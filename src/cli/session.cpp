@@ -38,6 +38,11 @@ bool printsRaw(const std::vector<std::string>& a) {
   return false;
 }
 
+bool isInvalidation(const Reply& push) {
+  return push.elements.size() == 2 && push.elements[0].type == ReplyType::kBulk &&
+         push.elements[0].str == "invalidate" && push.elements[1].type == ReplyType::kArray;
+}
+
 }  // namespace
 
 Session::Session(Options* opt) : opt_(opt) {
@@ -48,6 +53,17 @@ void Session::installPushHandler() {
   client_.setPushHandler([this](Reply&& push) {
     bool show = opt_->show_pushes.value_or(interactive_);
     if (!show) return;
+    if (opt_->format.mode == OutputMode::kStandard && isInvalidation(push)) {
+      // Client-side caching news, shown the way redis-cli shows it.
+      std::string line = "-> invalidate: ";
+      const Reply& keys = push.elements[1];
+      for (size_t i = 0; i < keys.elements.size(); i++) {
+        if (i > 0) line += ", ";
+        line += "'" + keys.elements[i].str + "'";
+      }
+      printf("%s\n", line.c_str());
+      return;
+    }
     printReply(push, false);
   });
 }
