@@ -77,10 +77,10 @@ all: $(BINARIES)
 src/redis-server: $(call obj,src/server/main.cpp $(SERVER_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
-src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(BASE_SRCS))
+src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -ledit -lm
 
-src/redis-benchmark: $(call obj,$(BENCH_SRCS) $(CLIENT_SRCS) $(BASE_SRCS))
+src/redis-benchmark: $(call obj,$(BENCH_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
 src/rdma-test-peer: $(call obj,$(PEER_SRCS) $(filter src/net/rdma/%,$(NET_SRCS)) $(BASE_SRCS))

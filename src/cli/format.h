@@ -1,0 +1,35 @@
+// Reply formatting of redis-cli: the human "tty" form ("(integer) 1",
+// "1) ...", quoted strings), the raw form (bare values, one per line) and
+// CSV. Pure functions of a client::Reply; no I/O.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "client/reply.h"
+
+namespace cli {
+
+enum class OutputMode { kStandard, kRaw, kCsv };
+
+struct FormatOptions {
+  OutputMode mode = OutputMode::kStandard;
+  std::string bulk_delim = "\n";   // -d: between elements in raw mode
+  std::string reply_delim = "\n";  // -D: after each top-level reply in raw mode
+};
+
+// The complete text redis-cli writes for one top-level reply, final
+// delimiter included.
+std::string formatReply(const client::Reply& r, const FormatOptions& opt);
+
+// Human form of one reply; `prefix` is the indentation of nested lines.
+std::string formatTty(const client::Reply& r, const std::string& prefix);
+// Raw form without the final reply delimiter.
+std::string formatRaw(const client::Reply& r, const FormatOptions& opt);
+std::string formatCsv(const client::Reply& r);
+
+// Appends s in double quotes with \n \r \t \a \b \\ \" and \xHH escapes
+// (what redis-cli prints for bulk strings).
+void appendQuoted(std::string* out, std::string_view s);
+
+}  // namespace cli

@@ -1,0 +1,295 @@
+#include "cli/options.h"
+
+#include <strings.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/split.h"
+#include "net/registry.h"
+
+namespace cli {
+
+const char* cliVersion() {
+  return "7.0.15";
+}
+
+void printUsage() {
+  // Our own wording; the option names are those of redis-cli 7.0.
+  fprintf(stdout,
+          "redis-cli %s\n"
+          "\n"
+          "Usage: redis-cli [OPTIONS] [cmd [arg [arg ...]]]\n"
+          "  -h <hostname>      Server host name or address (default: 127.0.0.1).\n"
+          "  -p <port>          Server port (default: 6379).\n"
+          "  -s <socket>        Unix socket path (replaces host and port).\n"
+          "  --rdma             Connect over RDMA (the 'rdma' connection type).\n"
+          "  -a <password>      Password for AUTH (REDISCLI_AUTH in the environment\n"
+          "                     keeps it off the command line; -a wins if both are set).\n"
+          "  --user <username>  ACL user name for AUTH <user> <pass> (needs -a).\n"
+          "  --pass <password>  Same as -a.\n"
+          "  -u <uri>           Server URI: redis://[[user]:pass@]host[:port][/db].\n"
+          "  -r <repeat>        Run the command this many times (negative: forever).\n"
+          "  -i <interval>      With -r, wait this many seconds between runs (e.g. 0.1).\n"
+          "  -n <db>            Database number.\n"
+          "  -2                 Speak RESP2 (HELLO 2).\n"
+          "  -3                 Speak RESP3 (HELLO 3).\n"
+          "  -x                 Take the last argument of the command from standard input.\n"
+          "  -X <tag>           Replace the argument <tag> with standard input.\n"
+          "  -d <delimiter>     Separator of multi-bulk items in raw output (default: \\n).\n"
+          "  -D <delimiter>     Separator between replies in raw output (default: \\n).\n"
+          "  -c                 Cluster mode: accepted, but redirections are not followed.\n"
+          "  -e                 Exit with status 1 when a command returns an error.\n"
+          "  --raw              Print replies raw (the default when output is not a tty).\n"
+          "  --no-raw           Print replies formatted even when output is not a tty.\n"
+          "  --quoted-input     Treat command arguments as quoted strings.\n"
+          "  --csv              Print replies as CSV.\n"
+          "  --show-pushes <yn> Print RESP3 push messages (default: yes on a tty).\n"
+          "  --verbose          Report reconnections and other details.\n"
+          "  --no-auth-warning  Do not warn about a password given on the command line.\n"
+          "  --help             Print this help and exit.\n"
+          "  -v, --version      Print the version and exit.\n"
+          "\n"
+          "Examples:\n"
+          "  redis-cli -p 6380 set greeting hello\n"
+          "  cat notes.txt | redis-cli -x set notes\n"
+          "  redis-cli -r 5 -i 0.5 incr counter\n"
+          "  redis-cli -u redis://:secret@127.0.0.1:6380/2 dbsize\n"
+          "\n"
+          "Without a command, redis-cli reads commands interactively (or one per line\n"
+          "from standard input when it is not a terminal). Type \"help\" at the prompt.\n",
+          cliVersion());
+}
+
+namespace {
+
+int percentValue(char c) {
+  c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+bool percentDecode(const std::string& s, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < s.size(); i++) {
+    if (s[i] != '%') {
+      out->push_back(s[i]);
+      continue;
+    }
+    if (s.size() - i < 3) {
+      fprintf(stderr, "Incomplete URI encoding\n");
+      return false;
+    }
+    int h = percentValue(s[i + 1]);
+    int l = percentValue(s[i + 2]);
+    if (h < 0 || l < 0) {
+      fprintf(stderr, "Illegal character in URI encoding\n");
+      return false;
+    }
+    out->push_back(static_cast<char>(h * 16 + l));
+    i += 2;
+  }
+  return true;
+}
+
+bool unrecognized(const char* arg) {
+  fprintf(stderr, "Unrecognized option or bad number of args for: '%s'\n", arg);
+  return false;
+}
+
+}  // namespace
+
+bool parseUri(const std::string& uri, Options* opt) {
+  const std::string scheme = "redis://";
+  if (uri.size() < scheme.size() || strncasecmp(uri.c_str(), scheme.c_str(), scheme.size()) != 0) {
+    if (strncasecmp(uri.c_str(), "rediss://", 9) == 0) {
+      fprintf(stderr, "TLS (rediss://) is not supported by this redis-cli\n");
+    } else {
+      fprintf(stderr, "Invalid URI scheme\n");
+    }
+    return false;
+  }
+  std::string rest = uri.substr(scheme.size());
+  size_t at = rest.rfind('@');
+  if (at != std::string::npos) {
+    std::string userinfo = rest.substr(0, at);
+    size_t colon = userinfo.find(':');
+    std::string pass = colon == std::string::npos ? userinfo : userinfo.substr(colon + 1);
+    std::string decoded;
+    if (colon != std::string::npos) {
+      if (!percentDecode(userinfo.substr(0, colon), &decoded)) return false;
+      opt->user = decoded;
+    }
+    if (!percentDecode(pass, &decoded)) return false;
+    opt->auth = decoded;
+    opt->auth_from_cli = true;
+    rest = rest.substr(at + 1);
+  }
+  size_t slash = rest.find('/');
+  std::string hostport = rest.substr(0, slash);
+  if (!hostport.empty()) {
+    size_t colon = hostport.rfind(':');
+    std::string host = hostport;
+    if (colon != std::string::npos && hostport.find(']') < colon) {
+      host = hostport.substr(0, colon);
+      opt->endpoint.port = atoi(hostport.c_str() + colon + 1);
+    } else if (colon != std::string::npos && hostport[0] != '[') {
+      host = hostport.substr(0, colon);
+      opt->endpoint.port = atoi(hostport.c_str() + colon + 1);
+    }
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    if (!host.empty()) opt->endpoint.host = host;
+  }
+  if (slash != std::string::npos && slash + 1 < rest.size()) {
+    opt->db = atoi(rest.c_str() + slash + 1);
+  }
+  return true;
+}
+
+ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
+  bool rdma = false;
+  int i = 1;
+  for (; i < argc; i++) {
+    const char* a = argv[i];
+    bool has_value = i + 1 < argc;
+    auto is = [a](const char* name) { return strcmp(a, name) == 0; };
+    if (a[0] != '-') break;  // the command starts here
+    if (is("-h") && !has_value) {
+      printUsage();
+      return ParseOutcome::kExitOk;
+    } else if (is("--help")) {
+      printUsage();
+      return ParseOutcome::kExitOk;
+    } else if (is("-v") || is("--version")) {
+      printf("redis-cli %s\n", cliVersion());
+      return ParseOutcome::kExitOk;
+    } else if (is("-x")) {
+      opt->stdin_last_arg = true;
+    } else if (is("-e")) {
+      opt->exit_on_error = true;
+    } else if (is("-c")) {
+      opt->cluster = true;
+    } else if (is("-2")) {
+      opt->resp = 2;
+      opt->resp_set = true;
+    } else if (is("-3")) {
+      opt->resp = 3;
+      opt->resp_set = true;
+    } else if (is("--raw")) {
+      opt->format.mode = OutputMode::kRaw;
+      opt->output_set = true;
+    } else if (is("--no-raw")) {
+      opt->format.mode = OutputMode::kStandard;
+      opt->output_set = true;
+    } else if (is("--csv")) {
+      opt->format.mode = OutputMode::kCsv;
+      opt->output_set = true;
+    } else if (is("--quoted-input")) {
+      opt->quoted_input = true;
+    } else if (is("--verbose")) {
+      opt->verbose = true;
+    } else if (is("--no-auth-warning")) {
+      opt->no_auth_warning = true;
+    } else if (is("--rdma")) {
+      rdma = true;
+    } else if (is("--tls") || is("--sni") || is("--cacert") || is("--cacertdir") ||
+               is("--insecure") || is("--cert") || is("--key") || is("--tls-ciphers") ||
+               is("--tls-ciphersuites") || is("--json") || is("--quoted-json") || is("--stat") ||
+               is("--latency") || is("--latency-history") || is("--latency-dist") ||
+               is("--lru-test") || is("--replica") || is("--slave") || is("--rdb") ||
+               is("--functions-rdb") || is("--pipe") || is("--bigkeys") || is("--memkeys") ||
+               is("--hotkeys") || is("--scan") || is("--eval") || is("--ldb") ||
+               is("--ldb-sync-mode") || is("--cluster") || is("--intrinsic-latency") ||
+               is("--askpass")) {
+      fprintf(stderr, "Option '%s' is not supported by this redis-cli\n", a);
+      return ParseOutcome::kExitError;
+    } else if (!has_value) {
+      unrecognized(a);
+      return ParseOutcome::kExitError;
+    } else if (is("-h")) {
+      opt->endpoint.host = argv[++i];
+    } else if (is("-p")) {
+      opt->endpoint.port = atoi(argv[++i]);
+    } else if (is("-s")) {
+      opt->endpoint.path = argv[++i];
+    } else if (is("-a") || is("--pass")) {
+      opt->auth = argv[++i];
+      opt->auth_from_cli = true;
+    } else if (is("--user")) {
+      opt->user = argv[++i];
+    } else if (is("-u")) {
+      if (!parseUri(argv[++i], opt)) return ParseOutcome::kExitError;
+    } else if (is("-r")) {
+      opt->repeat = strtoll(argv[++i], nullptr, 10);
+    } else if (is("-i")) {
+      opt->interval_us = static_cast<int64_t>(atof(argv[++i]) * 1e6);
+    } else if (is("-n")) {
+      opt->db = atoi(argv[++i]);
+    } else if (is("-d")) {
+      opt->format.bulk_delim = argv[++i];
+    } else if (is("-D")) {
+      opt->format.reply_delim = argv[++i];
+    } else if (is("-X")) {
+      opt->stdin_tag = argv[++i];
+    } else if (is("--show-pushes")) {
+      const char* v = argv[++i];
+      if (strcasecmp(v, "yes") == 0) {
+        opt->show_pushes = true;
+      } else if (strcasecmp(v, "no") == 0) {
+        opt->show_pushes = false;
+      } else {
+        fprintf(stderr, "Unknown --show-pushes value '%s' (valid: '[y]es', '[n]o')\n", v);
+        return ParseOutcome::kExitError;
+      }
+    } else {
+      unrecognized(a);
+      return ParseOutcome::kExitError;
+    }
+  }
+  for (; i < argc; i++) opt->args.emplace_back(argv[i]);
+
+  if (opt->stdin_last_arg && !opt->stdin_tag.empty()) {
+    fprintf(stderr, "Options -x and -X are mutually exclusive.\n");
+    return ParseOutcome::kExitError;
+  }
+  if (!opt->endpoint.path.empty()) {
+    opt->endpoint.type = "unix";
+  }
+  if (rdma) {
+    if (!opt->endpoint.path.empty()) {
+      fprintf(stderr, "Options --rdma and -s cannot be used together.\n");
+      return ParseOutcome::kExitError;
+    }
+    if (net::findType("rdma") == nullptr) {
+      fprintf(stderr, "RDMA support is not compiled in this redis-cli\n");
+      return ParseOutcome::kExitError;
+    }
+    opt->endpoint.type = "rdma";
+  }
+  if (opt->quoted_input) {
+    for (auto& arg : opt->args) {
+      auto v = unquoteArg(arg);
+      if (!v) {
+        fprintf(stderr, "Invalid quoted string specified for --quoted-input.\n");
+        return ParseOutcome::kExitError;
+      }
+      arg = *v;
+    }
+  }
+  if (!opt->auth) {
+    const char* env = getenv("REDISCLI_AUTH");
+    if (env != nullptr) opt->auth = env;
+  } else if (opt->auth_from_cli && !opt->no_auth_warning) {
+    fprintf(stderr,
+            "Warning: Using a password with '-a' or '-u' option on the command line interface "
+            "may not be safe.\n");
+  }
+  return ParseOutcome::kRun;
+}
+
+}  // namespace cli

@@ -1,0 +1,182 @@
+#include "cli/repl.h"
+
+#include <editline/readline.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "cli/split.h"
+
+namespace cli {
+
+namespace {
+
+// Path of the history file: $REDISCLI_HISTFILE, else ~/.rediscli_history;
+// nullopt when history is off (/dev/null or no home).
+std::optional<std::string> historyPath() {
+  const char* env = getenv("REDISCLI_HISTFILE");
+  if (env != nullptr && *env != '\0') {
+    if (strcmp(env, "/dev/null") == 0) return std::nullopt;
+    return std::string(env);
+  }
+  const char* home = getenv("HOME");
+  if (home == nullptr || *home == '\0') return std::nullopt;
+  return std::string(home) + "/.rediscli_history";
+}
+
+// Lines carrying secrets stay out of the history file.
+bool isSensitive(const std::vector<std::string>& argv) {
+  if (argv.empty()) return false;
+  const char* c = argv[0].c_str();
+  if (strcasecmp(c, "auth") == 0) return true;
+  if (strcasecmp(c, "hello") == 0 || strcasecmp(c, "migrate") == 0) {
+    for (const auto& a : argv) {
+      if (strcasecmp(a.c_str(), "auth") == 0 || strcasecmp(a.c_str(), "auth2") == 0) return true;
+    }
+  }
+  if (strcasecmp(c, "acl") == 0 && argv.size() > 1 && strcasecmp(argv[1].c_str(), "setuser") == 0) {
+    return true;
+  }
+  if (strcasecmp(c, "config") == 0 && argv.size() > 2 && strcasecmp(argv[1].c_str(), "set") == 0) {
+    for (size_t i = 2; i < argv.size(); i++) {
+      if (strcasecmp(argv[i].c_str(), "masterauth") == 0 ||
+          strcasecmp(argv[i].c_str(), "requirepass") == 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// redis-cli keeps a plain file, one command per line (libedit's own
+// format would differ); the newest kHistoryMax lines are kept.
+constexpr size_t kHistoryMax = 100;
+
+std::vector<std::string> loadHistory(const std::string& path) {
+  std::vector<std::string> lines;
+  FILE* f = fopen(path.c_str(), "r");
+  if (f == nullptr) return lines;
+  char* buf = nullptr;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&buf, &cap, f)) > 0) {
+    std::string l(buf, static_cast<size_t>(n));
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+    add_history(l.c_str());
+    lines.push_back(std::move(l));
+  }
+  free(buf);
+  fclose(f);
+  if (lines.size() > kHistoryMax) lines.erase(lines.begin(), lines.end() - kHistoryMax);
+  return lines;
+}
+
+void saveHistory(const std::string& path, const std::vector<std::string>& lines) {
+  FILE* f = fopen(path.c_str(), "w");
+  if (f == nullptr) return;
+  fchmod(fileno(f), 0600);
+  for (const auto& l : lines) fprintf(f, "%s\n", l.c_str());
+  fclose(f);
+}
+
+bool readLine(bool tty, const std::string& prompt, std::string* line) {
+  if (tty) {
+    char* l = readline(prompt.c_str());
+    if (l == nullptr) return false;
+    *line = l;
+    free(l);
+    return true;
+  }
+  return static_cast<bool>(std::getline(std::cin, *line));
+}
+
+bool isNumber(const std::string& s) {
+  if (s.empty() || s.size() > 18) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void printReplHelp() {
+  printf(
+      "redis-cli %s\n"
+      "Type a Redis command and its arguments, e.g. \"set key value\".\n"
+      "Arguments may be quoted: \"a b\\x00\" (with escapes) or 'a b'.\n"
+      "A leading number repeats the command: \"5 incr counter\".\n"
+      "\"connect <host> <port>\" switches to another server, \"clear\" clears\n"
+      "the screen, \"quit\" or \"exit\" (or Ctrl-D) leaves.\n",
+      cliVersion());
+}
+
+int runRepl(Options* opt, Session* session, bool tty) {
+  std::optional<std::string> hist_path;
+  std::vector<std::string> history;
+  if (tty) {
+    using_history();
+    stifle_history(static_cast<int>(kHistoryMax));
+    hist_path = historyPath();
+    if (hist_path) history = loadHistory(*hist_path);
+  }
+  std::string line;
+  while (readLine(tty, session->prompt(), &line)) {
+    if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    auto parsed = splitArgs(line);
+    // Like linenoise: a line equal to the previous one is not recorded twice.
+    if (tty && (!parsed || !isSensitive(*parsed)) && (history.empty() || history.back() != line)) {
+      add_history(line.c_str());
+      history.push_back(line);
+      if (history.size() > kHistoryMax) history.erase(history.begin());
+      if (hist_path) saveHistory(*hist_path, history);
+    }
+    if (!parsed) {
+      printf("Invalid argument(s)\n");
+      fflush(stdout);
+      continue;
+    }
+    std::vector<std::string> argv = std::move(*parsed);
+    const std::string& cmd = argv[0];
+    if (strcasecmp(cmd.c_str(), "quit") == 0 || strcasecmp(cmd.c_str(), "exit") == 0) break;
+    if (argv.size() == 1 && strcasecmp(cmd.c_str(), "clear") == 0) {
+      printf("\x1b[H\x1b[2J");
+      fflush(stdout);
+      continue;
+    }
+    if (strcasecmp(cmd.c_str(), "help") == 0 || cmd == "?") {
+      printReplHelp();
+      continue;
+    }
+    if (argv.size() == 3 && strcasecmp(cmd.c_str(), "connect") == 0) {
+      opt->endpoint.type = "tcp";
+      opt->endpoint.host = argv[1];
+      opt->endpoint.port = atoi(argv[2].c_str());
+      opt->endpoint.path.clear();
+      opt->db = 0;
+      session->connect();
+      continue;
+    }
+    int64_t repeat = 1;
+    if (argv.size() > 1 && isNumber(cmd)) {
+      repeat = strtoll(cmd.c_str(), nullptr, 10);
+      argv.erase(argv.begin());
+    }
+    // Not connected (the server was down or dropped us): try again now,
+    // as redis-cli does before each command.
+    if (!session->connected() && !session->connect()) continue;
+    if (session->run(argv, repeat) == Session::RunResult::kConnectionLost) {
+      fflush(stdout);
+      fprintf(stderr, "Error: %s\n", session->lastReason().c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,207 @@
+#include "cli/session.h"
+
+#include <strings.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "event/event_loop.h"
+
+namespace cli {
+
+using client::Reply;
+using client::ReplyType;
+
+namespace {
+
+bool eq(const std::string& a, const char* b) {
+  return strcasecmp(a.c_str(), b) == 0;
+}
+
+// Commands whose bulk text is meant for humans as is: redis-cli prints it
+// raw even in formatted mode.
+bool printsRaw(const std::vector<std::string>& a) {
+  size_t n = a.size();
+  if (n == 0) return false;
+  if (eq(a[0], "info") || eq(a[0], "lolwut")) return true;
+  if (n >= 2 && eq(a[0], "debug") && (eq(a[1], "htstats") || eq(a[1], "htstats-key"))) {
+    return true;
+  }
+  if (n >= 2 && eq(a[0], "memory") && (eq(a[1], "malloc-stats") || eq(a[1], "doctor"))) {
+    return true;
+  }
+  if (n == 2 && eq(a[0], "cluster") && (eq(a[1], "nodes") || eq(a[1], "info"))) return true;
+  if (n >= 2 && eq(a[0], "client") && eq(a[1], "list")) return true;
+  if (n == 3 && eq(a[0], "latency") && eq(a[1], "graph")) return true;
+  if (n == 2 && eq(a[0], "latency") && eq(a[1], "doctor")) return true;
+  return false;
+}
+
+bool isInvalidation(const Reply& push) {
+  return push.elements.size() == 2 && push.elements[0].type == ReplyType::kBulk &&
+         push.elements[0].str == "invalidate" && push.elements[1].type == ReplyType::kArray;
+}
+
+}  // namespace
+
+Session::Session(Options* opt) : opt_(opt) {
+  installPushHandler();
+}
+
+void Session::installPushHandler() {
+  client_.setPushHandler([this](Reply&& push) {
+    bool show = opt_->show_pushes.value_or(interactive_);
+    if (!show) return;
+    if (opt_->format.mode == OutputMode::kStandard && isInvalidation(push)) {
+      // Client-side caching news, shown the way redis-cli shows it.
+      std::string line = "-> invalidate: ";
+      const Reply& keys = push.elements[1];
+      for (size_t i = 0; i < keys.elements.size(); i++) {
+        if (i > 0) line += ", ";
+        line += "'" + keys.elements[i].str + "'";
+      }
+      printf("%s\n", line.c_str());
+      return;
+    }
+    printReply(push, false);
+  });
+}
+
+std::string Session::lastReason() const {
+  const std::string& e = client_.lastError();
+  size_t pos = e.rfind(": ");
+  return pos == std::string::npos ? e : e.substr(pos + 2);
+}
+
+bool Session::connect(bool quiet) {
+  in_multi_ = false;
+  installPushHandler();
+  if (!client_.connect(opt_->endpoint, 0)) {
+    if (!quiet) {
+      fprintf(stderr, "Could not connect to Redis at %s: %s\n",
+              client::describe(opt_->endpoint).c_str(), lastReason().c_str());
+    }
+    return false;
+  }
+  return handshake();
+}
+
+bool Session::handshake() {
+  Reply r;
+  if (opt_->auth) {
+    std::vector<std::string> argv = {"AUTH"};
+    if (opt_->user) argv.push_back(*opt_->user);
+    argv.push_back(*opt_->auth);
+    if (!client_.call(argv, &r)) return false;
+    if (r.isError()) fprintf(stderr, "AUTH failed: %s\n", r.str.c_str());
+  }
+  if (opt_->db != 0) {
+    if (!client_.call({"SELECT", std::to_string(opt_->db)}, &r)) return false;
+    if (r.isError()) fprintf(stderr, "SELECT %d failed: %s\n", opt_->db, r.str.c_str());
+  }
+  if (opt_->resp_set) {
+    if (!client_.call({"HELLO", std::to_string(opt_->resp)}, &r)) return false;
+    if (r.isError()) fprintf(stderr, "HELLO %d failed: %s\n", opt_->resp, r.str.c_str());
+  }
+  return true;
+}
+
+std::string Session::prompt() const {
+  if (!client_.connected()) return "not connected> ";
+  std::string p;
+  if (opt_->endpoint.type == "unix") {
+    p = "redis " + opt_->endpoint.path;
+  } else {
+    p = client::describe(opt_->endpoint);
+  }
+  if (opt_->db != 0) p += "[" + std::to_string(opt_->db) + "]";
+  if (in_multi_) p += "(TX)";
+  return p + "> ";
+}
+
+void Session::printReply(const Reply& r, bool force_raw) {
+  std::string out;
+  if (force_raw && r.type == ReplyType::kBulk) {
+    out = r.str;
+  } else if (force_raw) {
+    out = formatRaw(r, opt_->format);
+  } else {
+    out = formatReply(r, opt_->format);
+  }
+  fwrite(out.data(), 1, out.size(), stdout);
+}
+
+Session::RunResult Session::streamReplies(bool pubsub, bool force_raw) {
+  if (pubsub && opt_->format.mode != OutputMode::kRaw) {
+    printf("Reading messages... (press Ctrl-C to quit)\n");
+  }
+  fflush(stdout);
+  // Subscribe confirmations and messages are RESP3 pushes: here they are
+  // the output itself, not out-of-band news.
+  client_.setPushHandler(nullptr);
+  for (;;) {
+    Reply r;
+    if (!client_.readReply(&r)) return RunResult::kConnectionLost;
+    printReply(r, force_raw);
+    fflush(stdout);
+    if (r.isError()) return RunResult::kErrorReply;
+  }
+}
+
+Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t repeat) {
+  if (argv.empty()) return RunResult::kOk;
+  const std::string& name = argv[0];
+  bool force_raw = printsRaw(argv);
+  bool pubsub = eq(name, "subscribe") || eq(name, "psubscribe") || eq(name, "ssubscribe");
+  bool monitor = eq(name, "monitor");
+  RunResult result = RunResult::kOk;
+  for (int64_t i = 0; repeat < 0 || i < repeat; i++) {
+    if (!client_.connected()) return RunResult::kConnectionLost;
+    if (pubsub || monitor) {
+      client_.append(argv);
+      if (!client_.flush()) return RunResult::kConnectionLost;
+      return streamReplies(pubsub, force_raw);
+    }
+    int64_t start = event::EventLoop::nowMs();
+    Reply r;
+    if (!client_.call(argv, &r)) return RunResult::kConnectionLost;
+    int64_t elapsed = event::EventLoop::nowMs() - start;
+    if (r.isError()) {
+      result = RunResult::kErrorReply;
+      if (opt_->exit_on_error) {
+        fprintf(stderr, "%s\n", r.str.c_str());
+        return result;
+      }
+    }
+    printReply(r, force_raw);
+    if (!r.isError()) {
+      if (eq(name, "select") && argv.size() == 2) {
+        opt_->db = atoi(argv[1].c_str());
+      } else if (eq(name, "multi")) {
+        in_multi_ = true;
+      } else if (eq(name, "exec") || eq(name, "discard")) {
+        in_multi_ = false;
+      } else if (eq(name, "hello") && argv.size() >= 2) {
+        opt_->resp = atoi(argv[1].c_str());
+        opt_->resp_set = true;
+      } else if (eq(name, "auth") && (argv.size() == 2 || argv.size() == 3)) {
+        opt_->auth = argv.back();
+        opt_->user.reset();
+        if (argv.size() == 3) opt_->user = argv[1];
+      }
+    } else if (eq(name, "exec")) {
+      in_multi_ = false;
+    }
+    if (interactive_ && elapsed >= 500 && opt_->format.mode == OutputMode::kStandard) {
+      printf("(%.2fs)\n", static_cast<double>(elapsed) / 1000);
+    }
+    fflush(stdout);
+    if (opt_->interval_us > 0 && (repeat < 0 || i + 1 < repeat)) {
+      usleep(static_cast<useconds_t>(opt_->interval_us));
+    }
+  }
+  return result;
+}
+
+}  // namespace cli

@@ -1,0 +1,50 @@
+// The CLI's connection to the server: connect, then AUTH, SELECT and HELLO
+// as the options say, with the messages redis-cli prints when one fails.
+// Runs commands and prints their replies in the selected output mode.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "client/client.h"
+
+namespace cli {
+
+class Session {
+ public:
+  explicit Session(Options* opt);
+
+  // Connects (closing any previous connection). Prints "Could not connect
+  // to Redis at <addr>: <why>" on failure unless quiet.
+  bool connect(bool quiet = false);
+  bool connected() const { return client_.connected(); }
+  // Text redis-cli puts after "Could not connect ... : " (the OS reason).
+  std::string lastReason() const;
+
+  enum class RunResult { kOk, kErrorReply, kConnectionLost };
+  // Sends argv `repeat` times (waiting interval_us between runs), printing
+  // each reply. Tracks SELECT/AUTH/HELLO so a reconnect restores them.
+  // Subscribe and monitor commands keep printing what arrives until the
+  // connection ends.
+  RunResult run(const std::vector<std::string>& argv, int64_t repeat);
+
+  // Prompt for interactive mode: "127.0.0.1:6379[2]> ", "redis /tmp/s> " or
+  // "not connected> ".
+  std::string prompt() const;
+  // stdout is a terminal: show slow-command timings and push messages.
+  void setInteractive(bool on) { interactive_ = on; }
+
+ private:
+  bool handshake();
+  void installPushHandler();
+  void printReply(const client::Reply& r, bool force_raw);
+  RunResult streamReplies(bool pubsub, bool force_raw);
+
+  Options* opt_;
+  client::Client client_;
+  bool interactive_ = false;
+  bool in_multi_ = false;
+};
+
+}  // namespace cli
