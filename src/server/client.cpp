@@ -46,6 +46,7 @@ bool Client::selectDb(int index) {
 
 void Client::addError(std::string_view msg) {
   g_server->stats.total_error_replies++;
+  g_server->stats.countError(msg);
   writer_.error(msg);
 }
 
