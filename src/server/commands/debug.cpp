@@ -1,4 +1,4 @@
-// DEBUG: only SLEEP and HELP. Like Redis 7.0 the command is refused unless
+// DEBUG: SLEEP, PROTOCOL and HELP. Like Redis 7.0 the command is refused unless
 // enable-debug-command is "yes" (or "local" for loopback/unix clients).
 #include <time.h>
 
@@ -31,9 +31,71 @@ void sleepSeconds(double seconds) {
   }
 }
 
+// DEBUG PROTOCOL <type>: one reply of each RESP type, for testing clients.
+void debugProtocol(Client* c, std::string_view type) {
+  resp::Writer& w = c->reply();
+  auto is = [&](const char* name) { return strutil::equalsIgnoreCase(type, name); };
+  if (is("string")) {
+    w.bulk("Hello World");
+  } else if (is("integer")) {
+    w.integer(12345);
+  } else if (is("double")) {
+    w.doubleValue(3.141);
+  } else if (is("bignum")) {
+    w.bigNumber("1234567999999999999999999999999999999");
+  } else if (is("null")) {
+    w.null();
+  } else if (is("array") || is("set")) {
+    if (is("array"))
+      w.arrayLen(3);
+    else
+      w.setLen(3);
+    for (int j = 0; j < 3; j++) w.integer(j);
+  } else if (is("map")) {
+    w.mapLen(3);
+    for (int j = 0; j < 3; j++) {
+      w.integer(j);
+      w.boolean(j == 1);
+    }
+  } else if (is("attrib")) {
+    if (w.proto() >= 3) {
+      // The writer has no attribute type: it exists only for this test.
+      w.raw("|1\r\n");
+      w.bulk("key-popularity");
+      w.arrayLen(2);
+      w.bulk("key:123");
+      w.integer(90);
+    }
+    w.bulk("Some real reply following the attribute");
+  } else if (is("push")) {
+    if (w.proto() < 3) {
+      c->addError("RESP2 is not supported by this command");
+      return;
+    }
+    w.pushLen(2);
+    w.bulk("server-cpu-usage");
+    w.integer(42);
+    w.bulk("Some real reply following the push reply");
+  } else if (is("verbatim")) {
+    w.verbatim("This is a verbatim\nstring");
+  } else if (is("true")) {
+    w.boolean(true);
+  } else if (is("false")) {
+    w.boolean(false);
+  } else {
+    c->addError(
+        "Wrong protocol type name. Please use one of the following: "
+        "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+  }
+}
+
 void debugHelp(Client* c) {
   static const char* const kLines[] = {
       "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "PROTOCOL <type>",
+      "    Reply with a test value of the specified type. <type> can be: string,",
+      "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+      "    true, false.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>. Decimals allowed.",
       "HELP",
@@ -58,6 +120,10 @@ void debugCommand(Client* c) {
     std::string arg(c->arg(2));
     sleepSeconds(strtod(arg.c_str(), nullptr));
     c->addOk();
+    return;
+  }
+  if (c->argc() == 3 && strutil::equalsIgnoreCase(sub, "PROTOCOL")) {
+    debugProtocol(c, c->arg(2));
     return;
   }
   c->addErrorFormat("unknown subcommand or wrong number of arguments for '%.*s'. Try DEBUG HELP.",
