@@ -1,4 +1,4 @@
-// CLIENT ID | SETNAME | GETNAME | INFO | LIST | KILL | NO-EVICT | HELP.
+// CLIENT ID | SETNAME | GETNAME | INFO | LIST | KILL | REPLY | NO-EVICT | HELP.
 //
 // CLIENT LIST keeps Redis 7.0's fields in its order and adds one last field,
 // transport=<connection type name>: parsers split on spaces and '=', so a
@@ -238,6 +238,22 @@ void clientNoEvictCommand(Client* c) {
   c->addOk();
 }
 
+void clientReplyCommand(Client* c) {
+  std::string_view v = c->arg(2);
+  if (strutil::equalsIgnoreCase(v, "on")) {
+    // Runs muted when replies were off: unmute first so the OK goes out.
+    c->flags &= ~(kReplyOff | kReplySkipNext);
+    c->muteReplies(false);
+    c->addOk();
+  } else if (strutil::equalsIgnoreCase(v, "off")) {
+    c->flags |= kReplyOff;
+  } else if (strutil::equalsIgnoreCase(v, "skip")) {
+    if (!(c->flags & kReplyOff)) c->flags |= kReplySkipNext;
+  } else {
+    c->addSyntaxError();
+  }
+}
+
 void clientHelpCommand(Client* c) {
   // Redis's wording for the subcommands this server implements.
   static const char* const kLines[] = {
@@ -268,6 +284,8 @@ void clientHelpCommand(Client* c) {
       "      Return clients of specified type.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "HELP",
@@ -374,6 +392,8 @@ void registerClientCommand(CommandTable& t) {
       sub("client|no-evict", 3, kAdmin | kInfo, clientNoEvictCommand,
           "Set client eviction mode for the current connection", "7.0.0", "O(1)",
           "admin slow dangerous connection"),
+      sub("client|reply", 3, kInfo, clientReplyCommand,
+          "Instruct the server whether to reply to commands", "3.2.0", "O(1)", "slow connection"),
       sub("client|help", 2, kLoading | kStale, clientHelpCommand,
           "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"),
   };

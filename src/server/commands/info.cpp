@@ -17,6 +17,7 @@
 #include <jemalloc/jemalloc.h>
 #endif
 
+#include "common/hash.h"
 #include "common/strutil.h"
 #include "net/registry.h"
 #include "server/client.h"
@@ -260,7 +261,14 @@ void statsSection(std::string* o) {
 
 void replicationSection(std::string* o) {
   appendFormat(o, "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
-  appendFormat(o, "master_replid:%s\r\n", g_server->run_id);
+  // A replication id of its own, stable for the process, as in Redis.
+  static const std::string replid = [] {
+    static const char hex[] = "0123456789abcdef";
+    std::string id(40, '0');
+    for (char& ch : id) ch = hex[common::randomU64() & 15];
+    return id;
+  }();
+  appendFormat(o, "master_replid:%s\r\n", replid.c_str());
   appendFormat(o, "master_replid2:0000000000000000000000000000000000000000\r\n");
   appendFormat(o, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n");
   appendFormat(o, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n");
@@ -292,8 +300,9 @@ void commandStatsLine(const Command& c, std::string* o) {
 
 void commandstatsSection(std::string* o) {
   for (Command* c : g_server->commands.all()) {
-    // A container's own line counts calls without a subcommand (COMMAND).
-    commandStatsLine(*c, o);
+    // A container's own line counts calls without a subcommand (COMMAND);
+    // its rejections (unknown subcommands) are not shown, as in Redis.
+    if (c->subcommands.empty() || c->calls > 0) commandStatsLine(*c, o);
     for (const Command& sub : c->subcommands) commandStatsLine(sub, o);
   }
 }
