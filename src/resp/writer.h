@@ -14,6 +14,9 @@ class Writer {
  public:
   Writer(ReplyBuffer* out, int proto) : out_(out), proto_(proto) {}
   int proto() const { return proto_; }
+  // Redirects what follows to another buffer (CLIENT REPLY OFF/SKIP send
+  // replies to a discarded one).
+  void setBuffer(ReplyBuffer* out) { out_ = out; }
   void setProto(int p) { proto_ = p; }
 
   void status(std::string_view s);  // +s

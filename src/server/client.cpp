@@ -38,6 +38,18 @@ Client::~Client() {
   free(qbuf_);
 }
 
+void Client::muteReplies(bool mute) {
+  // One discard buffer serves every client: the server is single-threaded
+  // and it is emptied after each muted command.
+  static resp::ReplyBuffer discard;
+  if (mute) {
+    writer_.setBuffer(&discard);
+  } else {
+    writer_.setBuffer(&replies_);
+    discard.clear();
+  }
+}
+
 bool Client::selectDb(int index) {
   if (index < 0 || index >= static_cast<int>(g_server->dbs.size())) return false;
   db_ = &g_server->dbAt(index);
@@ -46,6 +58,7 @@ bool Client::selectDb(int index) {
 
 void Client::addError(std::string_view msg) {
   g_server->stats.total_error_replies++;
+  g_server->stats.countError(msg);
   writer_.error(msg);
 }
 

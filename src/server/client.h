@@ -28,6 +28,8 @@ enum ClientFlag : uint32_t {
   kPendingWrite = 1 << 2,
   kAuthenticated = 1 << 3,
   kProtectedRefuse = 1 << 4,
+  kReplyOff = 1 << 5,       // CLIENT REPLY OFF
+  kReplySkipNext = 1 << 6,  // CLIENT REPLY SKIP: drop the next command's reply
 };
 
 class Client {
@@ -66,6 +68,10 @@ class Client {
   bool argInt64(size_t i, int64_t* out);
   bool argInt64Msg(size_t i, int64_t* out, const char* msg);
   bool argLongDouble(size_t i, long double* out);
+
+  // CLIENT REPLY: while muted, replies go to a buffer that is thrown away
+  // (errors still count in the stats).
+  void muteReplies(bool mute);
 
   // ---- state
   uint64_t id() const { return id_; }

@@ -177,6 +177,43 @@ bool validSave(const Args& a, std::string* err) {
         [](const Config& c) { return c.FIELD; }      \
   }
 
+// Allowed values of an enumerated option, listed in the error as Redis does.
+struct EnumValues {
+  const char* const* names;
+  size_t count;
+};
+constexpr const char* kMaxmemoryPolicyNames[] = {
+    "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+    "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
+constexpr EnumValues kMaxmemoryPolicies = {kMaxmemoryPolicyNames, 8};
+constexpr const char* kProtectedModeNames[] = {"no", "yes", "local"};
+constexpr EnumValues kProtectedModes = {kProtectedModeNames, 3};
+
+bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out,
+               std::string* err) {
+  for (size_t i = 0; i < allowed.count; i++) {
+    if (strcasecmp(v.c_str(), allowed.names[i]) == 0) {
+      *out = allowed.names[i];
+      return true;
+    }
+  }
+  *err = "argument(s) must be one of the following: ";
+  for (size_t i = 0; i < allowed.count; i++) {
+    if (i > 0) *err += ", ";
+    *err += allowed.names[i];
+  }
+  return false;
+}
+
+#define ENUM_OPT(NAME, FIELD, VALUES, MUT)             \
+  Option {                                             \
+    NAME, MUT, 1, 1,                                   \
+        [](Config& c, const Args& a, std::string* e) { \
+          return parseEnum(a[0], VALUES, &c.FIELD, e); \
+        },                                             \
+        [](const Config& c) { return c.FIELD; }        \
+  }
+
 const std::vector<Option>& options() {
   static const std::vector<Option> opts = {
       Option{"bind", true, 1, -1,
@@ -214,7 +251,7 @@ const std::vector<Option>& options() {
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
       STR_OPT("requirepass", requirepass, true),
-      INT_OPT("maxclients", maxclients, 1, INT_MAX, true),
+      INT_OPT("maxclients", maxclients, 1, UINT32_MAX, true),
       INT_OPT("databases", databases, 1, INT_MAX, false),
       INT_OPT("hz", hz, 0, INT_MAX, true),
       Option{"loglevel", true, 1, 1,
@@ -222,7 +259,7 @@ const std::vector<Option>& options() {
                logging::Level l;
                if (!logging::parseLevel(a[0], &l)) {
                  *e = "argument(s) must be one of the following: debug, verbose, notice, "
-                      "warning, nothing";
+                      "warning";
                  return false;
                }
                c.loglevel = logging::levelName(l);
@@ -279,6 +316,10 @@ const std::vector<Option>& options() {
              [](const Config& c) { return yesno(c.appendonly); }},
       INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
       BOOL_OPT("activerehashing", activerehashing, true),
+      MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
+      ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
+      ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
+      ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),
       Option{"rdma-bind", false, 1, -1,
              [](Config& c, const Args& a, std::string*) {
@@ -332,8 +373,10 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
     } else if (!argv.empty()) {
       const Option* o = findOption(argv[0]);
       int nvals = static_cast<int>(argv.size()) - 1;
-      if (o == nullptr || nvals < o->min_args || (o->max_args != -1 && nvals > o->max_args)) {
+      if (o == nullptr) {
         reason = "Bad directive or wrong number of arguments";
+      } else if (nvals < o->min_args || (o->max_args != -1 && nvals > o->max_args)) {
+        reason = "wrong number of arguments";
       } else {
         Args vals(argv.begin() + 1, argv.end());
         o->set(*cfg, vals, &reason);
@@ -391,7 +434,9 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
     *cfg = backup;
     return false;
   }
-  if (g_apply_hook != nullptr && !g_apply_hook(o->name, err)) {
+  // Unchanged values need no applying (CONFIG SET port <same port> must
+  // not rebind the listeners).
+  if (g_apply_hook != nullptr && o->get(backup) != o->get(*cfg) && !g_apply_hook(o->name, err)) {
     *cfg = backup;
     return false;
   }
@@ -405,6 +450,124 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
     if (strutil::globMatch(pattern, o.name, true)) out.emplace_back(o.name, o.get(cfg));
   }
   return out;
+}
+
+bool configIsProtected(const std::string& name) {
+  return strcasecmp(name.c_str(), "dir") == 0;
+}
+
+bool configSetArity(const std::string& name, size_t nvalues) {
+  const Option* o = findOption(name);
+  if (o == nullptr) return false;
+  int n = static_cast<int>(nvalues);
+  return n >= o->min_args && (o->max_args == -1 || n <= o->max_args);
+}
+
+std::string configCanonicalName(const std::string& name) {
+  const Option* o = findOption(name);
+  return o == nullptr ? std::string() : std::string(o->name);
+}
+
+namespace {
+
+// Quotes a single value so splitArgs() reads it back unchanged; plain words
+// stay bare as a person would write them.
+std::string quoteValue(const std::string& v) {
+  bool plain = !v.empty();
+  for (unsigned char ch : v) {
+    if (ch <= ' ' || ch >= 127 || ch == '"' || ch == '\'' || ch == '\\') plain = false;
+  }
+  if (plain) return v;
+  std::string out = "\"";
+  for (unsigned char ch : v) {
+    if (ch == '\\' || ch == '"') {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch < 32 || ch >= 127) {
+      char buf[8];
+      snprintf(buf, sizeof(buf), "\\x%02x", ch);
+      out += buf;
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out + "\"";
+}
+
+std::string optionLine(const Option& o, const Config& cfg) {
+  std::string v = o.get(cfg);
+  // Options taking a list (bind, save) are stored space-joined: write the
+  // words bare so each stays one argument.
+  if (o.max_args == -1 && !v.empty()) return std::string(o.name) + " " + v;
+  return std::string(o.name) + " " + quoteValue(v);
+}
+
+}  // namespace
+
+bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* err) {
+  std::string text;
+  {
+    std::ifstream f(path);
+    if (!f) {
+      *err = "Rewriting config file: " + std::string(strerror(errno));
+      return false;
+    }
+    std::stringstream ss;
+    ss << f.rdbuf();
+    text = ss.str();
+  }
+  static const char kGenerated[] = "# Generated by CONFIG REWRITE";
+  const Config defaults;
+  std::vector<bool> written(options().size(), false);
+  bool marker = false;
+  std::string out;
+  std::istringstream in(text);
+  std::string raw;
+  while (std::getline(in, raw)) {
+    std::string line = trim(raw);
+    // Our marker from an earlier rewrite stays; options are appended after
+    // the end of the file, which follows it.
+    if (line == kGenerated) marker = true;
+    std::vector<std::string> argv;
+    if (line.empty() || line[0] == '#' || !resp::splitArgs(line, &argv) || argv.empty()) {
+      out += raw + "\n";
+      continue;
+    }
+    const Option* o = findOption(argv[0]);
+    if (o == nullptr) {
+      out += raw + "\n";
+      continue;
+    }
+    size_t idx = static_cast<size_t>(o - options().data());
+    if (written[idx]) continue;  // a later duplicate: the first line holds the value
+    written[idx] = true;
+    out += optionLine(*o, cfg) + "\n";
+  }
+  for (size_t i = 0; i < options().size(); i++) {
+    const Option& o = options()[i];
+    if (written[i] || o.get(cfg) == o.get(defaults)) continue;
+    if (!marker) {
+      if (!out.empty() && out.back() != '\n') out += '\n';
+      out += std::string(kGenerated) + "\n";
+      marker = true;
+    }
+    out += optionLine(o, cfg) + "\n";
+  }
+  // In place, as Redis does: the file keeps its inode, owner and mode.
+  FILE* f = fopen(path.c_str(), "r+");
+  if (f == nullptr) {
+    *err = "Rewriting config file: " + std::string(strerror(errno));
+    return false;
+  }
+  bool ok = fwrite(out.data(), 1, out.size(), f) == out.size() && fflush(f) == 0 &&
+            ftruncate(fileno(f), static_cast<off_t>(out.size())) == 0 && fsync(fileno(f)) == 0;
+  int saved = errno;
+  fclose(f);
+  if (!ok) {
+    *err = "Rewriting config file: " + std::string(strerror(saved));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace server

@@ -32,7 +32,20 @@ static void replyUnknownCommand(Client* c) {
                     static_cast<int>(name.size()), name.data(), args.c_str());
 }
 
+static bool dispatchUnmuted(Client* c);
+
 bool dispatchCommand(Client* c) {
+  if (!(c->flags & (kReplyOff | kReplySkipNext))) return dispatchUnmuted(c);
+  // CLIENT REPLY OFF|SKIP: run the command with its reply thrown away. SKIP
+  // covers this one command; CLIENT REPLY ON unmutes itself to send its OK.
+  c->flags &= ~kReplySkipNext;
+  c->muteReplies(true);
+  bool alive = dispatchUnmuted(c);
+  if (alive) c->muteReplies(false);
+  return alive;
+}
+
+static bool dispatchUnmuted(Client* c) {
   Server& s = *g_server;
   Command* cmd = s.commands.find(c->arg(0));
   if (cmd == nullptr) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -110,7 +111,16 @@ int main(int argc, char** argv) {
 
   server::Server srv;
   srv.executable = argv[0];
+  // Absolute, as INFO and CONFIG REWRITE need it after `dir` changes the
+  // working directory.
   srv.config_file = config_file;
+  if (!config_file.empty() && config_file != "-") {
+    char* abs = realpath(config_file.c_str(), nullptr);
+    if (abs != nullptr) {
+      srv.config_file = abs;
+      free(abs);
+    }
+  }
   std::string err;
   if (!server::loadConfig(&srv.config, config_file, extra, &err)) {
     fprintf(stderr, "%s\n", err.c_str());

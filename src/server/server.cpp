@@ -47,6 +47,21 @@ const char* kVersion() {
   return kRedisVersion;
 }
 
+void Stats::countError(std::string_view msg) {
+  constexpr size_t kMaxErrorCodes = 128;
+  std::string_view code = "ERR";
+  if (!msg.empty() && msg[0] == '-') {
+    size_t end = msg.find(' ');
+    code = msg.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1);
+  }
+  auto it = error_codes.find(code);
+  if (it != error_codes.end()) {
+    it->second++;
+  } else if (error_codes.size() < kMaxErrorCodes) {
+    error_codes.emplace(std::string(code), 1);
+  }
+}
+
 int64_t uptimeSeconds() {
   return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000;
 }

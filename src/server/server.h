@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@ struct Stats {
   int ops_sample_idx = 0;
   int64_t last_sample_ms = 0;
   uint64_t last_sample_ops = 0;
+  // INFO errorstats: error replies per code ("ERR", "WRONGTYPE", ...).
+  std::map<std::string, uint64_t, std::less<>> error_codes;
+  // Counts one error reply by its code: the first word of a message that
+  // carries its own code ("-WRONGTYPE ..."), else "ERR". New codes stop
+  // being tracked past a limit, as in Redis, so clients cannot grow it.
+  void countError(std::string_view msg);
 };
 
 class Server {

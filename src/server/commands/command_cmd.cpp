@@ -1,0 +1,367 @@
+// COMMAND [INFO | DOCS | COUNT | LIST | GETKEYS | GETKEYSANDFLAGS | HELP]:
+// the command table as Redis 7.0 describes it. Key specs are derived from
+// each entry's first/last/step positions (one "range" spec); tips are
+// empty; DOCS gives summary, since, group, complexity and subcommands.
+#include <string>
+
+#include "common/strutil.h"
+#include "server/client.h"
+#include "server/commands/introspection.h"
+#include "server/server.h"
+
+namespace server {
+
+namespace {
+
+// Calls fn for each word of a space-separated category list.
+template <typename Fn>
+void forEachCategory(const char* cats, Fn fn) {
+  std::string_view s(cats ? cats : "");
+  while (!s.empty()) {
+    size_t sp = s.find(' ');
+    std::string_view word = s.substr(0, sp);
+    if (!word.empty()) fn(word);
+    if (sp == std::string_view::npos) break;
+    s.remove_prefix(sp + 1);
+  }
+}
+
+bool hasCategory(const Command& cmd, std::string_view cat) {
+  bool found = false;
+  forEachCategory(cmd.acl_categories, [&](std::string_view w) {
+    if (strutil::equalsIgnoreCase(w, cat)) found = true;
+  });
+  return found;
+}
+
+// Key access flags of the single key spec (Redis's RO/RW + access/update).
+void keySpecFlags(const Command& cmd, const char** a, const char** b) {
+  if (cmd.flags & kWrite) {
+    *a = "RW";
+    *b = "update";
+  } else {
+    *a = "RO";
+    *b = "access";
+  }
+}
+
+void addKeySpecs(resp::Writer& w, const Command& cmd) {
+  if (cmd.first_key <= 0) {
+    w.setLen(0);
+    return;
+  }
+  const char *f1, *f2;
+  keySpecFlags(cmd, &f1, &f2);
+  w.setLen(1);
+  w.mapLen(3);
+  w.bulk("flags");
+  w.setLen(2);
+  w.status(f1);
+  w.status(f2);
+  w.bulk("begin_search");
+  w.mapLen(2);
+  w.bulk("type");
+  w.bulk("index");
+  w.bulk("spec");
+  w.mapLen(1);
+  w.bulk("index");
+  w.integer(cmd.first_key);
+  w.bulk("find_keys");
+  w.mapLen(2);
+  w.bulk("type");
+  w.bulk("range");
+  w.bulk("spec");
+  w.mapLen(3);
+  w.bulk("lastkey");
+  // Relative to the first key; negative values count from the end.
+  w.integer(cmd.last_key < 0 ? cmd.last_key : cmd.last_key - cmd.first_key);
+  w.bulk("keystep");
+  w.integer(cmd.key_step);
+  w.bulk("limit");
+  w.integer(0);
+}
+
+void addCommandInfo(resp::Writer& w, const Command& cmd) {
+  w.arrayLen(10);
+  w.bulk(cmd.name);
+  w.integer(cmd.arity);
+  std::vector<const char*> flags = commandFlagNames(cmd.flags);
+  w.setLen(static_cast<int64_t>(flags.size()));
+  for (const char* f : flags) w.status(f);
+  w.integer(cmd.first_key);
+  w.integer(cmd.last_key);
+  w.integer(cmd.key_step);
+  int64_t ncat = 0;
+  forEachCategory(cmd.acl_categories, [&](std::string_view) { ncat++; });
+  w.setLen(ncat);
+  forEachCategory(cmd.acl_categories, [&](std::string_view cat) {
+    std::string s = "@";
+    s.append(cat);
+    w.status(s);
+  });
+  w.setLen(0);  // tips
+  addKeySpecs(w, cmd);
+  w.setLen(static_cast<int64_t>(cmd.subcommands.size()));
+  for (const Command& sub : cmd.subcommands) addCommandInfo(w, sub);
+}
+
+void addCommandDocs(resp::Writer& w, const Command& cmd) {
+  bool subs = !cmd.subcommands.empty();
+  w.mapLen(subs ? 5 : 4);
+  w.bulk("summary");
+  w.bulk(cmd.summary ? cmd.summary : "");
+  w.bulk("since");
+  w.bulk(cmd.since ? cmd.since : "");
+  w.bulk("group");
+  w.bulk(cmd.group ? cmd.group : "");
+  w.bulk("complexity");
+  w.bulk(cmd.complexity ? cmd.complexity : "");
+  if (subs) {
+    w.bulk("subcommands");
+    w.mapLen(static_cast<int64_t>(cmd.subcommands.size()));
+    for (const Command& sub : cmd.subcommands) {
+      w.bulk(sub.name);
+      addCommandDocs(w, sub);
+    }
+  }
+}
+
+// "get" or "config|get" to its entry; nullptr if unknown.
+Command* lookupByFullName(std::string_view name) {
+  CommandTable& t = g_server->commands;
+  size_t bar = name.find('|');
+  if (bar == std::string_view::npos) return t.find(name);
+  Command* parent = t.find(name.substr(0, bar));
+  if (parent == nullptr || parent->subcommands.empty()) return nullptr;
+  return t.findSub(parent, name.substr(bar + 1));
+}
+
+void commandCommand(Client* c) {
+  std::vector<Command*> all = g_server->commands.all();
+  c->addArrayLen(static_cast<int64_t>(all.size()));
+  for (Command* cmd : all) addCommandInfo(c->reply(), *cmd);
+}
+
+void commandInfoCommand(Client* c) {
+  if (c->argc() == 2) {
+    commandCommand(c);
+    return;
+  }
+  c->addArrayLen(static_cast<int64_t>(c->argc() - 2));
+  for (size_t i = 2; i < c->argc(); i++) {
+    Command* cmd = lookupByFullName(c->arg(i));
+    if (cmd == nullptr)
+      c->addNull();
+    else
+      addCommandInfo(c->reply(), *cmd);
+  }
+}
+
+void commandDocsCommand(Client* c) {
+  resp::Writer& w = c->reply();
+  if (c->argc() == 2) {
+    std::vector<Command*> all = g_server->commands.all();
+    w.mapLen(static_cast<int64_t>(all.size()));
+    for (Command* cmd : all) {
+      w.bulk(cmd->name);
+      addCommandDocs(w, *cmd);
+    }
+    return;
+  }
+  // Unknown names are left out of the map.
+  void* slot = w.beginDeferred();
+  int64_t n = 0;
+  for (size_t i = 2; i < c->argc(); i++) {
+    Command* cmd = lookupByFullName(c->arg(i));
+    if (cmd == nullptr) continue;
+    w.bulk(cmd->name);
+    addCommandDocs(w, *cmd);
+    n++;
+  }
+  w.endDeferredMap(slot, n);
+}
+
+void commandCountCommand(Client* c) {
+  c->addInteger(static_cast<int64_t>(g_server->commands.count()));
+}
+
+void commandListCommand(Client* c) {
+  enum { kAll, kModule, kAclCat, kPattern } filter = kAll;
+  std::string_view arg;
+  if (c->argc() == 5 && strutil::equalsIgnoreCase(c->arg(2), "FILTERBY")) {
+    std::string_view by = c->arg(3);
+    arg = c->arg(4);
+    if (strutil::equalsIgnoreCase(by, "MODULE"))
+      filter = kModule;
+    else if (strutil::equalsIgnoreCase(by, "ACLCAT"))
+      filter = kAclCat;
+    else if (strutil::equalsIgnoreCase(by, "PATTERN"))
+      filter = kPattern;
+    else {
+      c->addSyntaxError();
+      return;
+    }
+  } else if (c->argc() != 2) {
+    c->addSyntaxError();
+    return;
+  }
+  auto keep = [&](const Command& cmd) {
+    switch (filter) {
+      case kAll:
+        return true;
+      case kModule:
+        return false;  // no modules
+      case kAclCat:
+        return hasCategory(cmd, arg);
+      case kPattern:
+        return strutil::globMatch(arg, cmd.name, true);
+    }
+    return false;
+  };
+  resp::Writer& w = c->reply();
+  void* slot = w.beginDeferred();
+  int64_t n = 0;
+  for (Command* cmd : g_server->commands.all()) {
+    if (keep(*cmd)) {
+      w.bulk(cmd->name);
+      n++;
+    }
+    for (const Command& sub : cmd->subcommands) {
+      if (keep(sub)) {
+        w.bulk(sub.name);
+        n++;
+      }
+    }
+  }
+  w.endDeferredArray(slot, n);
+}
+
+// Resolves argv[2...] to a command and its key positions; replies with
+// Redis's error and returns false when it cannot.
+bool getKeys(Client* c, const Command** out, std::vector<size_t>* keys) {
+  Command* cmd = g_server->commands.find(c->arg(2));
+  size_t argc = c->argc() - 2;
+  if (cmd != nullptr && !cmd->subcommands.empty() && argc >= 2)
+    cmd = g_server->commands.findSub(cmd, c->arg(3));
+  if (cmd == nullptr) {
+    c->addError("Invalid command specified");
+    return false;
+  }
+  int n = static_cast<int>(argc);
+  if ((cmd->arity > 0 && cmd->arity != n) || n < -cmd->arity) {
+    c->addError("Invalid number of arguments specified for command");
+    return false;
+  }
+  if (cmd->first_key <= 0) {
+    c->addError("The command has no key arguments");
+    return false;
+  }
+  int last = cmd->last_key < 0 ? n + cmd->last_key : cmd->last_key;
+  int step = cmd->key_step > 0 ? cmd->key_step : 1;
+  for (int i = cmd->first_key; i <= last && i < n; i += step)
+    keys->push_back(2 + static_cast<size_t>(i));
+  if (keys->empty()) {
+    c->addError("Invalid arguments specified for command");
+    return false;
+  }
+  *out = cmd;
+  return true;
+}
+
+void commandGetkeysCommand(Client* c) {
+  const Command* cmd;
+  std::vector<size_t> keys;
+  if (!getKeys(c, &cmd, &keys)) return;
+  c->addArrayLen(static_cast<int64_t>(keys.size()));
+  for (size_t k : keys) c->addBulk(c->arg(k));
+}
+
+void commandGetkeysandflagsCommand(Client* c) {
+  const Command* cmd;
+  std::vector<size_t> keys;
+  if (!getKeys(c, &cmd, &keys)) return;
+  const char *f1, *f2;
+  keySpecFlags(*cmd, &f1, &f2);
+  resp::Writer& w = c->reply();
+  w.arrayLen(static_cast<int64_t>(keys.size()));
+  for (size_t k : keys) {
+    w.arrayLen(2);
+    w.bulk(c->arg(k));
+    w.setLen(2);
+    w.status(f1);
+    w.status(f2);
+  }
+}
+
+void commandHelpCommand(Client* c) {
+  static const char* const kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
+      "GETKEYSANDFLAGS <full-command>",
+      "    Return the keys and the access flags from a full Redis command.",
+      "HELP",
+      "    Prints this help.",
+  };
+  c->addArrayLen(static_cast<int64_t>(sizeof(kLines) / sizeof(kLines[0])));
+  for (const char* l : kLines) c->addStatus(l);
+}
+
+Command sub(const char* name, int arity, CommandProc proc, const char* summary, const char* since,
+            const char* complexity) {
+  return Command{name, arity,    kLoading | kStale, proc,  0,          0,
+                 0,    "server", summary,           since, complexity, "slow connection"};
+}
+
+}  // namespace
+
+void registerCommandCommand(CommandTable& t) {
+  const char* kPerCommand = "O(N) where N is the number of commands to look up";
+  Command command{"command",
+                  -1,
+                  kLoading | kStale,
+                  commandCommand,
+                  0,
+                  0,
+                  0,
+                  "server",
+                  "Get array of Redis command details",
+                  "2.8.13",
+                  "O(N) where N is the total number of Redis commands",
+                  "slow connection"};
+  command.subcommands = {
+      sub("command|count", 2, commandCountCommand, "Get total number of Redis commands", "2.8.13",
+          "O(1)"),
+      sub("command|docs", -2, commandDocsCommand,
+          "Get array of specific Redis command documentation", "7.0.0", kPerCommand),
+      sub("command|getkeys", -4, commandGetkeysCommand, "Extract keys given a full Redis command",
+          "2.8.13", "O(N) where N is the number of arguments to the command"),
+      sub("command|getkeysandflags", -4, commandGetkeysandflagsCommand,
+          "Extract keys and access flags given a full Redis command", "7.0.0",
+          "O(N) where N is the number of arguments to the command"),
+      sub("command|help", 2, commandHelpCommand,
+          "Show helpful text about the different subcommands", "5.0.0", "O(1)"),
+      sub("command|info", -2, commandInfoCommand,
+          "Get array of specific Redis command details, or all when no argument is given", "2.8.13",
+          kPerCommand),
+      sub("command|list", -2, commandListCommand, "Get an array of Redis command names", "7.0.0",
+          "O(N) where N is the total number of Redis commands"),
+  };
+  t.add(std::move(command));
+}
+
+}  // namespace server

@@ -1,0 +1,81 @@
+// Server and introspection commands (INFO, CLIENT, CONFIG, COMMAND, DEBUG,
+// TIME, ...), split by command over several files; registerServerCommands
+// (server_cmds.cpp) adds them all. The pure formatting helpers are declared
+// here so unit tests can check them without a running server.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/command.h"
+
+namespace server {
+
+class Client;
+
+// One registration function per file.
+void registerInfoCommand(CommandTable& t);     // info.cpp
+void registerClientCommand(CommandTable& t);   // client_cmd.cpp
+void registerConfigCommand(CommandTable& t);   // config_cmd.cpp
+void registerCommandCommand(CommandTable& t);  // command_cmd.cpp
+void registerDebugCommand(CommandTable& t);    // debug.cpp
+
+// printf-style append (info.cpp).
+void appendFormat(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// ---- INFO (info.cpp)
+
+// Redis's human form of a byte count: "0B", "895.02K", "1.50M", "23.54G".
+std::string bytesToHuman(uint64_t n);
+
+// Which INFO sections a list of arguments selects. Section names are lower
+// case ("server", "commandstats", "rdma"). No argument means "default";
+// "all" is every section but the modules' own; "everything" is all of them.
+struct InfoSelection {
+  bool all = false;                // every section ("all" / "everything")
+  bool defaults = false;           // the default set ("default" / no argument)
+  std::vector<std::string> names;  // sections named explicitly
+  bool wants(std::string_view section, bool in_default, bool in_all) const;
+};
+InfoSelection parseInfoSections(const std::vector<std::string_view>& args);
+
+// The INFO text for a selection: "# Section\r\nfield:value\r\n" blocks, a
+// blank line between blocks.
+std::string genInfoString(const InfoSelection& sel);
+
+// CONFIG RESETSTAT: zeroes the INFO stats, commandstats and errorstats.
+void resetServerStats();
+
+// DEBUG is refused unless enable-debug-command allows it for this client
+// (config_cmd.cpp).
+bool debugCommandAllowed(Client* c);
+
+// ---- CLIENT (client_cmd.cpp)
+
+// The fields of one CLIENT LIST / CLIENT INFO line. Kept apart from Client
+// so the line format can be tested alone.
+struct ClientLine {
+  uint64_t id = 0;
+  std::string addr, laddr;
+  int fd = -1;
+  std::string name;
+  int64_t age = 0, idle = 0;
+  std::string flags = "N";
+  int db = 0;
+  size_t qbuf = 0, qbuf_free = 0, argv_mem = 0;
+  size_t rbs = 0, rbp = 0, obl = 0, oll = 0, omem = 0, tot_mem = 0;
+  std::string events;
+  std::string cmd = "NULL";
+  std::string user = "default";
+  int resp = 2;
+  std::string transport;
+};
+// Appends the line, Redis 7.0's fields in its order plus a last
+// " transport=<type>" field, and a terminating "\n".
+void formatClientLine(const ClientLine& f, std::string* out);
+// The fields of a live client.
+ClientLine describeClient(Client* c);
+
+}  // namespace server
