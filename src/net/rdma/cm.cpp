@@ -370,6 +370,11 @@ RdmaListener* RdmaListener::create(const ConnectionType* type, Shared* shared,
       e = callFailed("rdma_bind_addr");
       if (errno == ENODEV || errno == EADDRNOTAVAIL) e += " (no RDMA device has this address)";
       id.reset();
+    } else if (id && id->verbs == nullptr && a != "0.0.0.0" && a != "::") {
+      // A specific address bound without a device (loopback): clients
+      // could never reach it over RDMA.
+      e = "rdma_bind_addr bound no RDMA device (the address is not on an RDMA interface)";
+      id.reset();
     }
     if (id && rdma_listen(id.get(), spec.backlog) != 0) {
       e = callFailed("rdma_listen");
