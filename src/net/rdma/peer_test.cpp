@@ -218,7 +218,7 @@ TEST_F(RdmaPeer, NormalPeerGetsReplies) {
   // 100 kB commands with 64 KiB RX buffers on both ends: both re-register.
   std::string big(100000, 'v');
   ASSERT_EQ(runPeer({"--rx-size", "65536", "--repeat", "3", "--", "SET", "k", big}, &out), 0)
-      << out;
+      << out.substr(0, 200);
   std::string reply = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\n" + big + "\r\n";
   size_t n = 0;
   for (size_t p = 0; (p = out.find("reply: " + reply, p)) != std::string::npos; p++) n++;

@@ -289,8 +289,11 @@ void Peer::send(const std::string& data) {
     }
     if (closed_) die(1, "server closed the connection while sending");
     size_t n = std::min<size_t>({data.size() - pos, remote_.length - tx_off_, ep_.tx.size});
-    writeImm(data.substr(pos, n), static_cast<uint32_t>(n), remote_.addr + tx_off_, remote_.key);
+    // Advance before waiting for the completion: the server may drain and
+    // re-register (offset back to 0) while we wait.
+    uint64_t at = remote_.addr + tx_off_;
     tx_off_ += static_cast<uint32_t>(n);
+    writeImm(data.substr(pos, n), static_cast<uint32_t>(n), at, remote_.key);
     pos += n;
   }
 }
