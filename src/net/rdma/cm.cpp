@@ -398,13 +398,14 @@ RdmaListener* RdmaListener::create(const ConnectionType* type, Shared* shared,
     return nullptr;
   }
   shared->stats.listeners++;
+  l->counted_ = true;
   return l.release();
 }
 
 RdmaListener::~RdmaListener() {
   if (shared_ == nullptr) return;
   if (channel_) loop_->removeFileEvent(channel_->fd, event::kReadable);
-  if (!ids_.empty()) shared_->stats.listeners--;
+  if (counted_) shared_->stats.listeners--;
   ids_.clear();  // ids before their channel
 }
 

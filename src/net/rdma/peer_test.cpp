@@ -3,6 +3,7 @@
 // violation must close only that connection, free its resources, and leave
 // the listener serving others. Also the start-up checks of listen().
 // Needs an RDMA device (the rxe VM) except for the RLIMIT_MEMLOCK test.
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -21,6 +22,8 @@
 
 #include "event/event_loop.h"
 #include "net/connection.h"
+#include "net/rdma/resources.h"
+#include "net/rdma/wire.h"
 #include "net/registry.h"
 
 namespace {
@@ -319,6 +322,92 @@ TEST(RdmaListen, RefusesWhenMemlockTooLow) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A raw rdma_cm server that accepts and then never sends RegisterLocalAddr:
+// the client's handshake must fail after kHandshakeTimeoutMs, not hang, and
+// free what it created.
+TEST(RdmaClient, HandshakeTimesOutWhenServerNeverRegisters) {
+  if (!devicePresent()) GTEST_SKIP() << "no RDMA device (run in the rxe VM)";
+  using namespace net::rdma;
+  const char* a = getenv("RDMA_TEST_ADDR");
+  std::string addr = a != nullptr ? a : "10.99.0.1";
+  std::string err;
+  EventChannel ch = makeEventChannel(&err);
+  ASSERT_TRUE(ch) << err;
+  CmId lid = makeCmId(ch.get(), nullptr, &err);
+  ASSERT_TRUE(lid) << err;
+  sockaddr_in sin = {};
+  sin.sin_family = AF_INET;
+  inet_pton(AF_INET, addr.c_str(), &sin.sin_addr);
+  int port = 0;
+  for (int i = 0; i < 20; i++) {
+    port = 21000 + static_cast<int>((getpid() * 7 + i * 131) % 9000);
+    sin.sin_port = htons(static_cast<uint16_t>(port));
+    if (rdma_bind_addr(lid.get(), reinterpret_cast<sockaddr*>(&sin)) == 0) break;
+    port = 0;
+  }
+  ASSERT_NE(port, 0);
+  ASSERT_EQ(rdma_listen(lid.get(), 4), 0);
+
+  event::EventLoop loop;
+  loop.addTimer(10, [](event::EventLoop*, event::TimerId) { return 10; });
+  struct Silent {
+    Endpoint ep;  // the accepted side, kept silent
+    rdma_event_channel* ch;
+  } silent{{}, ch.get()};
+  loop.addFileEvent(
+      ch->fd, event::kReadable,
+      [](event::EventLoop*, int, void* data, int) {
+        auto* s = static_cast<Silent*>(data);
+        rdma_cm_event* ev = nullptr;
+        while (rdma_get_cm_event(s->ch, &ev) == 0) {
+          rdma_cm_id* id = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST ? ev->id : nullptr;
+          rdma_ack_cm_event(ev);
+          if (id == nullptr) continue;
+          std::string e;
+          s->ep.id = adoptCmId(id);
+          if (!s->ep.createVerbs(kMinRxSize, 0, &e)) ADD_FAILURE() << e;
+          rdma_conn_param p = {};
+          p.rnr_retry_count = kRnrRetryCount;
+          rdma_accept(id, &p);
+        }
+      },
+      &silent);
+
+  static bool done;
+  static net::ConnState final_state;
+  static std::string final_error;
+  done = false;
+  net::ConnectAddr ca;
+  ca.host = addr;
+  ca.port = port;
+  net::Connection* c = net::findType("rdma")->connect(
+      &loop, ca,
+      [](net::Connection* conn) {
+        done = true;
+        final_state = conn->state();
+        final_error = conn->lastError();
+        conn->close();
+      },
+      &err);
+  ASSERT_NE(c, nullptr) << err;
+  int64_t start = event::EventLoop::nowMs();
+  while (!done && event::EventLoop::nowMs() - start < kHandshakeTimeoutMs + 20000) {
+    loop.processEvents(true);
+  }
+  int64_t took = event::EventLoop::nowMs() - start;
+  ASSERT_TRUE(done) << "connect callback never ran";
+  EXPECT_EQ(final_state, net::ConnState::kError);
+  EXPECT_NE(final_error.find("timed out"), std::string::npos) << final_error;
+  EXPECT_GE(took, kHandshakeTimeoutMs - 100);
+  loop.removeFileEvent(ch->fd, event::kReadable);
+  silent.ep.reset();
+  EXPECT_EQ(infoField(net::findType("rdma"), "rdma_connections"), "0");
 }
 
 }  // namespace

@@ -181,6 +181,7 @@ class RdmaListener : public Listener {
   EventChannel channel_;
   std::vector<CmId> ids_;  // after channel_: destroyed first
   std::string description_;
+  bool counted_ = false;  // in Stats::listeners
 };
 
 // "ip:port" of a sockaddr ("" if unknown).
