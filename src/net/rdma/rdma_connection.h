@@ -1,0 +1,190 @@
+// Internal header of the "rdma" connection type: the connection and listener
+// classes and the state they share with the type. Only files under
+// src/net/rdma/ include it; everyone else goes through net/connection.h.
+//
+// Files: cm.cpp (rdma_cm events: listen, connect, accept, disconnect,
+// teardown), datapath.cpp (posting, completions, read/write, handler
+// dispatch), rdma_type.cpp (the ConnectionType table, options, INFO).
+//
+// Handler delivery: there is no POLLOUT and received data sits in user
+// space, so readiness is tracked here. A connection "wants service" while it
+// has a read handler and unread data / EOF / an error, or a write handler and
+// room to write. Such connections sit in Shared::pending; the server's
+// before-sleep calls processPendingData() (and does not block while any
+// remain), which calls the handlers.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <unordered_set>
+
+#include "event/event_loop.h"
+#include "net/connection.h"
+#include "net/rdma/resources.h"
+#include "net/rdma/wire.h"
+
+namespace net::rdma {
+
+class RdmaConnection;
+
+struct Options {
+  uint32_t rx_size = kDefaultRxSize;
+  int completion_vector = -1;  // -1: spread over the device's vectors
+};
+
+// Totals since start (INFO's rdma section).
+struct Stats {
+  uint64_t listeners = 0;
+  uint64_t connected_clients = 0;  // accepted connections now established
+  uint64_t bytes_received = 0;
+  uint64_t bytes_sent = 0;
+  uint64_t writes_posted = 0;
+  uint64_t reregistrations = 0;
+  uint64_t tx_full_waits = 0;
+  uint64_t errors = 0;
+};
+
+// State owned by the type and shared by all its connections.
+struct Shared {
+  Options opts;
+  Stats stats;
+  std::unordered_set<RdmaConnection*> pending;
+  std::unordered_set<RdmaConnection*> live;
+};
+
+class RdmaConnection : public Connection {
+ public:
+  // Outbound (cm.cpp): creates the id and starts address resolution; `cb`
+  // runs once connected (TX ready both ways) or failed. nullptr + *err if it
+  // cannot start.
+  static RdmaConnection* connectTo(const ConnectionType* type, Shared* shared,
+                                   event::EventLoop* loop, const ConnectAddr& addr, ConnHandler cb,
+                                   std::string* err);
+  // Inbound (cm.cpp): takes a CONNECT_REQUEST's id (event already acked),
+  // creates its resources and moves it to an event channel of its own. On
+  // failure rejects and destroys the id and returns nullptr.
+  static RdmaConnection* fromRequest(const ConnectionType* type, Shared* shared,
+                                     event::EventLoop* loop, rdma_cm_id* id, std::string* err);
+
+  // Called by processPendingData(): runs due handlers. Returns false if the
+  // connection was closed (the object is gone).
+  bool service();
+
+ protected:
+  int doAccept(ConnHandler cb) override;
+  ssize_t doRead(void* buf, size_t len) override;
+  ssize_t doWrite(const void* buf, size_t len) override;
+  ssize_t doWritev(const struct iovec* iov, int iovcnt) override;
+  int doSetReadHandler(ConnHandler h) override;
+  int doSetWriteHandler(ConnHandler h, bool barrier) override;
+  void doClose() override;
+  std::string doAddress(bool peer) const override;
+  bool doIsLocal() const override;
+  int doFd() const override;
+
+ private:
+  RdmaConnection(const ConnectionType* type, Shared* shared, event::EventLoop* loop);
+  ~RdmaConnection() override;
+
+  // ---- cm.cpp ----
+  static void onCmEvent(event::EventLoop* loop, int fd, void* data, int mask);
+  // Returns false if the connection was closed inside.
+  bool handleCmEvent(rdma_cm_event_type type, int status);
+  bool onRouteResolved();
+  bool onEstablished();
+  // Runs the pending connect/accept callback if the handshake finished or
+  // failed. Returns false if the connection was closed inside.
+  bool notifyHandshake();
+  bool watchFds();
+  void armHandshakeTimer();
+
+  // ---- datapath.cpp ----
+  static void onCompletion(event::EventLoop* loop, int fd, void* data, int mask);
+  // Polls the CQ until empty; returns false on a fatal error (state kError).
+  bool drainCq();
+  bool handleCompletion(const ibv_wc& wc);
+  bool onData(uint32_t bytes);
+  bool onControl(uint32_t slot, uint32_t bytes);
+  bool postRecv(uint32_t slot);
+  bool postRegister();
+  ssize_t writeChunks(const struct iovec* iov, int iovcnt);
+  // Contiguous free staging bytes for the next write, at *off.
+  uint32_t stagingSlot(uint32_t* off) const;
+  bool writable() const;
+  uint32_t readable() const { return rx_tail_ - rx_head_; }
+  bool wantsService() const;
+  void updatePending();
+  // After completions or CM events: runs the handlers that became due.
+  // Returns false if the connection was closed.
+  bool dispatch();
+  // Marks the connection broken (kError), counts and logs it (a warning for
+  // a protocol violation by the peer), and disconnects the QP.
+  void fail(const std::string& why, bool protocol);
+  void startKickTimer();
+  void stopKickTimer();
+
+  Shared* shared_;
+  Endpoint ep_;
+  ConnHandler connect_cb_ = nullptr;  // client: run once connected/failed
+  ConnHandler accept_cb_ = nullptr;   // server: run on ESTABLISHED
+  bool outbound_ = false;
+  bool established_ = false;
+  bool counted_client_ = false;
+  bool accept_called_ = false;
+  bool peer_closed_ = false;   // DISCONNECTED seen: EOF after buffered data
+  bool watching_ = false;      // fds registered in the loop
+  bool disconnected_ = false;  // rdma_disconnect() already called
+  event::TimerId handshake_timer_ = 0;
+  event::TimerId kick_timer_ = 0;
+  std::string peer_addr_;
+  std::string local_addr_;
+
+  // RX: the peer writes [rx_tail_, ...) of ep_.rx; we hand out from rx_head_.
+  uint32_t rx_head_ = 0;
+  uint32_t rx_tail_ = 0;
+
+  // TX target: the peer's RX buffer, valid once it registered.
+  bool tx_ready_ = false;
+  bool tx_waiting_ = false;  // counted one tx_full_wait, not yet released
+  wire::Region remote_;
+  uint32_t tx_off_ = 0;
+
+  // TX staging ring over ep_.tx: writes in flight own [offset, offset+len).
+  struct InFlight {
+    uint32_t offset;
+    uint32_t len;
+  };
+  std::deque<InFlight> inflight_;
+  uint32_t st_head_ = 0;
+  int ctrl_inflight_ = 0;
+  uint32_t ctrl_next_ = 0;
+};
+
+class RdmaListener : public Listener {
+ public:
+  // Binds one id per address; nullptr + *err on failure.
+  static RdmaListener* create(const ConnectionType* type, Shared* shared, event::EventLoop* loop,
+                              const ListenSpec& spec, AcceptCallback cb, void* cb_data,
+                              std::string* err);
+  ~RdmaListener() override;
+  std::string describe() const override { return description_; }
+
+ private:
+  RdmaListener() = default;
+  static void onCmEvent(event::EventLoop* loop, int fd, void* data, int mask);
+
+  const ConnectionType* type_ = nullptr;
+  Shared* shared_ = nullptr;
+  event::EventLoop* loop_ = nullptr;
+  AcceptCallback cb_ = nullptr;
+  void* cb_data_ = nullptr;
+  EventChannel channel_;
+  std::vector<CmId> ids_;  // after channel_: destroyed first
+  std::string description_;
+  bool counted_ = false;  // in Stats::listeners
+};
+
+// "ip:port" of a sockaddr ("" if unknown).
+std::string formatSockaddr(const sockaddr* sa);
+
+}  // namespace net::rdma

@@ -1,0 +1,149 @@
+// The RDMA transport's wire format and its tuning values. Pure data: no verbs
+// calls, so it is unit-tested without a device and shared with the hostile
+// test peer (tests/rdma/peer/).
+//
+// Two planes (RDMA.md has the diagrams):
+// - Control: one 32-byte CtrlMsg per IBV_WR_SEND, received into buffers the
+//   peer keeps posted. RegisterLocalAddr announces "my RX buffer is addr,
+//   length, rkey"; the receiver writes there from offset 0 on.
+// - Data: IBV_WR_RDMA_WRITE_WITH_IMM at the current TX offset of the peer's RX
+//   buffer; the 32-bit immediate is the byte count of that write.
+// Every multi-byte field travels in network byte order.
+#pragma once
+
+#include <endian.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace net::rdma {
+
+// ---- Tuning values (each one documented in RDMA.md) ----
+
+// RX buffer bounds, for our own rdma-rx-size and for what a peer announces.
+constexpr uint32_t kMinRxSize = 64 * 1024;
+constexpr uint32_t kMaxRxSize = 16 * 1024 * 1024;
+constexpr uint32_t kDefaultRxSize = 1024 * 1024;
+// Receive work requests kept posted: every data write and every control
+// message consumes one.
+constexpr int kRecvDepth = 128;
+// Data writes outstanding on the send queue; below kRecvDepth so a peer
+// using our defaults never runs our receive queue dry.
+constexpr int kMaxWritesInFlight = 64;
+// Control message slots (send side); at most one RegisterLocalAddr per
+// direction is ever outstanding, the rest is headroom.
+constexpr int kCtrlSlots = 4;
+constexpr int kSendDepth = kMaxWritesInFlight + kCtrlSlots;
+constexpr int kCqDepth = kRecvDepth + kSendDepth;
+constexpr int kPollBatch = 32;
+// rdma_cm timeouts and the whole client handshake's deadline.
+constexpr int kResolveTimeoutMs = 2000;
+constexpr int kHandshakeTimeoutMs = 10000;
+// Safety-net period of the per-connection timer that re-polls the CQ and
+// kicks a waiting write handler.
+constexpr int kWriteKickMs = 100;
+// 7 = retry forever on RNR NAK: a receive reposted late never kills the
+// connection. Transport retries: the IB maximum.
+constexpr uint8_t kRnrRetryCount = 7;
+constexpr uint8_t kRetryCount = 7;
+
+static_assert(kMinRxSize <= kDefaultRxSize && kDefaultRxSize <= kMaxRxSize);
+static_assert(kMaxRxSize <= UINT32_MAX / 2, "offsets and immediates are 32-bit");
+static_assert(kMaxWritesInFlight < kRecvDepth, "peer writes must find posted receives");
+static_assert(kCtrlSlots >= 2 && kPollBatch > 0 && kWriteKickMs > 0);
+
+namespace wire {
+
+constexpr uint8_t kMagic = 'R';
+constexpr uint8_t kVersion = 1;
+enum Opcode : uint8_t { kRegisterLocalAddr = 0 };
+
+// Exactly as on the wire (fields in network byte order).
+struct CtrlMsg {
+  uint8_t magic;
+  uint8_t version;
+  uint8_t opcode;
+  uint8_t rsvd[13];
+  uint64_t addr;
+  uint32_t length;
+  uint32_t key;
+};
+static_assert(sizeof(CtrlMsg) == 32, "control message is 32 bytes on the wire");
+static_assert(offsetof(CtrlMsg, addr) == 16 && offsetof(CtrlMsg, length) == 24 &&
+              offsetof(CtrlMsg, key) == 28);
+
+// A decoded RegisterLocalAddr, host byte order.
+struct Region {
+  uint64_t addr = 0;
+  uint32_t length = 0;
+  uint32_t key = 0;
+};
+
+inline CtrlMsg encodeRegister(const Region& r) {
+  CtrlMsg m = {};
+  m.magic = kMagic;
+  m.version = kVersion;
+  m.opcode = kRegisterLocalAddr;
+  m.addr = htobe64(r.addr);
+  m.length = htobe32(r.length);
+  m.key = htobe32(r.key);
+  return m;
+}
+
+// Validates a received control message of `len` bytes. Returns false with
+// *err naming the problem (for the log line that precedes closing).
+inline bool decodeRegister(const void* buf, size_t len, Region* out, std::string* err) {
+  if (len != sizeof(CtrlMsg)) {
+    *err = "control message of " + std::to_string(len) + " bytes (expected 32)";
+    return false;
+  }
+  CtrlMsg m;
+  __builtin_memcpy(&m, buf, sizeof m);
+  if (m.magic != kMagic) {
+    *err = "control message with bad magic " + std::to_string(m.magic);
+    return false;
+  }
+  if (m.version != kVersion) {
+    *err = "control message with unsupported version " + std::to_string(m.version);
+    return false;
+  }
+  if (m.opcode != kRegisterLocalAddr) {
+    *err = "control message with unknown opcode " + std::to_string(m.opcode);
+    return false;
+  }
+  Region r{be64toh(m.addr), be32toh(m.length), be32toh(m.key)};
+  if (r.addr == 0) {
+    *err = "RegisterLocalAddr with zero address";
+    return false;
+  }
+  if (r.length < kMinRxSize || r.length > kMaxRxSize) {
+    *err = "RegisterLocalAddr with length " + std::to_string(r.length) + " outside [" +
+           std::to_string(kMinRxSize) + ", " + std::to_string(kMaxRxSize) + "]";
+    return false;
+  }
+  if (r.addr + r.length < r.addr) {
+    *err = "RegisterLocalAddr region wraps the address space";
+    return false;
+  }
+  *out = r;
+  return true;
+}
+
+// Validates the immediate of a data write: `bytes` landed at offset `tail`
+// of an RX buffer of `size` bytes. Returns false with *err set.
+inline bool checkImmediate(uint32_t bytes, uint32_t tail, uint32_t size, std::string* err) {
+  if (bytes == 0) {
+    *err = "data write with zero length";
+    return false;
+  }
+  if (tail > size || bytes > size - tail) {
+    *err = "data write of " + std::to_string(bytes) + " bytes at offset " + std::to_string(tail) +
+           " runs past the RX buffer end (" + std::to_string(size) + ")";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace wire
+}  // namespace net::rdma

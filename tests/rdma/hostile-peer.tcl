@@ -1,0 +1,84 @@
+# The server's rdma listener against src/rdma-test-peer (tests/rdma/peer/):
+# well-behaved clients get replies, and every protocol violation or vanishing
+# peer costs only that connection. Runs only in the rxe VM (needs:rdma);
+# RDMA_TEST_ADDR names the RDMA address (default 10.99.0.1).
+
+set ::rdma_addr [expr {[info exists ::env(RDMA_TEST_ADDR)] ? $::env(RDMA_TEST_ADDR) : "10.99.0.1"}]
+set ::rdma_peer [file join $::repo_root src rdma-test-peer]
+set ::rdma_port [find_free_port]
+
+# Runs the peer against the server's rdma port; returns {exit_status stdout}.
+proc peer {args} {
+  set status 0
+  if {[catch {exec -ignorestderr $::rdma_peer --host $::rdma_addr --port $::rdma_port \
+                 --timeout-ms 5000 {*}$args} out opts]} {
+    set status 1
+    set code [dict get $opts -errorcode]
+    if {[lindex $code 0] eq "CHILDSTATUS"} { set status [lindex $code 2] }
+  }
+  return [list $status $out]
+}
+
+proc rdma_info {field} {
+  return [info_field [r info rdma] $field]
+}
+
+start_server [list tags {needs:rdma external:skip} \
+                overrides [list rdma-port $::rdma_port rdma-bind $::rdma_addr \
+                             rdma-rx-size 65536 protected-mode no]] {
+  test {RDMA: PING and SET over rdma, visible over tcp} {
+    lassign [peer -- PING] status out
+    assert_equal $status 0 $out
+    assert_match "*reply: +PONG*" $out
+    lassign [peer -- SET rdma:key hello] status out
+    assert_equal $status 0 $out
+    assert_equal [r get rdma:key] hello
+  }
+
+  test {RDMA: values larger than rx-size cross both ways} {
+    set big [string repeat x 100000]
+    lassign [peer --rx-size 65536 -- SET rdma:big $big] status out
+    assert_equal $status 0 $out
+    assert_equal [string length [r get rdma:big]] 100000
+    lassign [peer --rx-size 65536 -- GET rdma:big] status out
+    assert_equal $status 0
+    assert_match "*reply: \$100000*" $out
+    assert_morethan [rdma_info rdma_reregistrations] 0
+  }
+
+  foreach mode {bad-magic bad-version bad-opcode zero-addr huge-length short-ctrl oob-imm
+                zero-imm write-no-reg} {
+    test "RDMA: $mode closes only that connection" {
+      set errors [rdma_info rdma_errors]
+      lassign [peer --mode $mode] status out
+      assert_equal $status 0 $out
+      assert_match "*result: server-closed*" $out
+      assert_equal [r ping] PONG
+      assert_morethan [rdma_info rdma_errors] $errors
+      wait_for_condition 50 100 {[rdma_info rdma_connected_clients] == 0} {
+        fail "connection of $mode not freed"
+      }
+      lassign [peer -- PING] status out
+      assert_equal $status 0 $out
+    }
+  }
+
+  foreach mode {disconnect-mid kill-mid} {
+    test "RDMA: peer gone mid-command ($mode) is cleaned up" {
+      lassign [peer --mode $mode] status out
+      assert_equal $status 0 $out
+      wait_for_condition 50 100 {[rdma_info rdma_connected_clients] == 0} {
+        fail "connection of $mode not freed"
+      }
+      assert_equal [r exists rdma-test-peer:partial] 0
+      lassign [peer -- PING] status out
+      assert_equal $status 0 $out
+    }
+  }
+
+  test {RDMA: protocol violations are logged with the reason} {
+    set log [read_file [srv stdout]]
+    assert_match "*protocol error: control message with bad magic*" $log
+    assert_match "*runs past the RX buffer end*" $log
+  }
+}
