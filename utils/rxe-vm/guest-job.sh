@@ -12,6 +12,7 @@
 set -u
 job=/run/rxe-job
 date +%s.%N >"$job/started"
+echo "rxe-vm job: started" >/dev/kmsg
 
 setup_fail() {
   echo "rxe-vm: guest set-up failed: $*" >&2
@@ -23,24 +24,18 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
 # Kernel and loader interfaces that the host's tools expect.
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
-mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
 
-# The rxe device rides on dummy0: rdma_cm cannot route over lo (see README).
-# The VM has no network card, so 10.99.0.1 exists only in this kernel.
-ip link set lo up || setup_fail "ip link set lo up"
-ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy ||
-  setup_fail "ip link add dummy0 type dummy"
-ip link set dummy0 up || setup_fail "ip link set dummy0 up"
-ip addr add 10.99.0.1/24 dev dummy0 || setup_fail "ip addr add 10.99.0.1/24 dev dummy0"
+# /init brought up dummy0 with 10.99.0.1/24 (rdma_cm cannot route over lo).
 rdma link add rxe0 type rxe netdev dummy0 ||
   setup_fail "rdma link add rxe0 type rxe netdev dummy0 ($(dmesg | grep -i rxe | tail -n 2))"
 ulimit -l unlimited || setup_fail "ulimit -l unlimited"
 ulimit -n 65536 2>/dev/null || true
 
+echo "rxe-vm job: rxe0 ready" >/dev/kmsg
 export RXE_VM=1 RXE_VM_ADDR=10.99.0.1 RXE_VM_DEVICE=rxe0 RXE_VM_NETDEV=dummy0
 # shellcheck source=/dev/null
 . "$job/env" || setup_fail "reading the environment file"
-cwd=$(cat "$job/cwd")
+IFS= read -r cwd <"$job/cwd"
 cd "$cwd" || setup_fail "cd $cwd: not visible inside the VM"
 
 if [ -e "$job/shell" ]; then

@@ -20,6 +20,10 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 
+# Progress marks in the kernel log (info level: on the console only when
+# run.sh is given verbose kernel arguments).
+mark() { echo "rxe-vm init: $*" >/dev/kmsg; }
+
 fail() {
   echo "rxe-vm init: $*" >/dev/console
   poweroff -f
@@ -30,20 +34,23 @@ fail() {
 while read -r ko; do
   insmod "/modules/$ko" || fail "insmod $ko failed"
 done </modules.order
+mark "modules loaded"
 
 # 9p needs the virtio transport to have probed; it has by the time insmod returns.
 mkdir -p /lower /rw /newroot /job
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 job /job || fail "mount job share failed"
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro hostroot /lower ||
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro hostroot /lower ||
   fail "mount hostroot share failed"
 mount -t tmpfs -o mode=0755 rw /rw
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
   fail "mount overlay root failed"
+mark "root mounted"
 
 # The host's /proc, /sys, /dev, /run are meaningless here: cover them.
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
+mount -t configfs configfs /newroot/sys/kernel/config 2>/dev/null
 mount -t devtmpfs dev /newroot/dev
 mkdir -p /newroot/dev/pts /newroot/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /newroot/dev/pts
@@ -73,6 +80,17 @@ port_dev() {
   return 1
 }
 
+# The network soft-RoCE rides on, set up here with busybox (host tools start
+# slowly over 9p). rdma_cm cannot route over lo, hence dummy0; the VM has no
+# network card, so 10.99.0.1 exists only in this kernel. guest-job.sh adds
+# rxe0 (that needs the host's `rdma` tool).
+ip link set lo up || fail "ip link set lo up failed"
+ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy ||
+  fail "ip link add dummy0 type dummy failed"
+ip link set dummy0 up || fail "ip link set dummy0 up failed"
+ip addr add 10.99.0.1/24 dev dummy0 || fail "ip addr add 10.99.0.1/24 dev dummy0 failed"
+
+mark "starting the job"
 if [ -f /newroot/run/rxe-job/shell ]; then
   setsid -c chroot /newroot /bin/bash /run/rxe-job/guest-job.sh \
     </dev/ttyS0 >/dev/ttyS0 2>&1
@@ -84,6 +102,7 @@ else
   status=$?
 fi
 echo "$status" >/newroot/run/rxe-job/status
+mark "job exited with status $status"
 
 # 9p writes are synchronous; unmounting still makes sure nothing is pending.
 sync

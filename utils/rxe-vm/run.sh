@@ -151,8 +151,9 @@ fi
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel tcg,thread=multi -cpu max
   -smp "$smp" -m "$mem" -display none -no-reboot -nic none
   -kernel "$kernel" -initrd "$initrd"
-  -append "console=ttyS0 panic=-1 quiet loglevel=3 mitigations=off"
+  -append "console=ttyS0 panic=-1 ${RXE_VM_KARGS:-quiet loglevel=3} mitigations=off"
   "${console[@]}" "${shares[@]}"
+  ${RXE_VM_QEMU_ARGS:-}
   -device virtio-serial-pci
   -chardev "file,id=so,path=$(qarg "$job/stdout.log")" -device virtserialport,chardev=so,name=stdout
   -chardev "file,id=se,path=$(qarg "$job/stderr.log")" -device virtserialport,chardev=se,name=stderr)
