@@ -158,11 +158,15 @@ qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel tcg,thread=multi -cp
   -chardev "file,id=so,path=$(qarg "$job/stdout.log")" -device virtserialport,chardev=so,name=stdout
   -chardev "file,id=se,path=$(qarg "$job/stderr.log")" -device virtserialport,chardev=se,name=stderr)
 
+# If run.sh itself is killed (SIGKILL, no trap), the kernel kills qemu too.
+orphan_guard=()
+if setpriv --help 2>/dev/null | grep -q -- --pdeathsig; then orphan_guard=(setpriv --pdeathsig KILL --); fi
+
 t0=$(date +%s.%N)
 if [ "$shell" = 1 ]; then
-  "${qemu[@]}" 2>"$job/qemu.log" &
+  "${orphan_guard[@]}" "${qemu[@]}" 2>"$job/qemu.log" &
 else
-  "${qemu[@]}" </dev/null 2>"$job/qemu.log" &
+  "${orphan_guard[@]}" "${qemu[@]}" </dev/null 2>"$job/qemu.log" &
 fi
 qpid=$!
 if [ "$shell" = 0 ]; then
@@ -172,7 +176,7 @@ if [ "$shell" = 0 ]; then
   tail -q -c +1 -s 0.2 --pid="$qpid" -f "$job/stderr.log" >&2 &
   tails+=($!)
 fi
-sleep "$timeout_s" &
+"${orphan_guard[@]}" sleep "$timeout_s" &
 spid=$!
 finished=''
 wait -n -p finished "$qpid" "$spid" || true
