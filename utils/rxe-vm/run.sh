@@ -11,7 +11,8 @@
 #   --out DIR         writable share: what the command writes under DIR is on
 #                     the host afterwards (repeatable; REPO/tests/tmp always is)
 #   --timing          print boot and run times to stderr at the end
-#   --shell           interactive shell on this terminal instead of CMD
+#   --shell           interactive shell on this terminal instead of CMD (no
+#                     time limit; 'exit N' powers off and run.sh exits N)
 #   --keep            keep the job folder (console.log, qemu.log) for debugging
 #
 # Inside the VM: the host's whole file system (read-only 9p, under a RAM
@@ -164,18 +165,19 @@ if setpriv --help 2>/dev/null | grep -q -- --pdeathsig; then orphan_guard=(setpr
 
 t0=$(date +%s.%N)
 if [ "$shell" = 1 ]; then
-  "${orphan_guard[@]}" "${qemu[@]}" 2>"$job/qemu.log" &
-else
-  "${orphan_guard[@]}" "${qemu[@]}" </dev/null 2>"$job/qemu.log" &
+  # In the foreground, so the terminal is qemu's (a background job's stdin
+  # would be /dev/null); no time limit.
+  "${orphan_guard[@]}" "${qemu[@]}" 2>"$job/qemu.log" || true
+  [ -s "$job/status" ] || { keep=1; die "the VM stopped without a status; see console.log, qemu.log"; }
+  exit "$(cat "$job/status")"
 fi
+"${orphan_guard[@]}" "${qemu[@]}" </dev/null 2>"$job/qemu.log" &
 qpid=$!
-if [ "$shell" = 0 ]; then
-  # Live output: follow the port files until qemu is gone, then drain them.
-  tail -q -c +1 -s 0.2 --pid="$qpid" -f "$job/stdout.log" &
-  tails+=($!)
-  tail -q -c +1 -s 0.2 --pid="$qpid" -f "$job/stderr.log" >&2 &
-  tails+=($!)
-fi
+# Live output: follow the port files until qemu is gone, then drain them.
+tail -q -c +1 -s 0.2 --pid="$qpid" -f "$job/stdout.log" &
+tails+=($!)
+tail -q -c +1 -s 0.2 --pid="$qpid" -f "$job/stderr.log" >&2 &
+tails+=($!)
 "${orphan_guard[@]}" sleep "$timeout_s" &
 spid=$!
 finished=''
