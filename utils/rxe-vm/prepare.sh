@@ -52,8 +52,18 @@ done
 [ -x /bin/busybox ] || skip "/bin/busybox missing (Debian package busybox-static)"
 
 # The current kernel per the package lists; the cached one when offline.
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-  awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }' || true)
+# apt-cache parses every list (about 1 s of CPU where apt keeps no binary
+# cache), so its answer is remembered until the lists change.
+lists=$(stat -c '%n %s %Y' /var/lib/apt/lists/*Packages* 2>/dev/null | sha256sum | cut -c1-16)
+pkg=''
+if [ -f "$cache/resolved" ] && [ "$(head -n 1 "$cache/resolved")" = "$lists" ]; then
+  pkg=$(sed -n 2p "$cache/resolved")
+fi
+if [ -z "$pkg" ]; then
+  pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+    awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }' || true)
+  if [ -n "$pkg" ]; then printf '%s\n%s\n' "$lists" "$pkg" >"$cache/resolved"; fi
+fi
 if [ -z "$pkg" ]; then
   if [ -s "$cache/current" ]; then
     pkg=linux-image-$(cat "$cache/current")
