@@ -83,7 +83,15 @@ kver=$(cat "$cache/current")
 kernel=$cache/$kver/vmlinuz
 initrd=$cache/$kver/initrd.gz
 
+# Job folders of run.sh processes that were SIGKILLed (no trap ran) are
+# removed by the next run: each folder names its owner's pid.
+for stale in "${TMPDIR:-/tmp}"/rxe-vm.*/owner; do
+  [ -f "$stale" ] || continue
+  read -r owner <"$stale" || continue
+  if [[ "$owner" =~ ^[0-9]+$ ]] && ! kill -0 "$owner" 2>/dev/null; then rm -rf "${stale%/owner}"; fi
+done
 job=$(mktemp -d "${TMPDIR:-/tmp}/rxe-vm.XXXXXX")
+echo $$ >"$job/owner"
 qpid='' spid='' tails=()
 cleanup() {
   local rc=$?
@@ -191,6 +199,9 @@ if [ "$finished" = "$spid" ]; then
   for t in "${tails[@]}"; do wait "$t" 2>/dev/null || true; done
   tails=()
   echo "rxe-vm: TIMEOUT: the command did not finish within ${timeout_s} s; the VM was killed." >&2
+  if [ ! -f "$job/started" ]; then
+    echo "rxe-vm: the VM had not even started the command (still booting: host overloaded or out of memory?)" >&2
+  fi
   exit 124
 fi
 qpid=''
