@@ -47,4 +47,5 @@ fi
 . "$job/cmd" || setup_fail "reading the command file"
 # Not exec: /init needs the status, and bash returns 127/126 for a command
 # that is missing or not executable, as a shell would.
+# shellcheck disable=SC2154 # cmd comes from the sourced file
 "${cmd[@]}"

@@ -20,7 +20,7 @@ cache=${RXE_VM_CACHE:-$repo/.cache/rxe-vm}
 verbose=0
 [ "${1:-}" = -v ] && verbose=1
 
-say() { [ "$verbose" = 1 ] && echo "rxe-vm prepare: $*" >&2 || true; }
+say() { if [ "$verbose" = 1 ]; then echo "rxe-vm prepare: $*" >&2; fi; }
 skip() {
   {
     echo "################################################################"

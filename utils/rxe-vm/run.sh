@@ -155,14 +155,16 @@ if [ "$shell" = 1 ]; then
 else
   console=(-serial "file:$(qarg "$job/console.log")")
 fi
+read -r -a qemu_extra <<<"${RXE_VM_QEMU_ARGS:-}" # debugging only, word-split
 # No network card (-nic none): the guest's 10.99.0.1 exists only in its kernel.
 # Nested KVM does not boot this guest on the CI machines: software emulation.
+# shellcheck disable=SC2054 # the commas are qemu's, inside single arguments
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -accel tcg,thread=multi -cpu max
   -smp "$smp" -m "$mem" -display none -no-reboot -nic none
   -kernel "$kernel" -initrd "$initrd"
   -append "console=ttyS0 panic=-1 ${RXE_VM_KARGS:-quiet loglevel=3} mitigations=off"
   "${console[@]}" "${shares[@]}"
-  ${RXE_VM_QEMU_ARGS:-}
+  "${qemu_extra[@]}"
   -device virtio-serial-pci
   -chardev "file,id=so,path=$(qarg "$job/stdout.log")" -device virtserialport,chardev=so,name=stdout
   -chardev "file,id=se,path=$(qarg "$job/stderr.log")" -device virtserialport,chardev=se,name=stderr)

@@ -77,8 +77,8 @@ rping_pair() {
   timeout 60 rping -s -a "$addr" -p "$port" -C 5 -S 64 >"$log/rping-server" 2>&1 &
   local server=$!
   # rping has no "listening" signal; retry the client until the server is up.
-  local try
-  for try in 1 2 3 4 5 6 7 8 9 10; do
+  local _
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
     if timeout 60 rping -c -a "$addr" -p "$port" -C 5 -S 64 -v >"$log/rping-client" 2>&1; then
       break
     fi
@@ -98,8 +98,8 @@ if command -v ib_write_lat >/dev/null; then
   write_lat() {
     local port=$((20000 + RANDOM % 10000))
     timeout 60 ib_write_lat -d "$dev" -R -p "$port" -n 200 >"$log/lat-server" 2>&1 &
-    local server=$! try
-    for try in 1 2 3 4 5 6 7 8 9 10; do
+    local server=$! _
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
       sleep 0.5
       timeout 60 ib_write_lat -d "$dev" -R -p "$port" -n 200 "$addr" >"$log/lat-client" 2>&1 && break
     done
