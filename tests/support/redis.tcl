@@ -74,9 +74,7 @@ proc ::redis::dispatch {id argv} {
     }
     read { return [::redis::read_reply $id] }
     write {
-      fconfigure $fd -blocking 1
-      puts -nonewline $fd [lindex $argv 1]
-      flush $fd
+      ::redis::send $fd [lindex $argv 1]
       return
     }
     flush { return }
@@ -84,11 +82,15 @@ proc ::redis::dispatch {id argv} {
     deferred { return $state($id,defer) }
     fd { return $fd }
   }
-  fconfigure $fd -blocking 1
-  puts -nonewline $fd [::redis::encode $argv]
-  flush $fd
+  ::redis::send $fd [::redis::encode $argv]
   if {$state($id,defer)} { return }
   return [::redis::read_reply $id]
+}
+
+# Blocking write of all bytes; a failed write (peer gone) is an I/O error.
+proc ::redis::send {fd bytes} {
+  fconfigure $fd -blocking 1
+  if {[catch {puts -nonewline $fd $bytes; flush $fd} err]} { error "I/O error: $err" }
 }
 
 # Encodes one command as a RESP multibulk request.
@@ -121,7 +123,7 @@ proc ::redis::read_line {id} {
   set fd $state($id,fd)
   fconfigure $fd -blocking 0
   while 1 {
-    set n [gets $fd line]
+    if {[catch {gets $fd line} n]} { error "I/O error: $n" }
     if {$n >= 0 && ![fblocked $fd]} {
       if {[string index $line end] eq "\r"} { set line [string range $line 0 end-1] }
       return $line
@@ -137,7 +139,10 @@ proc ::redis::read_bytes {id count} {
   fconfigure $fd -blocking 0
   set buf ""
   while {[string length $buf] < $count} {
-    append buf [read $fd [expr {$count - [string length $buf]}]]
+    if {[catch {read $fd [expr {$count - [string length $buf]}]} chunk]} {
+      error "I/O error: $chunk"
+    }
+    append buf $chunk
     if {[string length $buf] >= $count} break
     if {[eof $fd]} { error "I/O error: connection closed" }
     ::redis::wait_readable $id
