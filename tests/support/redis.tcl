@@ -17,7 +17,9 @@
 #   $c write BYTES     raw write of BYTES (no framing), flushed at once
 #   $c flush           no-op kept for symmetry with write
 #   $c readraw 0|1     in raw mode `read`/commands return the next protocol
-#                      line verbatim (without CRLF), e.g. ",3.5" or "%2"
+#                      line verbatim (without CRLF), e.g. ",3.5" or "%2";
+#                      after a "$N"/"=N"/"!N" header the next read (raw or
+#                      not) returns the N payload bytes
 #   $c deferred        1 when the client is deferring
 #   $c fd              the underlying Tcl channel
 #   $c close           close the connection
@@ -57,6 +59,7 @@ proc ::redis::wrap {fd opts} {
   set state($id,defer) $o(-defer)
   set state($id,timeout) $o(-timeout)
   set state($id,raw) 0
+  set state($id,pending) -1
   proc $h {args} "::redis::dispatch $id \$args"
   return $h
 }
@@ -158,8 +161,19 @@ proc ::redis::read_bulk {id len} {
 
 proc ::redis::read_reply {id} {
   variable state
+  if {$state($id,pending) >= 0} {
+    # The payload of a bulk whose header was returned by a raw read.
+    set len $state($id,pending)
+    set state($id,pending) -1
+    return [::redis::read_bulk $id $len]
+  }
   set line [::redis::read_line $id]
-  if {$state($id,raw)} { return $line }
+  if {$state($id,raw)} {
+    if {[string first [string index $line 0] {$=!}] >= 0 && [string range $line 1 end] >= 0} {
+      set state($id,pending) [string range $line 1 end]
+    }
+    return $line
+  }
   set type [string index $line 0]
   set rest [string range $line 1 end]
   switch -exact -- $type {

@@ -112,13 +112,13 @@ proc wait_server_exit {dir ms} {
   return ""
 }
 
+# True when the server answers PING (NOAUTH counts: it is up, needing AUTH).
 proc ping_server {host port} {
-  if {[catch {
-    set c [::redis::connect $host $port -timeout 1000]
-    set reply [$c ping]
-    $c close
-  }]} { return 0 }
-  return [expr {$reply eq "PONG"}]
+  if {[catch {::redis::connect $host $port -timeout 1000} c]} { return 0 }
+  set rc [catch {$c ping} reply]
+  $c close
+  if {$rc == 0} { return [expr {$reply eq "PONG"}] }
+  return [string match "NOAUTH*" $reply]
 }
 
 # Starts a server and returns its description dict; errors if it never
@@ -140,8 +140,8 @@ proc launch_server {overrides argv} {
     after 20
   }
   catch {exec kill -9 $pid}
-  set log [read_file $dir/stdout]
-  error "server did not start (status '[server_status $dir]'), output:\n$log"
+  set log [join [lrange [split [read_file $dir/stdout] "\n"] end-30 end] "\n"]
+  error "server did not start (status '[server_status $dir]'), output (tail):\n$log"
 }
 
 # Stops a server; returns a list of problems found (empty when clean).
