@@ -70,6 +70,8 @@ proc parse_args {argv} {
     if {$opt ni {--verbose --skip-unix}} { lappend passthrough $val }
   }
   if {$::cfg(external) && $::cfg(port) == 0} { puts stderr "--host needs --port"; exit 1 }
+  # Files share one external server, so they must not run side by side.
+  if {$::cfg(external)} { set ::cfg(clients) 1 }
   return $passthrough
 }
 

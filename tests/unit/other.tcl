@@ -130,7 +130,7 @@ start_server {tags {other external:skip} overrides {maxclients 100 hz 10}
   } {{maxclients 200} {hz 20}}
 }
 
-start_server {tags {other needs:unix}} {
+start_server {tags {other needs:unix external:skip}} {
   test {Unix socket: basic commands} {
     set c [redis_unix_client]
     assert_equal [$c ping] PONG
