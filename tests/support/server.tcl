@@ -73,7 +73,7 @@ proc spawn_server {bin argv dir} {
   set ::env(STDOUT_FILE) $dir/stdout
   set ::env(PID_FILE) $dir/pid
   set ::env(STATUS_FILE) $dir/status
-  exec /bin/sh -c $script $bin {*}$argv &
+  exec /bin/sh -c $script $bin {*}$argv 2>/dev/null &
   for {set i 0} {$i < 500} {incr i} {
     if {[file exists $dir/pid] && [file size $dir/pid] > 0} break
     after 10
