@@ -13,7 +13,7 @@ set ::support_dir [file join $::repo_root tests support]
 
 array set ::cfg {
   host 127.0.0.1 port 0 external 0 verbose 0 timeout 600 clients 2 skip_unix 0
-  reply_timeout 15000 run_file {} current_file {}
+  reply_timeout 10000 run_file {} current_file {}
 }
 set ::cfg(server_bin) [file join $::repo_root src redis-server]
 set ::cfg(cli_bin) [file join $::repo_root src redis-cli]

@@ -13,7 +13,7 @@
 
 static int failures = 0;
 
-static void report(int ok, const char *name, const char *fmt, ...) {
+static void report(int ok, const char* name, const char* fmt, ...) {
   if (ok) {
     printf("[ok] %s\n", name);
     return;
@@ -29,8 +29,8 @@ static void report(int ok, const char *name, const char *fmt, ...) {
 
 /* Checks that reply has the given type and, for strings/status/errors, the
  * exact bytes; frees the reply. */
-static void expect_str(redisReply *r, int type, const char *want, size_t want_len,
-                       const char *name) {
+static void expect_str(redisReply* r, int type, const char* want, size_t want_len,
+                       const char* name) {
   if (r == NULL) {
     report(0, name, "no reply (connection error)");
     return;
@@ -41,17 +41,17 @@ static void expect_str(redisReply *r, int type, const char *want, size_t want_le
   freeReplyObject(r);
 }
 
-static void expect_int(redisReply *r, long long want, const char *name) {
+static void expect_int(redisReply* r, long long want, const char* name) {
   if (r == NULL) {
     report(0, name, "no reply (connection error)");
     return;
   }
-  report(r->type == REDIS_REPLY_INTEGER && r->integer == want, name, "type %d value %lld",
-         r->type, r->integer);
+  report(r->type == REDIS_REPLY_INTEGER && r->integer == want, name, "type %d value %lld", r->type,
+         r->integer);
   freeReplyObject(r);
 }
 
-static void expect_nil(redisReply *r, const char *name) {
+static void expect_nil(redisReply* r, const char* name) {
   if (r == NULL) {
     report(0, name, "no reply (connection error)");
     return;
@@ -60,10 +60,10 @@ static void expect_nil(redisReply *r, const char *name) {
   freeReplyObject(r);
 }
 
-static void run_suite(redisContext *c, const char *transport) {
+static void run_suite(redisContext* c, const char* transport) {
   char name[128];
 #define NAME(s) (snprintf(name, sizeof(name), "%s: %s", transport, s), name)
-  redisReply *r;
+  redisReply* r;
 
   expect_str(redisCommand(c, "PING"), REDIS_REPLY_STATUS, "PONG", 4, NAME("PING"));
   freeReplyObject(redisCommand(c, "DEL bin counter l1 l2 nokey ex"));
@@ -73,8 +73,7 @@ static void run_suite(redisContext *c, const char *transport) {
   for (int i = 0; i < 256; i++) bin[i] = (char)i;
   expect_str(redisCommand(c, "SET bin %b", bin, sizeof(bin)), REDIS_REPLY_STATUS, "OK", 2,
              NAME("SET binary"));
-  expect_str(redisCommand(c, "GET bin"), REDIS_REPLY_STRING, bin, sizeof(bin),
-             NAME("GET binary"));
+  expect_str(redisCommand(c, "GET bin"), REDIS_REPLY_STRING, bin, sizeof(bin), NAME("GET binary"));
   expect_int(redisCommand(c, "STRLEN bin"), 256, NAME("STRLEN"));
 
   expect_int(redisCommand(c, "INCR counter"), 1, NAME("INCR"));
@@ -104,8 +103,8 @@ static void run_suite(redisContext *c, const char *transport) {
   freeReplyObject(redisCommand(c, "SET ex v"));
   expect_int(redisCommand(c, "EXPIRE ex 100"), 1, NAME("EXPIRE"));
   r = redisCommand(c, "TTL ex");
-  report(r && r->type == REDIS_REPLY_INTEGER && r->integer > 90 && r->integer <= 100,
-         NAME("TTL"), "value %lld", r ? r->integer : -99);
+  report(r && r->type == REDIS_REPLY_INTEGER && r->integer > 90 && r->integer <= 100, NAME("TTL"),
+         "value %lld", r ? r->integer : -99);
   if (r) freeReplyObject(r);
   expect_int(redisCommand(c, "TTL nokey"), -2, NAME("TTL missing"));
 
@@ -115,7 +114,7 @@ static void run_suite(redisContext *c, const char *transport) {
   redisAppendCommand(c, "GET pipe:%s", transport);
   ok = 1;
   for (int i = 1; i <= n; i++) {
-    if (redisGetReply(c, (void **)&r) != REDIS_OK) {
+    if (redisGetReply(c, (void**)&r) != REDIS_OK) {
       ok = 0;
       break;
     }
@@ -123,7 +122,7 @@ static void run_suite(redisContext *c, const char *transport) {
     freeReplyObject(r);
   }
   report(ok, NAME("pipelined INCR x1000"), "bad reply in pipeline");
-  if (ok && redisGetReply(c, (void **)&r) == REDIS_OK) {
+  if (ok && redisGetReply(c, (void**)&r) == REDIS_OK) {
     char want[16];
     snprintf(want, sizeof(want), "%d", n);
     /* The counter may have a previous run's value if the DB was not
@@ -141,13 +140,13 @@ static void run_suite(redisContext *c, const char *transport) {
 #undef NAME
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: %s HOST PORT UNIX_SOCKET\n", argv[0]);
     return 2;
   }
   struct timeval tv = {10, 0};
-  redisContext *tcp = redisConnectWithTimeout(argv[1], atoi(argv[2]), tv);
+  redisContext* tcp = redisConnectWithTimeout(argv[1], atoi(argv[2]), tv);
   if (tcp == NULL || tcp->err) {
     report(0, "tcp: connect", "%s", tcp ? tcp->errstr : "alloc failed");
   } else {
@@ -157,7 +156,7 @@ int main(int argc, char **argv) {
   }
   if (tcp) redisFree(tcp);
 
-  redisContext *unix_ctx = redisConnectUnixWithTimeout(argv[3], tv);
+  redisContext* unix_ctx = redisConnectUnixWithTimeout(argv[3], tv);
   if (unix_ctx == NULL || unix_ctx->err) {
     report(0, "unix: connect", "%s", unix_ctx ? unix_ctx->errstr : "alloc failed");
   } else {

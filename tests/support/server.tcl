@@ -195,7 +195,14 @@ proc start_server {options code} {
       set ::tags $saved_tags
       return
     }
-    set srv [launch_server [dict get $opts overrides] [dict get $opts args]]
+    if {[catch {launch_server [dict get $opts overrides] [dict get $opts args]} srv]} {
+      # One block failing to start costs that block, not the rest of the file.
+      puts "\[err\]: server start ([file tail $::cfg(current_file)], tags {[dict get $opts tags]})"
+      foreach line [split $srv "\n"] { puts "    $line" }
+      flush stdout
+      set ::tags $saved_tags
+      return
+    }
     lappend ::servers $srv
     reconnect
     set rc [catch {uplevel 1 $code} result opts_out]
