@@ -201,7 +201,7 @@ start_server {tags {introspection}} {
   }
 }
 
-start_server {tags {introspection external:skip} overrides {enable-debug-command yes}} {
+start_server {tags {introspection needs:debug external:skip} overrides {enable-debug-command yes}} {
   test {DEBUG SLEEP 0 returns OK} {
     r debug sleep 0
   } {OK}

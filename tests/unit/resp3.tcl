@@ -152,3 +152,43 @@ start_server {tags {resp3 hello}} {
     set same
   } {1}
 }
+
+# DEBUG PROTOCOL emits one reply of each RESP3 type; this checks both the
+# server's encoding and the test client's decoding of every type.
+start_server {tags {resp3 needs:debug external:skip} overrides {enable-debug-command yes}} {
+  test {DEBUG PROTOCOL: every RESP3 type, raw and decoded} {
+    set c [redis_client]
+    $c hello 3
+    set raw {}
+    foreach t {integer double bignum null true false set map} {
+      $c readraw 1
+      lappend raw [$c debug protocol $t]
+      $c readraw 0
+      if {$t eq "set"} { $c read; $c read; $c read }
+      if {$t eq "map"} { for {set i 0} {$i < 6} {incr i} { $c read } }
+    }
+    assert_equal $raw {:12345 ,3.141 (1234567999999999999999999999999999999 _ #t #f ~3 %3}
+    assert_equal [$c debug protocol double] 3.141
+    assert_equal [$c debug protocol bignum] 1234567999999999999999999999999999999
+    assert_equal [$c debug protocol null] {}
+    assert_equal [list [$c debug protocol true] [$c debug protocol false]] {1 0}
+    assert_equal [$c debug protocol set] {0 1 2}
+    assert_equal [$c debug protocol map] {0 0 1 1 2 0}
+    assert_equal [$c debug protocol verbatim] "This is a verbatim\nstring"
+    # Attributes are skipped; the reply that follows is returned.
+    assert_equal [$c debug protocol attrib] {Some real reply following the attribute}
+    # A push arrives before the command's own reply.
+    assert_equal [$c debug protocol push] {server-cpu-usage 42}
+    assert_equal [$c read] {Some real reply following the push reply}
+    $c close
+  }
+
+  test {DEBUG PROTOCOL in RESP2 downgrades the types} {
+    set c [redis_client]
+    set out [list [$c debug protocol double] [$c debug protocol null] [$c debug protocol true] \
+               [$c debug protocol map]]
+    assert_error {ERR RESP2 is not supported by this command} {$c debug protocol push}
+    $c close
+    set out
+  } {3.141 {} 1 {0 0 1 1 2 0}}
+}
