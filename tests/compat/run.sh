@@ -45,10 +45,18 @@ appendonly no
 CONF
 "$server" "$tmp/redis.conf" >"$tmp/server.log" 2>&1 &
 server_pid=$!
+up=0
 for _ in $(seq 1 100); do
-  if /usr/bin/redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then break; fi
+  if /usr/bin/redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then up=1; break; fi
+  kill -0 "$server_pid" 2>/dev/null || break
   sleep 0.1
 done
+if [ "$up" -ne 1 ]; then
+  echo "[err] server did not answer PING on port $port; output:"
+  tail -n 30 "$tmp/server.log"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 
 passed=0
 failed=0
@@ -56,7 +64,8 @@ run_part() {  # label command...
   echo "== $1"
   shift
   local out
-  out=$("$@" 2>&1)
+  # A part that hangs is stopped; what it printed so far still counts.
+  out=$(timeout 300 "$@" 2>&1)
   echo "$out"
   local ok err
   ok=$(grep -c '^\[ok\]' <<<"$out")
