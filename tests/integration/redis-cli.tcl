@@ -32,6 +32,7 @@ proc cli {args} {
   }
   set err [read_file $errfile]
   file delete $errfile
+  if {[info exists infile]} { file delete $infile }
   return [list $status $out $err]
 }
 

@@ -204,6 +204,7 @@ proc start_server {options code} {
       return
     }
     lappend ::servers $srv
+    set failed_before $::failed_tests
     reconnect
     set rc [catch {uplevel 1 $code} result opts_out]
     set srv [lindex $::servers end]
@@ -213,6 +214,9 @@ proc start_server {options code} {
       puts "\[err\]: server health check ([file tail $::cfg(current_file)], tags {[dict get $opts tags]})"
       foreach p $problems { puts "    $p" }
       flush stdout
+    } elseif {$rc == 0 && $::failed_tests == $failed_before} {
+      # Directories of clean blocks go; failing ones stay for inspection.
+      file delete -force [dict get $srv dir]
     }
   }
   set srv [lindex $::servers end]

@@ -15,6 +15,7 @@
 
 set ::tags {}
 set ::opt_in_tags {needs:rdma}
+set ::failed_tests 0
 
 proc tags {taglist code} {
   set saved $::tags
@@ -169,6 +170,7 @@ proc test {name code {expected __no_expected__}} {
   if {$failure eq ""} {
     puts "\[ok\]: $name ($ms ms)"
   } else {
+    incr ::failed_tests
     puts "\[err\]: $name in $where"
     foreach line [split $failure "\n"] { puts "    $line" }
     # A client left mid-reply would desynchronise the following tests.

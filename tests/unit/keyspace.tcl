@@ -237,4 +237,36 @@ start_server {tags {keyspace}} {
     r select 0
     list $r1 $r2
   } {0 {}}
+
+  test {Each connection has its own selected DB} {
+    r flushall
+    set c [redis_client]
+    $c select 7
+    $c set k in7
+    r set k in0
+    set a [$c get k]
+    $c close
+    list $a [r get k]
+  } {in7 in0}
+
+  test {DEL and EXISTS of an expired key count nothing} {
+    r set k v px 5
+    after 30
+    list [r exists k] [r del k]
+  } {0 0}
+
+  test {Key names are binary safe and may be large} {
+    set big [string repeat "k\x00" 50000]
+    r set $big v
+    assert_equal [r get $big] v
+    assert_equal [r exists $big] 1
+    r del $big
+  } {1}
+
+  test {Arity errors of keyspace commands} {
+    assert_error {ERR wrong number of arguments for 'exists' command} {r exists}
+    assert_error {ERR wrong number of arguments for 'del' command} {r del}
+    assert_error {ERR wrong number of arguments for 'rename' command} {r rename a}
+    assert_error {ERR wrong number of arguments for 'keys' command} {r keys}
+  }
 }

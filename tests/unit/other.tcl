@@ -91,7 +91,9 @@ proc run_with_config {lines {argv {}}} {
     set status "still running"
   }
   puts "\[server-done\]: $pid"
-  return [list $status [read_file $dir/stdout]]
+  set out [read_file $dir/stdout]
+  file delete -force $dir
+  return [list $status $out]
 }
 
 tags {other config external:skip} {

@@ -271,4 +271,25 @@ start_server {tags {string}} {
     r append s def
     r object encoding s
   } {raw}
+
+  test {MSET clears TTLs, SETNX on an existing key keeps it} {
+    r set a 1 ex 100
+    r set b 1 ex 100
+    r mset a 2
+    r setnx b 2
+    list [r ttl a] [expr {[r ttl b] > 90}] [r get b]
+  } {-1 1 1}
+
+  test {INCR turns an embstr number back into int encoding} {
+    r set n 10
+    r append n 0
+    assert_equal [r object encoding n] raw
+    r incr n
+    list [r get n] [r object encoding n]
+  } {101 int}
+
+  test {Numbers too long for a 64-bit integer stay strings} {
+    r set n 12345678901234567890
+    list [r object encoding n] [r get n]
+  } {embstr 12345678901234567890}
 }
