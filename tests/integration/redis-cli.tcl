@@ -1,0 +1,187 @@
+# Drives the redis-cli binary (--cli-bin, default src/redis-cli) against the
+# test server and checks its exact output, byte for byte, as Debian's
+# redis-cli 7.0 prints it. stdout is never a tty here, so the default output
+# mode is the raw one; --no-raw forces the human-readable format.
+
+# Runs the cli; returns {exit_status stdout stderr}. `stdin` feeds -x.
+proc cli {args} {
+  set opts {}
+  set stdin ""
+  if {[lindex $args 0] eq "-stdin"} {
+    set stdin [lindex $args 1]
+    set args [lrange $args 2 end]
+  }
+  set errfile [file join [tmp_root] cli-stderr.[pid]]
+  set cmd [list $::cfg(cli_bin) -h [srv host] -p [srv port] {*}$args 2> $errfile]
+  if {$stdin ne ""} {
+    set infile [file join [tmp_root] cli-stdin.[pid]]
+    set fd [open $infile w]
+    fconfigure $fd -translation binary
+    puts -nonewline $fd $stdin
+    close $fd
+    lappend cmd < $infile
+  } else {
+    lappend cmd < /dev/null
+  }
+  set status 0
+  if {[catch {exec -keepnewline -ignorestderr {*}$cmd} out opts]} {
+    set status 1
+    set code [lindex [dict get $opts -errorcode] 0]
+    if {$code eq "CHILDSTATUS"} { set status [lindex [dict get $opts -errorcode] 2] }
+    if {$code eq "POSIX" || $code eq "NONE"} { set status "failed: $out" }
+  }
+  set err [read_file $errfile]
+  file delete $errfile
+  if {[info exists infile]} { file delete $infile }
+  return [list $status $out $err]
+}
+
+# Just stdout of a cli run that must exit 0.
+proc cli_out {args} {
+  lassign [cli {*}$args] status out err
+  if {$status ne "0"} { fail "redis-cli $args exited with $status: $err" }
+  return $out
+}
+
+start_server {tags {cli}} {
+  if {![file executable $::cfg(cli_bin)]} {
+    test {redis-cli binary exists} {
+      fail "not executable: $::cfg(cli_bin)"
+    }
+    return
+  }
+
+  test {cli: status, bulk, nil and integer replies (default, no tty)} {
+    r flushdb
+    assert_equal [cli_out set k v] "OK\n"
+    assert_equal [cli_out get k] "v\n"
+    assert_equal [cli_out get nokey] "\n"
+    assert_equal [cli_out incr n] "1\n"
+    cli_out mget k nokey n
+  } "v\n\n1\n"
+
+  test {cli --no-raw: quoted strings, (nil), (integer), numbered arrays} {
+    r flushdb
+    r set k v
+    r set n 7
+    assert_equal [cli_out --no-raw set k2 v] "OK\n"
+    assert_equal [cli_out --no-raw get k] "\"v\"\n"
+    assert_equal [cli_out --no-raw get nokey] "(nil)\n"
+    assert_equal [cli_out --no-raw incr n] "(integer) 8\n"
+    assert_equal [cli_out --no-raw mget k nokey n] "1) \"v\"\n2) (nil)\n3) \"8\"\n"
+    assert_equal [cli_out --no-raw keys nomatch*] "(empty array)\n"
+    r set e ""
+    cli_out --no-raw get e
+  } "\"\"\n"
+
+  test {cli --no-raw escapes non-printable bytes and quotes} {
+    r set bin "a\x00b\n\xc3\xa9\"q"
+    cli_out --no-raw get bin
+  } "\"a\\x00b\\n\\xc3\\xa9\\\"q\"\n"
+
+  test {cli --raw prints bytes as they are} {
+    r set bin "a\x00b\nc"
+    cli_out --raw get bin
+  } "a\x00b\nc\n"
+
+  test {cli: nested arrays (--no-raw indents, raw flattens)} {
+    r mset a ohmytext b mynewtext
+    set raw [cli_out lcs a b idx minmatchlen 4]
+    assert_equal $raw "matches\n4\n7\n5\n8\nlen\n6\n"
+    cli_out --no-raw lcs a b idx minmatchlen 4
+  } [join {
+    {1) "matches"}
+    {2) 1) 1) 1) (integer) 4}
+    {         2) (integer) 7}
+    {      2) 1) (integer) 5}
+    {         2) (integer) 8}
+    {3) "len"}
+    {4) (integer) 6}
+    {}} "\n"]
+
+  test {cli: error replies and exit status} {
+    lassign [cli --no-raw nosuchcmd a] status out err
+    assert_equal $status 0
+    assert_equal $out "(error) ERR unknown command 'nosuchcmd', with args beginning with: 'a' \n"
+    lassign [cli get] status out err
+    assert_equal $out "ERR wrong number of arguments for 'get' command\n\n"
+    lassign [cli --no-raw mget] status out err
+    set out
+  } "(error) ERR wrong number of arguments for 'mget' command\n"
+
+  test {cli -3: RESP3 maps, nulls and doubles} {
+    r set k v
+    assert_equal [cli_out -3 --no-raw get nokey] "(nil)\n"
+    assert_equal [cli_out -3 --no-raw config get maxclients] \
+      "1# \"maxclients\" => \"[lindex [r config get maxclients] 1]\"\n"
+    assert_equal [cli_out -3 config get maxclients] \
+      "maxclients [lindex [r config get maxclients] 1]\n"
+    set hello [cli_out -3 --no-raw hello 3]
+    assert_match "1# \"server\" => \"redis\"\n2# \"version\" => *\n3# \"proto\" => (integer) 3\n*" $hello
+    cli_out -3 --no-raw get k
+  } "\"v\"\n"
+
+  test {cli -n selects the database} {
+    r flushall
+    assert_equal [cli_out -n 2 set dbk v] "OK\n"
+    assert_equal [cli_out -n 2 get dbk] "v\n"
+    assert_equal [cli_out get dbk] "\n"
+    r select 2
+    set v [r get dbk]
+    r select 0
+    set v
+  } {v}
+
+  test {cli -n with an invalid database reports SELECT failure} {
+    lassign [cli -n 99 get k] status out err
+    assert_match "*SELECT 99 failed: ERR DB index is out of range*" $err
+  }
+
+  test {cli -r repeats the command} {
+    r del rr
+    assert_equal [cli_out -r 3 incr rr] "1\n2\n3\n"
+    cli_out -r 2 --no-raw incr rr
+  } "(integer) 4\n(integer) 5\n"
+
+  test {cli -x reads the last argument from stdin} {
+    assert_equal [cli_out -stdin "hello\nworld" -x set xk] "OK\n"
+    r get xk
+  } "hello\nworld"
+
+  test {cli: arguments with spaces and binary from the command line} {
+    cli_out set "key with space" "value with space"
+    r get "key with space"
+  } {value with space}
+
+  test {cli: connection refused exits 1 with a message} {
+    set port [find_free_port]
+    lassign [cli -p $port ping] status out err
+    list $status [string match "*Could not connect to Redis at 127.0.0.1:$port: Connection refused*" "$out$err"]
+  } {1 1}
+}
+
+start_server {tags {cli needs:unix external:skip}} {
+  test {cli -s connects over the unix socket} {
+    set out [exec $::cfg(cli_bin) -s [srv unixsocket] set unixk v]
+    assert_equal $out OK
+    exec $::cfg(cli_bin) -s [srv unixsocket] --no-raw get unixk
+  } {"v"}
+}
+
+start_server {tags {cli external:skip} overrides {requirepass clipass}} {
+  test {cli -a authenticates} {
+    lassign [cli -a clipass ping] status out err
+    assert_equal $out "PONG\n"
+    assert_match "*Using a password with '-a'*" $err
+    lassign [cli --no-auth-warning -a clipass ping] status out err
+    assert_equal $err ""
+    set out
+  } "PONG\n"
+
+  test {cli without or with a wrong password} {
+    lassign [cli --no-raw ping] status out err
+    assert_equal $out "(error) NOAUTH Authentication required.\n"
+    lassign [cli --no-auth-warning -a wrong ping] status out err
+    assert_match "*AUTH failed: WRONGPASS invalid username-password pair or user is disabled.*" $err
+  }
+}

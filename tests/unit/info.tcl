@@ -1,0 +1,138 @@
+# INFO: sections exist, fields have the Redis 7.0 names and move when the
+# server does work (commands, connections, hits/misses, expiries, keys).
+
+start_server {tags {info}} {
+  test {INFO default sections} {
+    set info [r info]
+    foreach section {Server Clients Memory Persistence Stats Replication CPU Keyspace} {
+      assert_match "*# $section\r\n*" $info
+    }
+    # commandstats is not part of the default set.
+    assert_no_match "*# Commandstats*" $info
+  }
+
+  test {INFO server fields} {
+    set d [info_dict [r info server]]
+    foreach f {redis_version redis_mode os arch_bits process_id run_id tcp_port uptime_in_seconds
+               uptime_in_days hz executable config_file} {
+      assert {[dict exists $d $f]}
+    }
+    assert_equal [dict get $d tcp_port] [srv port]
+    assert_equal [dict get $d redis_mode] standalone
+    assert_match {*.*.*} [dict get $d redis_version]
+    assert_equal [string length [dict get $d run_id]] 40
+  }
+
+  test {INFO clients: connected_clients follows connections} {
+    set before [info_field [r info clients] connected_clients]
+    set c1 [redis_client]
+    set c2 [redis_client]
+    $c1 ping
+    $c2 ping
+    assert_equal [info_field [r info clients] connected_clients] [expr {$before + 2}]
+    $c1 close
+    $c2 close
+    wait_for_condition 50 20 {[info_field [r info clients] connected_clients] == $before} {
+      fail "connected_clients did not fall back to $before"
+    }
+    assert {[dict exists [info_dict [r info clients]] blocked_clients]}
+    info_field [r info clients] maxclients
+  } {10000}
+
+  test {INFO memory fields} {
+    set d [info_dict [r info memory]]
+    foreach f {used_memory used_memory_human used_memory_rss used_memory_peak maxmemory
+               maxmemory_policy mem_fragmentation_ratio} {
+      assert {[dict exists $d $f]}
+    }
+    assert_morethan [dict get $d used_memory] 0
+    assert_match {*[KMG]} [dict get $d used_memory_human]
+  }
+
+  test {INFO memory: used_memory grows with a big value} {
+    r del big
+    set before [info_field [r info memory] used_memory]
+    r set big [string repeat x 4000000]
+    set after [info_field [r info memory] used_memory]
+    r del big
+    assert_morethan [expr {$after - $before}] 3000000
+  }
+
+  test {INFO stats: total_commands_processed and connections counters} {
+    set n1 [info_field [r info stats] total_commands_processed]
+    for {set i 0} {$i < 10} {incr i} { r ping }
+    set n2 [info_field [r info stats] total_commands_processed]
+    # 10 PINGs plus the first INFO itself.
+    assert_equal [expr {$n2 - $n1}] 11
+    set c1 [info_field [r info stats] total_connections_received]
+    set c [redis_client]
+    $c ping
+    $c close
+    assert_equal [info_field [r info stats] total_connections_received] [expr {$c1 + 1}]
+  }
+
+  test {INFO stats: keyspace hits and misses} {
+    set d [info_dict [r info stats]]
+    set hits [dict get $d keyspace_hits]
+    set misses [dict get $d keyspace_misses]
+    r set k v
+    r get k
+    r get k
+    r get nokey
+    set d [info_dict [r info stats]]
+    list [expr {[dict get $d keyspace_hits] - $hits}] [expr {[dict get $d keyspace_misses] - $misses}]
+  } {2 1}
+
+  test {INFO stats: expired_keys counts expiries} {
+    set before [info_field [r info stats] expired_keys]
+    r set e v px 1
+    after 20
+    r get e
+    assert_equal [info_field [r info stats] expired_keys] [expr {$before + 1}]
+  }
+
+  test {INFO keyspace lists each non-empty DB} {
+    r flushall
+    assert_equal [string trim [r info keyspace]] "# Keyspace"
+    r mset a 1 b 2
+    r select 3
+    r set c 3 ex 100
+    r select 0
+    set info [r info keyspace]
+    assert_match "*db0:keys=2,expires=0,avg_ttl=0*" $info
+    assert_match "*db3:keys=1,expires=1,avg_ttl=*" $info
+    r flushall
+  }
+
+  test {INFO commandstats counts calls per command} {
+    r config resetstat
+    r set a 1
+    r set b 2
+    r get a
+    catch {r get}
+    set info [r info commandstats]
+    assert_match "*cmdstat_set:calls=2,usec=*,usec_per_call=*,rejected_calls=0,failed_calls=0*" $info
+    # The arity error is rejected before the call.
+    assert_match "*cmdstat_get:calls=1,usec=*,rejected_calls=1,failed_calls=0*" $info
+  }
+
+  test {INFO all and INFO everything include commandstats} {
+    assert_match "*# Commandstats*" [r info all]
+    assert_match "*# Keyspace*" [r info everything]
+  }
+
+  test {INFO with several sections and an unknown section} {
+    set info [r info server clients]
+    assert_match "*# Server*" $info
+    assert_match "*# Clients*" $info
+    assert_no_match "*# Memory*" $info
+    r info nosuchsection
+  } {}
+
+  test {CONFIG RESETSTAT resets counters} {
+    r get nokey
+    r config resetstat
+    set d [info_dict [r info stats]]
+    list [dict get $d keyspace_misses] [dict get $d expired_keys] [expr {[dict get $d total_commands_processed] <= 2}]
+  } {0 0 1}
+}
