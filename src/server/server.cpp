@@ -110,6 +110,10 @@ bool Server::start() {
         "only",
         config.save.c_str());
   }
+  if (config.maxmemory != 0) {
+    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
+                static_cast<long long>(config.maxmemory));
+  }
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
