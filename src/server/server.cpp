@@ -207,7 +207,9 @@ void Server::onAccepted(net::Connection* conn) {
     conn->close();
     return;
   }
-  if (static_cast<int64_t>(s.clients.size()) >= s.config.maxclients) {
+  // Clients already closing (EOF seen in this same iteration) no longer
+  // count: their slot is free even though they are freed in before-sleep.
+  if (static_cast<int64_t>(s.clientCount()) >= s.config.maxclients) {
     static const char msg[] = "-ERR max number of clients reached\r\n";
     // Best effort: the peer may not read it before the close.
     conn->write(msg, sizeof(msg) - 1);

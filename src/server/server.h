@@ -64,7 +64,8 @@ class Server {
   void freeClientAsync(Client* c);
   void queueWrite(Client* c);
   Client* findClientById(uint64_t id);
-  size_t clientCount() const { return clients.size(); }
+  // Live clients: those registered minus those already scheduled to close.
+  size_t clientCount() const { return clients.size() - clients_to_close.size(); }
 
   // Applies listener-related config changes at run time (CONFIG SET port).
   bool rebindListeners(std::string* err);

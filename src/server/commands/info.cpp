@@ -151,7 +151,7 @@ void clientsSection(std::string* o) {
     max_out = std::max(max_out, c->outputMemory());
   }
   appendFormat(o, "connected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n",
-               s.clients.size(), static_cast<ll>(s.config.maxclients));
+               s.clientCount(), static_cast<ll>(s.config.maxclients));
   appendFormat(o, "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n",
                max_in, max_out);
   appendFormat(o, "blocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n");
