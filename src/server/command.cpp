@@ -11,6 +11,10 @@ std::string Command::fullName() const {
   return name;
 }
 
+CommandTable::~CommandTable() {
+  for (Command* c : cmds_) delete c;
+}
+
 void CommandTable::add(Command cmd) {
   cmds_.push_back(new Command(std::move(cmd)));
   rebuildIndex();

@@ -59,6 +59,10 @@ struct Command {
 
 class CommandTable {
  public:
+  CommandTable() = default;
+  ~CommandTable();
+  CommandTable(const CommandTable&) = delete;
+  CommandTable& operator=(const CommandTable&) = delete;
   void add(Command cmd);
   // Case-insensitive lookup of a top-level command; nullptr if unknown.
   Command* find(std::string_view name);
