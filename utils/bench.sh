@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# `make bench`: this server against Debian's redis-server 7.0 on loopback,
+# side by side, with one neutral load generator (Debian's redis-benchmark).
+# Interleaved A/B rounds; server pinned to CPU 0, load generator to CPU 1
+# (when there are at least 2). Writes the table to BENCHMARKS.md.
+# Knobs: BENCH_ROUNDS (default 3), BENCH_N (requests per run, default 200000),
+#        BENCH_KEYS (keys for the memory test, default 1000000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${BENCH_ROUNDS:-3}
+N=${BENCH_N:-200000}
+KEYS=${BENCH_KEYS:-1000000}
+OURS=src/redis-server
+REDIS=/usr/bin/redis-server
+RB=/usr/bin/redis-benchmark
+RCLI=/usr/bin/redis-cli
+PY=/usr/bin/python3
+work=$(mktemp -d /tmp/bench.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 GEN_CPU=1; else SRV_CPU=0 GEN_CPU=0; fi
+free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+start() {  # name binary -> sets PORT PID
+  local name=$1 bin=$2
+  PORT=$(free_port)
+  taskset -c $SRV_CPU "$bin" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
+    --maxclients 2000 --logfile "$work/$name.log" &
+  PID=$!
+  pids+=("$PID")
+  for _ in $(seq 100); do $RCLI -p "$PORT" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "bench: $name did not start" >&2; exit 1
+}
+stop() { $RCLI -p "$1" shutdown nosave >/dev/null 2>&1 || true; wait "$2" 2>/dev/null || true; }
+cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+
+# One benchmark run; prints "rps p50 p99 cpu" (cpu: server CPU microseconds per request).
+run_case() {  # port pid args...
+  local port=$1 pid=$2
+  shift 2
+  local t0 t1 out ops
+  ops=$(sed -E 's/.*-n ([0-9]+).*/\1/' <<<"$*")
+  t0=$(cpu_ticks "$pid")
+  out=$(taskset -c $GEN_CPU $RB -p "$port" --csv "$@" 2>/dev/null | tail -n +2)
+  t1=$(cpu_ticks "$pid")
+  # "test","rps","avg","min","p50","p95","p99","max" per test; average tests.
+  echo "$out" | tr -d '"' | awk -F, -v ticks=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v ops="$ops" '
+    {rps+=$2; p50+=$5; p99+=$7; n++}
+    END {printf "%.0f %.3f %.3f %.2f\n", rps/n, p50/n, p99/n, ticks/hz/ops*1e6}'
+}
+
+declare -A res
+cases=(
+  "get-P1-d3|-t get -P 1 -c 50 -r 100000 -d 3 -n $N"
+  "set-P1-d3|-t set -P 1 -c 50 -r 100000 -d 3 -n $N"
+  "get-P1-d512|-t get -P 1 -c 50 -r 100000 -d 512 -n $N"
+  "set-P1-d512|-t set -P 1 -c 50 -r 100000 -d 512 -n $N"
+  "get-P16-d3|-t get -P 16 -c 50 -r 100000 -d 3 -n $((N * 4))"
+  "set-P16-d3|-t set -P 16 -c 50 -r 100000 -d 3 -n $((N * 4))"
+  "get-P16-d512|-t get -P 16 -c 50 -r 100000 -d 512 -n $((N * 4))"
+  "set-P16-d512|-t set -P 16 -c 50 -r 100000 -d 512 -n $((N * 4))"
+  "get-c1|-t get -P 1 -c 1 -r 100000 -d 3 -n $((N / 4))"
+  "get-c50|-t get -P 1 -c 50 -r 100000 -d 3 -n $N"
+  "get-c1000|-t get -P 1 -c 1000 -r 100000 -d 3 -n $N"
+)
+echo "bench: $ROUNDS interleaved rounds, server on CPU $SRV_CPU, load on CPU $GEN_CPU"
+for round in $(seq "$ROUNDS"); do
+  for srv in ours redis; do
+    bin=$OURS; [ $srv = redis ] && bin=$REDIS
+    start $srv "$bin"
+    $RB -p "$PORT" -t set -r 100000 -n 200000 -d 3 -q >/dev/null 2>&1  # warm the keyspace
+    for c in "${cases[@]}"; do
+      name=${c%%|*}
+      # shellcheck disable=SC2086
+      r=$(run_case "$PORT" "$PID" ${c#*|})
+      res[$srv,$name,$round]=$r
+      echo "round $round $srv $name: $r"
+    done
+    stop "$PORT" "$PID"
+  done
+done
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+field() {  # srv case column(1=rps 2=p50 3=p99 4=cpu)
+  for round in $(seq "$ROUNDS"); do echo "${res[$1,$2,$round]}" | awk -v c="$3" '{print $c}'; done | median
+}
+
+# Instructions per request: callgrind over two request counts; the
+# difference divided by the extra requests cancels start-up and shutdown.
+instr_per_op() {  # binary test
+  local bin=$1 t=$2 counts=()
+  for n in 20000 60000; do
+    local port
+    port=$(free_port)
+    valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$bin" --port "$port" \
+      --bind 127.0.0.1 --save "" --appendonly no --logfile "$work/cg.log" >/dev/null 2>&1 &
+    local vp=$!
+    for _ in $(seq 300); do $RCLI -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    $RB -p "$port" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+    $RCLI -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    wait "$vp" 2>/dev/null || true
+    counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
+  done
+  echo $(( (counts[1] - counts[0]) / 40000 ))
+}
+
+mem_after_load() {  # binary -> "used_memory rss"
+  start mem "$1"
+  $PY -c "
+import sys
+out = sys.stdout.buffer
+for i in range($KEYS):
+    k = b'key:%012d' % i
+    out.write(b'*3\r\n\$3\r\nSET\r\n\$%d\r\n%s\r\n\$10\r\nvalue12345\r\n' % (len(k), k))
+" | $RCLI -p "$PORT" --pipe >/dev/null
+  local used rss
+  used=$($RCLI -p "$PORT" info memory | tr -d '\r' | awk -F: '$1=="used_memory"{print $2}')
+  rss=$(awk '/VmRSS/{print $2*1024}' "/proc/$PID/status")
+  echo "$used $rss $($RCLI -p "$PORT" dbsize)"
+  stop "$PORT" "$PID"
+}
+
+echo "bench: callgrind instruction counts"
+ig_ours=$(instr_per_op $OURS get); ig_redis=$(instr_per_op $REDIS get)
+is_ours=$(instr_per_op $OURS set); is_redis=$(instr_per_op $REDIS set)
+echo "bench: memory after $KEYS keys"
+read -r mu_ours mr_ours mk_ours < <(mem_after_load $OURS)
+read -r mu_redis mr_redis mk_redis < <(mem_after_load $REDIS)
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
+{
+  echo "# Benchmarks"
+  echo
+  echo "Produced by \`make bench\` (utils/bench.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs"
+  echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -r)."
+  echo "Load generator: Debian's redis-benchmark on CPU $GEN_CPU; servers on CPU $SRV_CPU,"
+  echo "persistence off, one at a time, $ROUNDS interleaved rounds; medians. Ratio = ours / Redis 7.0."
+  echo "This machine is shared and noisy: trust ratios and instruction counts over absolute figures."
+  echo
+  echo "| case | ours ops/s | Redis ops/s | ratio | ours p50 ms | Redis p50 ms | ours p99 ms | Redis p99 ms | ours CPU µs/op | Redis CPU µs/op |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  for c in "${cases[@]}"; do
+    name=${c%%|*}
+    ro=$(field ours "$name" 1); rr=$(field redis "$name" 1)
+    echo "| $name | $ro | $rr | $(ratio "$ro" "$rr") | $(field ours "$name" 2) | $(field redis "$name" 2) | $(field ours "$name" 3) | $(field redis "$name" 3) | $(field ours "$name" 4) | $(field redis "$name" 4) |"
+  done
+  echo
+  echo "Server instructions per request (callgrind, difference of 60k and 20k requests, -c 50):"
+  echo
+  echo "| command | ours | Redis | ratio |"
+  echo "|---|---|---|---|"
+  echo "| GET | $ig_ours | $ig_redis | $(ratio "$ig_ours" "$ig_redis") |"
+  echo "| SET | $is_ours | $is_redis | $(ratio "$is_ours" "$is_redis") |"
+  echo
+  echo "Memory after loading $KEYS keys (16-byte keys, 10-byte values):"
+  echo
+  echo "| | ours | Redis | ratio |"
+  echo "|---|---|---|---|"
+  echo "| keys | $mk_ours | $mk_redis | |"
+  echo "| used_memory | $mu_ours | $mu_redis | $(ratio "$mu_ours" "$mu_redis") |"
+  echo "| RSS | $mr_ours | $mr_redis | $(ratio "$mr_ours" "$mr_redis") |"
+} > BENCHMARKS.md
+cat BENCHMARKS.md
