@@ -89,7 +89,12 @@ std::string int64ToString(int64_t v) {
   return std::string(buf, formatInt64(v, buf));
 }
 
-bool parseLongDouble(std::string_view s, long double* out) {
+namespace {
+// Whole-string strtod/strtold with Redis's rules: no leading space, nothing
+// left over, not NaN, and no overflow to +-inf or underflow to 0 (a literal
+// "inf" is fine: it sets no ERANGE).
+template <class T>
+bool parseFloating(std::string_view s, T* out, T (*conv)(const char*, char**)) {
   if (s.empty() || s.size() > 5 * 1024) return false;
   if (isspace(static_cast<unsigned char>(s[0]))) return false;
   char buf[5 * 1024 + 1];
@@ -97,26 +102,20 @@ bool parseLongDouble(std::string_view s, long double* out) {
   buf[s.size()] = '\0';
   char* end = nullptr;
   errno = 0;
-  long double v = strtold(buf, &end);
+  T v = conv(buf, &end);
   if (end != buf + s.size() || std::isnan(v)) return false;
-  if (errno == ERANGE && !std::isinf(v) && v != 0) return false;
+  if (errno == ERANGE && (std::isinf(v) || v == 0)) return false;
   *out = v;
   return true;
 }
+}  // namespace
+
+bool parseLongDouble(std::string_view s, long double* out) {
+  return parseFloating<long double>(s, out, strtold);
+}
 
 bool parseDouble(std::string_view s, double* out) {
-  if (s.empty() || s.size() > 5 * 1024) return false;
-  if (isspace(static_cast<unsigned char>(s[0]))) return false;
-  char buf[5 * 1024 + 1];
-  memcpy(buf, s.data(), s.size());
-  buf[s.size()] = '\0';
-  char* end = nullptr;
-  errno = 0;
-  double v = strtod(buf, &end);
-  if (end != buf + s.size() || std::isnan(v)) return false;
-  if (errno == ERANGE && !std::isinf(v) && v != 0) return false;
-  *out = v;
-  return true;
+  return parseFloating<double>(s, out, strtod);
 }
 
 std::string formatLongDouble(long double v) {
@@ -144,107 +143,87 @@ size_t formatDouble(double v, char* buf, size_t cap) {
   return n < 0 ? 0 : static_cast<size_t>(n);
 }
 
-static bool globMatchImpl(const char* p, size_t plen, const char* s, size_t slen, bool nocase,
-                          int depth) {
-  // Bounded recursion: a pattern like "*a*a*a*..." must not blow the stack.
-  if (depth > 1000) return false;
-  while (plen > 0 && slen > 0) {
-    switch (p[0]) {
-      case '*': {
-        while (plen > 1 && p[1] == '*') {
-          p++;
-          plen--;
-        }
-        if (plen == 1) return true;
-        while (slen > 0) {
-          if (globMatchImpl(p + 1, plen - 1, s, slen, nocase, depth + 1)) return true;
-          s++;
-          slen--;
-        }
-        return globMatchImpl(p + 1, plen - 1, s, slen, nocase, depth + 1);
-      }
-      case '?':
-        s++;
-        slen--;
-        break;
-      case '[': {
-        p++;
-        plen--;
-        bool negate = plen > 0 && p[0] == '^';
-        if (negate) {
-          p++;
-          plen--;
-        }
-        bool match = false;
-        while (plen > 0) {
-          if (p[0] == '\\' && plen >= 2) {
-            p++;
-            plen--;
-            if (p[0] == s[0]) match = true;
-          } else if (p[0] == ']') {
-            break;
-          } else if (plen >= 3 && p[1] == '-') {
-            int start = static_cast<unsigned char>(p[0]);
-            int end = static_cast<unsigned char>(p[2]);
-            int c = static_cast<unsigned char>(s[0]);
-            if (start > end) std::swap(start, end);
-            if (nocase) {
-              start = tolower(start);
-              end = tolower(end);
-              c = tolower(c);
-            }
-            p += 2;
-            plen -= 2;
-            if (c >= start && c <= end) match = true;
-          } else if (nocase ? tolower(static_cast<unsigned char>(p[0])) ==
-                                  tolower(static_cast<unsigned char>(s[0]))
-                            : p[0] == s[0]) {
-            match = true;
-          }
-          p++;
-          plen--;
-        }
-        if (plen == 0) {
-          // Unterminated class: Redis treats the end of pattern as its end.
-          p--;
-          plen++;
-        }
-        if (negate) match = !match;
-        if (!match) return false;
-        s++;
-        slen--;
-        break;
-      }
-      case '\\':
-        if (plen >= 2) {
-          p++;
-          plen--;
-        }
-        [[fallthrough]];
-      default:
-        if (nocase ? tolower(static_cast<unsigned char>(p[0])) !=
-                         tolower(static_cast<unsigned char>(s[0]))
-                   : p[0] != s[0])
-          return false;
-        s++;
-        slen--;
-        break;
-    }
-    p++;
-    plen--;
-    if (slen == 0) {
-      while (plen > 0 && p[0] == '*') {
-        p++;
-        plen--;
-      }
-      break;
-    }
-  }
-  return plen == 0 && slen == 0;
+namespace {
+
+int foldCase(int c, bool nocase) {
+  return nocase ? tolower(c) : c;
 }
 
+// Matches the single pattern element at p (a literal, '?', "\\x" or a
+// "[...]" class) against c. Returns the element's length in the pattern, and
+// sets *ok. Never called on '*'.
+size_t matchElement(const char* p, size_t plen, unsigned char c, bool nocase, bool* ok) {
+  if (p[0] == '?') {
+    *ok = true;
+    return 1;
+  }
+  if (p[0] == '\\' && plen >= 2) {
+    *ok = foldCase(static_cast<unsigned char>(p[1]), nocase) == foldCase(c, nocase);
+    return 2;
+  }
+  if (p[0] != '[') {
+    *ok = foldCase(static_cast<unsigned char>(p[0]), nocase) == foldCase(c, nocase);
+    return 1;
+  }
+  size_t i = 1;
+  bool negate = i < plen && p[i] == '^';
+  if (negate) i++;
+  bool match = false;
+  while (i < plen && p[i] != ']') {
+    if (p[i] == '\\' && i + 1 < plen) {
+      if (static_cast<unsigned char>(p[i + 1]) == c) match = true;
+      i += 2;
+    } else if (i + 2 < plen && p[i + 1] == '-') {
+      int lo = foldCase(static_cast<unsigned char>(p[i]), nocase);
+      int hi = foldCase(static_cast<unsigned char>(p[i + 2]), nocase);
+      if (lo > hi) std::swap(lo, hi);
+      int ch = foldCase(c, nocase);
+      if (ch >= lo && ch <= hi) match = true;
+      i += 3;
+    } else {
+      if (foldCase(static_cast<unsigned char>(p[i]), nocase) == foldCase(c, nocase)) match = true;
+      i++;
+    }
+  }
+  // An unterminated class ends with the pattern (as Redis treats it).
+  *ok = negate ? !match : match;
+  return i < plen ? i + 1 : plen;
+}
+
+}  // namespace
+
+// Iterative matching with one backtrack point (the last '*'): each element
+// other than '*' matches exactly one byte, so retrying from the last star is
+// enough, and the cost is O(pattern * string) even for hostile patterns like
+// "a*a*a*...b" (a recursive matcher takes exponential time there).
 bool globMatch(std::string_view pattern, std::string_view str, bool nocase) {
-  return globMatchImpl(pattern.data(), pattern.size(), str.data(), str.size(), nocase, 0);
+  const char* p = pattern.data();
+  size_t plen = pattern.size(), slen = str.size();
+  size_t pi = 0, si = 0;
+  size_t star_p = SIZE_MAX, star_s = 0;
+  while (si < slen) {
+    if (pi < plen && p[pi] == '*') {
+      while (pi < plen && p[pi] == '*') pi++;
+      if (pi == plen) return true;
+      star_p = pi;
+      star_s = si;
+      continue;
+    }
+    if (pi < plen) {
+      bool ok;
+      size_t n = matchElement(p + pi, plen - pi, static_cast<unsigned char>(str[si]), nocase, &ok);
+      if (ok) {
+        pi += n;
+        si++;
+        continue;
+      }
+    }
+    if (star_p == SIZE_MAX) return false;
+    pi = star_p;
+    si = ++star_s;
+  }
+  while (pi < plen && p[pi] == '*') pi++;
+  return pi == plen;
 }
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {

@@ -39,6 +39,11 @@ TEST(StrUtil, LongDoubleFormatting) {
   EXPECT_FALSE(parseLongDouble("nan", &d));
   EXPECT_FALSE(parseLongDouble(" 1", &d));
   EXPECT_FALSE(parseLongDouble("1x", &d));
+  EXPECT_FALSE(parseLongDouble("1e5000", &d));  // overflow is an error, not inf
+  EXPECT_TRUE(parseLongDouble("inf", &d));
+  double x;
+  EXPECT_FALSE(parseDouble("1e400", &x));
+  EXPECT_TRUE(parseDouble("-inf", &x));
 }
 
 TEST(StrUtil, Glob) {
@@ -54,8 +59,15 @@ TEST(StrUtil, Glob) {
   EXPECT_FALSE(globMatch("a\\*b", "axb"));
   EXPECT_TRUE(globMatch("*a*", "bab"));
   EXPECT_TRUE(globMatch("HELLO", "hello", true));
-  // Pathological backtracking must terminate.
-  EXPECT_FALSE(globMatch("a*a*a*a*a*a*a*a*a*a*a*a*b", std::string(40, 'a')));
+  EXPECT_TRUE(globMatch("*", ""));
+  EXPECT_TRUE(globMatch("a*", "a"));
+  EXPECT_FALSE(globMatch("a?", "a"));
+  EXPECT_TRUE(globMatch("*b*c", "xxbyyc"));
+  EXPECT_FALSE(globMatch("*b*c", "xxbyycd"));
+  EXPECT_TRUE(globMatch("[a-c]*[x-z]", "b123z"));
+  EXPECT_TRUE(globMatch("\\?x", "?x"));
+  // Pathological patterns stay cheap (exponential in a naive matcher).
+  EXPECT_FALSE(globMatch("a*a*a*a*a*a*a*a*a*a*a*a*b", std::string(4000, 'a')));
 }
 
 }  // namespace

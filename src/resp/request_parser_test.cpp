@@ -39,12 +39,12 @@ TEST(RequestParser, MultibulkWhole) {
   Parsed r = parseInSteps("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n", 1000);
   ASSERT_EQ(r.result, RequestParser::kDone);
   EXPECT_EQ(r.args, (std::vector<std::string>{"SET", "k", "hello"}));
-  EXPECT_EQ(r.consumed, 33u);
+  EXPECT_EQ(r.consumed, 31u);
 }
 
 TEST(RequestParser, MultibulkSplitAtEveryByte) {
-  std::string req = "*2\r\n$4\r\nECHO\r\n$10\r\na\r\nb\0c\r\nde\r\n";
-  req = std::string("*2\r\n$4\r\nECHO\r\n$10\r\na\r\nb\0c\r\nde\r\n", 32);
+  static const char kReq[] = "*2\r\n$4\r\nECHO\r\n$10\r\na\r\nb\0c\r\nde\r\n";
+  std::string req(kReq, sizeof(kReq) - 1);
   for (size_t step = 1; step <= req.size(); step++) {
     Parsed r = parseInSteps(req, step);
     ASSERT_EQ(r.result, RequestParser::kDone) << "step " << step;

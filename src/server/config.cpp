@@ -109,6 +109,18 @@ bool parseMemoryRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out
   return true;
 }
 
+// Arguments that may each hold several space-separated words ("bind a b" or
+// CONFIG SET bind "a b"), flattened to one word list.
+std::vector<std::string> splitWords(const Args& a) {
+  std::vector<std::string> out;
+  for (const auto& s : a) {
+    std::vector<std::string> sub;
+    resp::splitArgs(s, &sub);
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
 std::string yesno(bool b) {
   return b ? "yes" : "no";
 }
@@ -125,12 +137,7 @@ std::string joinArgs(const std::vector<std::string>& v) {
 bool validSave(const Args& a, std::string* err) {
   // Either a single "" or pairs of "<seconds> <changes>".
   if (a.size() == 1 && a[0].empty()) return true;
-  std::vector<std::string> parts;
-  for (const auto& s : a) {
-    std::vector<std::string> sub;
-    resp::splitArgs(s, &sub);
-    parts.insert(parts.end(), sub.begin(), sub.end());
-  }
+  std::vector<std::string> parts = splitWords(a);
   if (parts.empty() || parts.size() % 2 != 0) {
     *err = "Invalid save parameters";
     return false;
@@ -218,12 +225,7 @@ const std::vector<Option>& options() {
   static const std::vector<Option> opts = {
       Option{"bind", true, 1, -1,
              [](Config& c, const Args& a, std::string*) {
-               c.bind.clear();
-               for (const auto& s : a) {
-                 std::vector<std::string> sub;
-                 resp::splitArgs(s, &sub);
-                 c.bind.insert(c.bind.end(), sub.begin(), sub.end());
-               }
+               c.bind = splitWords(a);
                return true;
              },
              [](const Config& c) { return joinArgs(c.bind); }},
@@ -323,12 +325,7 @@ const std::vector<Option>& options() {
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),
       Option{"rdma-bind", false, 1, -1,
              [](Config& c, const Args& a, std::string*) {
-               c.rdma_bind.clear();
-               for (const auto& s : a) {
-                 std::vector<std::string> sub;
-                 resp::splitArgs(s, &sub);
-                 c.rdma_bind.insert(c.rdma_bind.end(), sub.begin(), sub.end());
-               }
+               c.rdma_bind = splitWords(a);
                return true;
              },
              [](const Config& c) { return joinArgs(c.rdma_bind); }},
@@ -468,12 +465,10 @@ std::string configCanonicalName(const std::string& name) {
   return o == nullptr ? std::string() : std::string(o->name);
 }
 
-namespace {
-
 // Quotes a single value so splitArgs() reads it back unchanged; plain words
 // stay bare as a person would write them.
-std::string quoteValue(const std::string& v) {
-  bool plain = !v.empty();
+std::string quoteConfigValue(const std::string& v, bool always) {
+  bool plain = !always && !v.empty();
   for (unsigned char ch : v) {
     if (ch <= ' ' || ch >= 127 || ch == '"' || ch == '\'' || ch == '\\') plain = false;
   }
@@ -494,12 +489,14 @@ std::string quoteValue(const std::string& v) {
   return out + "\"";
 }
 
+namespace {
+
 std::string optionLine(const Option& o, const Config& cfg) {
   std::string v = o.get(cfg);
   // Options taking a list (bind, save) are stored space-joined: write the
   // words bare so each stays one argument.
   if (o.max_args == -1 && !v.empty()) return std::string(o.name) + " " + v;
-  return std::string(o.name) + " " + quoteValue(v);
+  return std::string(o.name) + " " + quoteConfigValue(v);
 }
 
 }  // namespace

@@ -27,39 +27,6 @@ void usage() {
           "       ./redis-server /etc/myredis.conf --loglevel verbose\n");
 }
 
-// Quotes one argument so the config parser reads it back unchanged.
-std::string quoteArg(const std::string& a) {
-  std::string out = "\"";
-  for (unsigned char ch : a) {
-    switch (ch) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (ch < 32 || ch == 127) {
-          char buf[8];
-          snprintf(buf, sizeof(buf), "\\x%02x", ch);
-          out += buf;
-        } else {
-          out += static_cast<char>(ch);
-        }
-    }
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,7 +71,7 @@ int main(int argc, char** argv) {
         return 1;
       }
       extra += ' ';
-      extra += quoteArg(a);
+      extra += server::quoteConfigValue(a, true);
     }
   }
   if (line_open) extra += '\n';
