@@ -68,6 +68,7 @@ class BenchClient {
   int64_t start_us_ = 0;
   uint64_t batch_latency_us_ = 0;
   bool closing_ = false;
+  bool connected_ = false;  // the current connection attempt succeeded
   bool done_ = false;
 };
 
@@ -121,7 +122,8 @@ BenchClient::BenchClient(Worker* w, const std::string& request)
     : w_(w), cli_(w->loop()), buf_(request, w->shared()->opt->pipeline) {
   cli_.setSkimHandler(onReply, this);
   cli_.setDisconnectHandler([this]() {
-    if (closing_ || done_) return;
+    // Before the connect callback, a failure is reported there instead.
+    if (closing_ || done_ || !connected_) return;
     w_->fail("Error: " + cli_.lastError());
   });
 }
@@ -129,7 +131,9 @@ BenchClient::BenchClient(Worker* w, const std::string& request)
 void BenchClient::connect() {
   cli_.close();  // with -k 0, the previous connection (closing_ is still set)
   closing_ = false;
+  connected_ = false;
   cli_.connectAsync(w_->shared()->opt->endpoint, [this](bool ok) {
+    connected_ = ok;
     if (!ok) {
       w_->fail("Could not connect to Redis at " + client::describe(cli_.endpoint()) + ": " +
                cli_.lastError());

@@ -26,7 +26,10 @@ std::vector<Test> selectTests(const Options& opt) {
   std::vector<Test> tests;
   if (!opt.command.empty()) {
     std::string title;
-    for (const auto& a : opt.command) {
+    // The -x argument (stdin, often long or multi-line) stays out of the title.
+    size_t shown = opt.command.size() - (opt.stdin_last_arg ? 1 : 0);
+    for (size_t i = 0; i < shown; i++) {
+      const std::string& a = opt.command[i];
       if (!title.empty()) title += ' ';
       title += a;
     }
