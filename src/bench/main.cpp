@@ -68,6 +68,12 @@ int main(int argc, char** argv) {
     fprintf(stderr, "No test selected: see -t in --help for the test names.\n");
     return 1;
   }
+  if (!opt.keepalive) {
+    fprintf(stderr,
+            "WARNING: keep alive is off (-k 0): every pipeline opens a new connection, and\n"
+            "many short-lived TCP connections can exhaust local ports (TIME_WAIT); Linux\n"
+            "reuses them sooner with net.ipv4.tcp_tw_reuse=1.\n");
+  }
   bench::ServerConfig cfg;
   if (!opt.quiet && !opt.csv) {
     cfg = fetchServerConfig(opt);
