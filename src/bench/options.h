@@ -1,0 +1,42 @@
+// Command-line options of redis-benchmark, compatible with Redis 7.0's
+// redis-benchmark (option names and defaults), plus --rdma.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/client.h"
+
+namespace bench {
+
+struct Options {
+  client::Endpoint endpoint;         // -h -p -s --rdma
+  std::optional<std::string> auth;   // -a
+  std::optional<std::string> user;   // --user (needs -a)
+  int clients = 50;                  // -c
+  long long requests = 100000;       // -n
+  int data_size = 3;                 // -d
+  int dbnum = 0;                     // --dbnum
+  bool resp3 = false;                // -3
+  bool keepalive = true;             // -k 1|0
+  long long keyspace = 0;            // -r (0: no __rand_int__ substitution)
+  int pipeline = 1;                  // -P
+  bool quiet = false;                // -q
+  bool csv = false;                  // --csv
+  bool loop = false;                 // -l
+  int threads = 0;                   // --threads (0: run in the main thread)
+  int precision = 3;                 // --precision: decimals of latencies in ms
+  bool show_errors = true;           // error replies are printed (at most 1/s)
+  bool stdin_last_arg = false;       // -x
+  std::vector<std::string> tests;    // -t, lower case
+  std::vector<std::string> command;  // a command given after the options
+};
+
+enum class ParseOutcome { kRun, kExitOk, kExitError };
+
+// Parses argv into *opt; prints usage/errors itself.
+ParseOutcome parseOptions(int argc, char** argv, Options* opt);
+void printUsage();
+
+}  // namespace bench
