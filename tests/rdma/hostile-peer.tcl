@@ -3,29 +3,11 @@
 # peer costs only that connection. Runs only in the rxe VM (needs:rdma);
 # RDMA_TEST_ADDR names the RDMA address (default 10.99.0.1).
 
-set ::rdma_addr [expr {[info exists ::env(RDMA_TEST_ADDR)] ? $::env(RDMA_TEST_ADDR) : "10.99.0.1"}]
-set ::rdma_peer [file join $::repo_root src rdma-test-peer]
+source [file join $::repo_root tests rdma helpers rdma.tcl]
 set ::rdma_port [find_free_port]
 
-# Runs the peer against the server's rdma port; returns {exit_status stdout}.
-proc peer {args} {
-  set status 0
-  if {[catch {exec -ignorestderr $::rdma_peer --host $::rdma_addr --port $::rdma_port \
-                 --timeout-ms 5000 {*}$args} out opts]} {
-    set status 1
-    set code [dict get $opts -errorcode]
-    if {[lindex $code 0] eq "CHILDSTATUS"} { set status [lindex $code 2] }
-  }
-  return [list $status $out]
-}
-
-proc rdma_info {field} {
-  return [info_field [r info rdma] $field]
-}
-
 start_server [list tags {needs:rdma external:skip} \
-                overrides [list rdma-port $::rdma_port rdma-bind $::rdma_addr \
-                             rdma-rx-size 65536 protected-mode no]] {
+                overrides [rdma_overrides $::rdma_port {rdma-rx-size 65536 protected-mode no}]] {
   test {RDMA: PING and SET over rdma, visible over tcp} {
     lassign [peer -- PING] status out
     assert_equal $status 0 $out

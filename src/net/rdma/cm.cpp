@@ -323,10 +323,11 @@ std::string RdmaConnection::doAddress(bool peer) const {
 }
 
 bool RdmaConnection::doIsLocal() const {
-  // Same host: the peer's IP is ours (RDMA loopback) or a loopback address.
-  auto ip = [](const std::string& a) { return a.substr(0, a.rfind(':')); };
-  std::string p = ip(peer_addr_);
-  return !p.empty() && (p == ip(local_addr_) || p.rfind("127.", 0) == 0 || p == "[::1]");
+  // Protected mode trusts loopback addresses only, as for TCP, where a
+  // client connecting from one of this host's interface addresses is remote
+  // too. rdma_cm cannot route over lo, so in practice every RDMA peer is.
+  std::string p = peer_addr_.substr(0, peer_addr_.rfind(':'));
+  return p.rfind("127.", 0) == 0 || p == "[::1]";
 }
 
 int RdmaConnection::doFd() const {

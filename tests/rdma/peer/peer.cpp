@@ -26,10 +26,13 @@ using namespace net::rdma;
 
 const char* kUsage =
     "Usage: rdma-test-peer --host ADDR --port PORT [--mode MODE] [--timeout-ms N]\n"
-    "                      [--rx-size BYTES] [--repeat N] [-- CMD ARG...]\n"
+    "                      [--rx-size BYTES] [--repeat N] [--pipeline]\n"
+    "                      [--connections N] [-- CMD ARG...]\n"
     "Connects to an rdma server and plays MODE:\n"
     "  normal        handshake, send CMD ARG... as a RESP command (default PING)\n"
-    "                --repeat N times, print each reply; exit 0 once all arrived\n"
+    "                --repeat N times, print each reply; exit 0 once all arrived.\n"
+    "                --pipeline sends all N before reading any reply;\n"
+    "                --connections N does it all on N connections, one after another\n"
     "  bad-magic     after the server's RegisterLocalAddr, send a control message\n"
     "  bad-version   that is invalid in the named way (short-ctrl: 16 bytes;\n"
     "  bad-opcode    huge-length: 1 GiB; zero-addr: address 0)\n"
@@ -56,6 +59,8 @@ struct Options {
   int timeout_ms = 5000;
   uint32_t rx_size = kDefaultRxSize;
   int repeat = 1;
+  bool pipeline = false;
+  int connections = 1;
   std::vector<std::string> cmd;
 };
 
@@ -320,8 +325,16 @@ int run(const Options& o) {
   if (mode == "normal") {
     p.registerRx();
     std::string cmd = encodeCommand(o.cmd.empty() ? std::vector<std::string>{"PING"} : o.cmd);
+    if (o.pipeline) {
+      // One stream of every command: the server parses many per RX chunk and
+      // its replies pile up in our RX buffer while we are still sending.
+      std::string all;
+      all.reserve(cmd.size() * o.repeat);
+      for (int i = 0; i < o.repeat; i++) all += cmd;
+      p.send(all);
+    }
     for (int i = 0; i < o.repeat; i++) {
-      p.send(cmd);
+      if (!o.pipeline) p.send(cmd);
       size_t end = 0;
       if (!p.pumpUntil([&] { return (end = replyEnd(p.received())) != 0 || p.closed(); },
                        o.timeout_ms) ||
@@ -374,13 +387,18 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   peer::Options o;
-  static const option longopts[] = {
-      {"host", required_argument, nullptr, 'h'},    {"port", required_argument, nullptr, 'p'},
-      {"mode", required_argument, nullptr, 'm'},    {"timeout-ms", required_argument, nullptr, 't'},
-      {"rx-size", required_argument, nullptr, 'r'}, {"repeat", required_argument, nullptr, 'n'},
-      {"help", no_argument, nullptr, 'H'},          {nullptr, 0, nullptr, 0}};
+  static const option longopts[] = {{"host", required_argument, nullptr, 'h'},
+                                    {"port", required_argument, nullptr, 'p'},
+                                    {"mode", required_argument, nullptr, 'm'},
+                                    {"timeout-ms", required_argument, nullptr, 't'},
+                                    {"rx-size", required_argument, nullptr, 'r'},
+                                    {"repeat", required_argument, nullptr, 'n'},
+                                    {"pipeline", no_argument, nullptr, 'P'},
+                                    {"connections", required_argument, nullptr, 'c'},
+                                    {"help", no_argument, nullptr, 'H'},
+                                    {nullptr, 0, nullptr, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "h:p:m:t:r:n:", longopts, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h:p:m:t:r:n:Pc:", longopts, nullptr)) != -1) {
     switch (c) {
       case 'h':
         o.host = optarg;
@@ -400,6 +418,12 @@ int main(int argc, char** argv) {
       case 'n':
         o.repeat = atoi(optarg);
         break;
+      case 'P':
+        o.pipeline = true;
+        break;
+      case 'c':
+        o.connections = atoi(optarg);
+        break;
       case 'H':
         fputs(peer::kUsage, stdout);
         return 0;
@@ -409,7 +433,7 @@ int main(int argc, char** argv) {
     }
   }
   for (int i = optind; i < argc; i++) o.cmd.push_back(argv[i]);
-  if (o.host.empty() || o.port <= 0 || o.timeout_ms <= 0 || o.repeat <= 0) {
+  if (o.host.empty() || o.port <= 0 || o.timeout_ms <= 0 || o.repeat <= 0 || o.connections <= 0) {
     fputs(peer::kUsage, stderr);
     return 2;
   }
@@ -417,5 +441,9 @@ int main(int argc, char** argv) {
     fprintf(stderr, "rdma-test-peer: --rx-size out of bounds\n");
     return 2;
   }
-  return peer::run(o);
+  // Each round is a fresh Peer (its verbs resources freed before the next).
+  for (int i = 0; i < o.connections; i++) {
+    if (int rc = peer::run(o); rc != 0) return rc;
+  }
+  return 0;
 }

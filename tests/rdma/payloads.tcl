@@ -1,0 +1,138 @@
+# Data over rdma, byte for byte: binary values from 1 byte to 4x the RX
+# buffer (rdma-rx-size 64 KiB) and a 64 MiB value, written over one transport
+# and read over the other, plus 10,000 pipelined commands. Values travel
+# through redis-cli -x (stdin as the last argument) and come back through
+# redis-cli --raw into a file, which is exact for binary data (--raw adds one
+# newline). Runs only in the rxe VM (needs:rdma).
+
+source [file join $::repo_root tests rdma helpers rdma.tcl]
+set ::rdma_port [find_free_port]
+set ::rx_size 65536
+
+# redis-cli over tcp (to="tcp") or rdma with the server's address options.
+proc cli_target {to} {
+  if {$to eq "rdma"} { return [list $::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port] }
+  return [list $::rdma_cli -h [srv host] -p [srv port]]
+}
+
+# SET key to the contents of `path` through redis-cli -x over `to`.
+proc cli_set_file {to key path} {
+  lassign [run_status {*}[cli_target $to] -x SET $key < $path] status out
+  if {$status != 0 || $out ne "OK"} { error "SET over $to exited $status: $out" }
+}
+
+# GET key over `from` through redis-cli --raw into `path`.
+proc cli_get_file {from key path} {
+  lassign [run_status -nostderr {*}[cli_target $from] --raw GET $key > $path] status out
+  if {$status != 0} { error "GET over $from exited $status" }
+}
+
+# Asserts that `got` holds exactly the bytes of `want` plus --raw's newline.
+proc assert_same_bytes {want got} {
+  set w [file size $want]
+  assert_equal [file size $got] [expr {$w + 1}] "size of $got"
+  set fd [open $got rb]
+  seek $fd $w
+  set tail [read $fd]
+  close $fd
+  assert_equal $tail "\n"
+  lassign [run_status cmp -n $w $want $got] status out
+  assert_equal $status 0 "cmp: $out"
+}
+
+proc random_file {path size} {
+  exec head -c $size /dev/urandom > $path
+}
+
+start_server [list tags {needs:rdma external:skip} \
+                overrides [rdma_overrides $::rdma_port \
+                             [list protected-mode no rdma-rx-size $::rx_size]]] {
+  set src [scratch_file value]
+  set out [scratch_file out]
+
+  foreach size [list 1 2 17 1000 [expr {$::rx_size - 1}] $::rx_size [expr {$::rx_size + 1}] \
+                  [expr {2 * $::rx_size + 7}] [expr {4 * $::rx_size - 1}] \
+                  [expr {4 * $::rx_size}]] {
+    test "RDMA data: $size random bytes, written over rdma, read over tcp and rdma" {
+      random_file $src $size
+      cli_set_file rdma rdma:val:$size $src
+      assert_equal [r strlen rdma:val:$size] $size
+      cli_get_file tcp rdma:val:$size $out
+      assert_same_bytes $src $out
+      cli_get_file rdma rdma:val:$size $out
+      assert_same_bytes $src $out
+    }
+
+    test "RDMA data: $size random bytes, written over tcp, read over rdma" {
+      random_file $src $size
+      cli_set_file tcp rdma:tcpval:$size $src
+      cli_get_file rdma rdma:tcpval:$size $out
+      assert_same_bytes $src $out
+    }
+  }
+
+  test {RDMA data: the Tcl client's view of a binary value set over rdma} {
+    # Every byte value, NUL and CR LF included, in a value past the RX size.
+    set bytes ""
+    for {set i 0} {$i < 256} {incr i} { append bytes [format %c $i] }
+    set value [string repeat $bytes [expr {(2 * $::rx_size) / 256 + 3}]]
+    write_binary $src $value
+    cli_set_file rdma rdma:allbytes $src
+    assert_equal [r get rdma:allbytes] $value
+  }
+
+  test {RDMA data: a 64 MiB value crosses both ways intact} {
+    set size [expr {64 * 1024 * 1024}]
+    random_file $src $size
+    set reregs [rdma_info rdma_reregistrations]
+    cli_set_file rdma rdma:huge $src
+    assert_equal [r strlen rdma:huge] $size
+    # The server drained its 64 KiB RX buffer about a thousand times.
+    assert_morethan [rdma_info rdma_reregistrations] [expr {$reregs + 1000}]
+    cli_get_file rdma rdma:huge $out
+    assert_same_bytes $src $out
+    cli_get_file tcp rdma:huge $out
+    assert_same_bytes $src $out
+    r del rdma:huge
+    # And back: written over tcp, read over rdma.
+    cli_set_file tcp rdma:huge2 $src
+    cli_get_file rdma rdma:huge2 $out
+    assert_same_bytes $src $out
+    r del rdma:huge2
+  }
+
+  test {RDMA data: 10,000 pipelined INCRs each get their reply, in order} {
+    r del rdma:pipe
+    lassign [peer --pipeline --repeat 10000 -- INCR rdma:pipe] status out
+    assert_equal $status 0 [string range $out end-200 end]
+    set replies [regexp -all -inline {reply: :(\d+)\r} $out]
+    assert_equal [expr {[llength $replies] / 2}] 10000
+    set expect 1
+    foreach {_ n} $replies {
+      if {$n != $expect} { fail "reply $expect was :$n" }
+      incr expect
+    }
+    r get rdma:pipe
+  } {10000}
+
+  test {RDMA data: 10,000 commands from redis-cli's stdin over rdma} {
+    r flushdb
+    set script [scratch_file cmds]
+    set fd [open $script w]
+    for {set i 0} {$i < 10000} {incr i} { puts $fd "SET rdma:stdin:$i v$i" }
+    puts $fd "DBSIZE"
+    close $fd
+    lassign [run_status {*}[cli_target rdma] < $script] status out
+    file delete $script
+    assert_equal $status 0
+    set lines [split $out "\n"]
+    assert_equal [llength $lines] 10001
+    assert_equal [lsort -unique [lrange $lines 0 end-1]] OK
+    assert_equal [lindex $lines end] 10000
+    assert_equal [r dbsize] 10000
+    r mget rdma:stdin:0 rdma:stdin:4321 rdma:stdin:9999
+  } {v0 v4321 v9999}
+
+  file delete $src $out
+  wait_rdma_clients 0
+}
