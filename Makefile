@@ -123,7 +123,7 @@ test-compat: test-deps
 	@utils/run-tests.sh compat
 
 test-rdma: test-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all build/unit-tests
 	@utils/run-tests.sh rdma
 
 bench:
