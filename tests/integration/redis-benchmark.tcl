@@ -1,0 +1,58 @@
+# Drives our redis-benchmark (src/redis-benchmark) against the test server:
+# the requests it reports are really executed, and its output layouts (-q,
+# --csv) are the ones redis-benchmark 7.0 prints.
+
+set ::bench_bin [file join $::repo_root src redis-benchmark]
+
+# Runs the benchmark; returns its stdout (progress lines included).
+proc bench {args} {
+  return [exec -ignorestderr $::bench_bin -h [srv host] -p [srv port] {*}$args < /dev/null]
+}
+
+start_server {tags {benchmark}} {
+  test {redis-benchmark: every INCR it reports reaches the server} {
+    r del counter:__rand_int__
+    set out [bench -q -t incr -n 2003 -c 7 -P 10]
+    assert_match "*INCR: * requests per second, p50=* msec*" $out
+    r get counter:__rand_int__
+  } {2003}
+
+  test {redis-benchmark: -r spreads SETs over random keys of 12 digits} {
+    r flushdb
+    bench -q -t set -n 2000 -r 1000 -d 5
+    set keys [r keys key:*]
+    assert_morethan [llength $keys] 100
+    foreach k [lrange $keys 0 20] {
+      assert_match {key:[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]} $k
+      assert_equal [string length [r get $k]] 5
+    }
+  }
+
+  test {redis-benchmark: --csv prints the 7.0 header and one row per test} {
+    set out [bench --csv -t set,get -n 1000]
+    set lines [split [string trim $out] "\n"]
+    assert_equal [lindex $lines 0] \
+      {"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"}
+    assert_match {"SET","*","*","*","*","*","*","*"} [lindex $lines 1]
+    assert_match {"GET","*","*","*","*","*","*","*"} [lindex $lines 2]
+    assert_equal [llength $lines] 3
+  }
+
+  test {redis-benchmark: the full report counts the requests and clients} {
+    set out [bench -t ping_mbulk -n 1500 -c 3]
+    assert_match "*====== PING_MBULK ======*" $out
+    assert_match "*1500 requests completed in*" $out
+    assert_match "*3 parallel clients*" $out
+    assert_match "*Summary:*throughput summary:*requests per second*" $out
+  }
+}
+
+start_server {tags {benchmark external:skip} overrides {requirepass secret}} {
+  test {redis-benchmark: -a authenticates, a wrong password fails with exit 1} {
+    r auth secret
+    r del counter:__rand_int__
+    bench -a secret -q -t incr -n 500
+    assert_equal [r get counter:__rand_int__] 500
+    assert_error {*} {bench -a wrong -q -t incr -n 10}
+  }
+}
