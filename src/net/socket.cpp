@@ -76,9 +76,11 @@ int listenTcp(const std::string& addr_in, int port, int backlog, std::string* er
   return fd;
 }
 
-int listenUnix(const std::string& path, unsigned perm, int backlog, std::string* err) {
-  struct sockaddr_un sa = {};
-  if (path.size() >= sizeof(sa.sun_path)) {
+// A non-blocking AF_UNIX socket and the address for `path`; -1 with *err
+// set when the path does not fit or socket() fails.
+static int unixSocket(const std::string& path, struct sockaddr_un* sa, std::string* err) {
+  *sa = {};
+  if (path.size() >= sizeof(sa->sun_path)) {
     *err = "unix socket path too long: " + path;
     return -1;
   }
@@ -87,8 +89,15 @@ int listenUnix(const std::string& path, unsigned perm, int backlog, std::string*
     *err = sysError("socket(AF_UNIX)");
     return -1;
   }
-  sa.sun_family = AF_UNIX;
-  memcpy(sa.sun_path, path.data(), path.size());
+  sa->sun_family = AF_UNIX;
+  memcpy(sa->sun_path, path.data(), path.size());
+  return fd;
+}
+
+int listenUnix(const std::string& path, unsigned perm, int backlog, std::string* err) {
+  struct sockaddr_un sa;
+  int fd = unixSocket(path, &sa, err);
+  if (fd == -1) return -1;
   unlink(path.c_str());
   if (bind(fd, reinterpret_cast<struct sockaddr*>(&sa), sizeof(sa)) == -1) {
     *err = sysError("bind(" + path + ")");
@@ -168,18 +177,9 @@ int connectTcp(const std::string& host, int port, const std::string& source, std
 }
 
 int connectUnix(const std::string& path, std::string* err) {
-  struct sockaddr_un sa = {};
-  if (path.size() >= sizeof(sa.sun_path)) {
-    *err = "unix socket path too long: " + path;
-    return -1;
-  }
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd == -1) {
-    *err = sysError("socket(AF_UNIX)");
-    return -1;
-  }
-  sa.sun_family = AF_UNIX;
-  memcpy(sa.sun_path, path.data(), path.size());
+  struct sockaddr_un sa;
+  int fd = unixSocket(path, &sa, err);
+  if (fd == -1) return -1;
   if (::connect(fd, reinterpret_cast<struct sockaddr*>(&sa), sizeof(sa)) == -1 &&
       errno != EINPROGRESS && errno != EAGAIN) {
     *err = sysError("connect(" + path + ")");
