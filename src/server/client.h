@@ -30,6 +30,9 @@ enum ClientFlag : uint32_t {
   kProtectedRefuse = 1 << 4,
   kReplyOff = 1 << 5,       // CLIENT REPLY OFF
   kReplySkipNext = 1 << 6,  // CLIENT REPLY SKIP: drop the next command's reply
+  // Commands must not block (set while EXEC runs the queued commands): a
+  // blocking command answers as if its timeout had expired.
+  kDenyBlocking = 1 << 7,
 };
 
 class Client {

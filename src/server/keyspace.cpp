@@ -18,6 +18,21 @@ db::Entry* lookupWrite(Client* c, std::string_view key) {
   return c->db()->find(key);
 }
 
+static db::Entry* checkKind(Client* c, db::Entry* e, db::Kind k, bool* wrongtype) {
+  *wrongtype = e != nullptr && e->val.kind() != k;
+  if (!*wrongtype) return e;
+  c->addWrongType();
+  return nullptr;
+}
+
+db::Entry* lookupReadKind(Client* c, std::string_view key, db::Kind k, bool* wrongtype) {
+  return checkKind(c, lookupRead(c, key), k, wrongtype);
+}
+
+db::Entry* lookupWriteKind(Client* c, std::string_view key, db::Kind k, bool* wrongtype) {
+  return checkKind(c, lookupWrite(c, key), k, wrongtype);
+}
+
 void keyModified(Client* c, std::string_view key) {
   keyModifiedInDb(c->db(), key);
 }

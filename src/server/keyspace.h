@@ -15,6 +15,11 @@ class Client;
 db::Entry* lookupRead(Client* c, std::string_view key);
 // Lookup for a command that will modify the key: no hit/miss accounting.
 db::Entry* lookupWrite(Client* c, std::string_view key);
+// Typed lookups for collection commands: nullptr when the key is absent.
+// When the key holds a value of another kind they reply WRONGTYPE, set
+// *wrongtype to true and return nullptr (so callers test *wrongtype first).
+db::Entry* lookupReadKind(Client* c, std::string_view key, db::Kind k, bool* wrongtype);
+db::Entry* lookupWriteKind(Client* c, std::string_view key, db::Kind k, bool* wrongtype);
 // Every command that changes a key calls this once per key it changed.
 void keyModified(Client* c, std::string_view key);
 // Same, for a db other than the client's (MOVE, COPY, SWAPDB, FLUSH*).
