@@ -32,6 +32,22 @@ void CommandTable::rebuildIndex() {
   }
 }
 
+bool keysAfterCount(const std::vector<std::string_view>& argv, size_t count_index,
+                    std::vector<size_t>* out) {
+  int64_t n;
+  if (count_index >= argv.size() || !strutil::parseInt64(argv[count_index], &n) || n <= 0 ||
+      static_cast<uint64_t>(n) > argv.size() - count_index - 1)
+    return false;
+  for (size_t i = 0; i < static_cast<size_t>(n); i++) out->push_back(count_index + 1 + i);
+  return true;
+}
+
+void CommandTable::setKeysProc(std::string_view name, KeysProc proc) {
+  Command* cmd = find(name);
+  if (cmd == nullptr) abort();
+  cmd->keys_proc = proc;
+}
+
 Command* CommandTable::find(std::string_view name) {
   if (index_.empty()) return nullptr;
   size_t mask = index_.size() - 1;

@@ -13,6 +13,16 @@ namespace server {
 
 class Client;
 using CommandProc = void (*)(Client* c);
+// Key positions for commands the first/last/step triple cannot describe
+// (ZUNION's numkeys, SORT ... STORE dst): appends the argv indexes of the
+// keys; false when the arguments do not parse (COMMAND GETKEYS then answers
+// "Invalid arguments specified for command").
+using KeysProc = bool (*)(const std::vector<std::string_view>& argv, std::vector<size_t>* out);
+
+// The usual KeysProc shape: a count at argv[count_index], then that many
+// keys. False when the count is not a positive integer or runs past argv.
+bool keysAfterCount(const std::vector<std::string_view>& argv, size_t count_index,
+                    std::vector<size_t>* out);
 
 enum CommandFlag : uint32_t {
   kWrite = 1 << 0,
@@ -53,6 +63,9 @@ struct Command {
   uint64_t usec = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
+  // Set after registration (CommandTable::setKeysProc) where needed; when
+  // set it wins over first/last/step for COMMAND GETKEYS.
+  KeysProc keys_proc = nullptr;
 
   std::string fullName() const;  // "client|list"
 };
@@ -66,6 +79,9 @@ class CommandTable {
   void add(Command cmd);
   // Case-insensitive lookup of a top-level command; nullptr if unknown.
   Command* find(std::string_view name);
+  // Attaches a KeysProc to an already registered command (aborts if the
+  // name is unknown: a registration bug).
+  void setKeysProc(std::string_view name, KeysProc proc);
   // Resolves "client list" to the subcommand when the command has them;
   // returns the container itself when it has none.
   Command* findSub(Command* parent, std::string_view sub);

@@ -252,6 +252,16 @@ bool getKeys(Client* c, const Command** out, std::vector<size_t>* keys) {
     c->addError("Invalid number of arguments specified for command");
     return false;
   }
+  if (cmd->keys_proc != nullptr) {
+    std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
+    if (!cmd->keys_proc(argv, keys) || keys->empty()) {
+      c->addError("Invalid arguments specified for command");
+      return false;
+    }
+    for (size_t& k : *keys) k += 2;
+    *out = cmd;
+    return true;
+  }
   if (cmd->first_key <= 0) {
     c->addError("The command has no key arguments");
     return false;
