@@ -10,6 +10,8 @@
 #include "common/strutil.h"
 #include "server/command.h"
 #include "server/dispatch.h"
+#include "server/monitor.h"
+#include "server/pause.h"
 #include "server/server.h"
 
 namespace server {
@@ -31,6 +33,8 @@ Client::Client(net::Connection* conn)
 }
 
 Client::~Client() {
+  if (flags & kMonitor) monitor::remove(this);
+  if (flags & kPostponed) pause::forget(this);
   if (conn_ != nullptr) {
     conn_->setPrivateData(nullptr);
     conn_->close();
@@ -216,7 +220,7 @@ size_t Client::processInput(const char* base, size_t len) {
   limits.max_bulk_len = s.config.proto_max_bulk_len;
   limits.authenticated = (flags & kAuthenticated) != 0;
   size_t pos = 0;
-  while (pos < len && !(flags & (kCloseAfterReply | kCloseAsap))) {
+  while (pos < len && !(flags & (kCloseAfterReply | kCloseAsap | kPostponed))) {
     resp::RequestParser::Result r = parser_.feed(base + pos, len - pos, limits);
     if (r == resp::RequestParser::kNeedMore) break;
     if (r == resp::RequestParser::kError) {
@@ -231,15 +235,30 @@ size_t Client::processInput(const char* base, size_t len) {
     const char* argbase = parser_.isInline() ? parser_.inlineStorage().data() : base + pos;
     argv_.clear();
     for (const resp::ArgRef& a : parser_.args()) argv_.emplace_back(argbase + a.off, a.len);
-    pos += parser_.consumed();
+    size_t request_len = parser_.consumed();
     parser_.reset();
-    if (argv_.empty()) continue;
+    if (argv_.empty()) {
+      pos += request_len;
+      continue;
+    }
     if (!dispatchCommand(this)) return SIZE_MAX;  // client freed by the command
+    // A paused request is left unconsumed: it runs again from the buffer.
+    if (flags & kPostponed) break;
+    pos += request_len;
     limits.authenticated = (flags & kAuthenticated) != 0;
   }
   if (!replies_.empty() && !(flags & kPendingWrite)) s.queueWrite(this);
   if ((flags & kCloseAfterReply) && replies_.empty()) s.freeClientAsync(this);
   return pos;
+}
+
+bool Client::resumeInput() {
+  if (qlen_ == qpos_) return true;
+  size_t used = processInput(qbuf_ + qpos_, qlen_ - qpos_);
+  if (used == SIZE_MAX) return false;
+  qpos_ += used;
+  if (qpos_ == qlen_) qpos_ = qlen_ = 0;
+  return true;
 }
 
 bool Client::flush() {

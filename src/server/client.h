@@ -33,6 +33,11 @@ enum ClientFlag : uint32_t {
   // Commands must not block (set while EXEC runs the queued commands): a
   // blocking command answers as if its timeout had expired.
   kDenyBlocking = 1 << 7,
+  // MONITOR: receives every command the server runs (monitor.h).
+  kMonitor = 1 << 8,
+  // CLIENT PAUSE held this client's next request back (pause.h): it stays
+  // unparsed in the query buffer until resumeInput().
+  kPostponed = 1 << 9,
 };
 
 class Client {
@@ -99,6 +104,9 @@ class Client {
   // Writes what the reply buffer holds; installs a write handler when the
   // transport cannot take it all. Returns false if the client was freed.
   bool flush();
+  // Runs the requests waiting in the private query buffer (after a CLIENT
+  // PAUSE ended). Returns false if the client was freed.
+  bool resumeInput();
   bool hasPendingReplies() const { return !replies_.empty(); }
   size_t queryBufferBytes() const { return qlen_ - qpos_; }
   size_t queryBufferCapacity() const { return qcap_; }

@@ -36,6 +36,12 @@ struct Config {
   // Accepted and reported (INFO memory) for compatibility; no eviction runs.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  // LFU access counters (OBJECT FREQ) under the *-lfu policies.
+  int64_t lfu_log_factor = 10;
+  int64_t lfu_decay_time = 1;
+  // SLOWLOG: -1 disables, 0 logs every command.
+  int64_t slowlog_log_slower_than = 10000;
+  int64_t slowlog_max_len = 128;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.
   std::string enable_debug_command = "no";

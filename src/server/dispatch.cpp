@@ -6,7 +6,10 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/families.h"
+#include "server/monitor.h"
+#include "server/pause.h"
 #include "server/server.h"
+#include "server/slowlog.h"
 
 namespace server {
 
@@ -38,10 +41,13 @@ bool dispatchCommand(Client* c) {
   if (!(c->flags & (kReplyOff | kReplySkipNext))) return dispatchUnmuted(c);
   // CLIENT REPLY OFF|SKIP: run the command with its reply thrown away. SKIP
   // covers this one command; CLIENT REPLY ON unmutes itself to send its OK.
+  bool skip = (c->flags & kReplySkipNext) != 0;
   c->flags &= ~kReplySkipNext;
   c->muteReplies(true);
   bool alive = dispatchUnmuted(c);
   if (alive) c->muteReplies(false);
+  // A request held by CLIENT PAUSE has not run yet: SKIP still applies.
+  if (alive && skip && (c->flags & kPostponed)) c->flags |= kReplySkipNext;
   return alive;
 }
 
@@ -78,6 +84,18 @@ static bool dispatchUnmuted(Client* c) {
     cmd->rejected_calls++;
     return true;
   }
+  // Monitors count as replicas in Redis: no keyspace access.
+  if ((c->flags & kMonitor) && (cmd->flags & (kWrite | kReadOnly | kMayReplicate))) {
+    c->addError("Replica can't interact with the keyspace");
+    cmd->rejected_calls++;
+    return true;
+  }
+  if (pause::active() || (c->flags & kPostponed)) {
+    if (pause::shouldPostpone(c, *cmd)) {
+      c->last_cmd = cmd;  // CLIENT LIST shows the held command, as Redis
+      return true;
+    }
+  }
   uint64_t errors_before = s.stats.total_error_replies;
   int64_t start = event::EventLoop::nowUs();
   s.current_client = c;
@@ -90,6 +108,8 @@ static bool dispatchUnmuted(Client* c) {
   s.stats.total_commands_processed++;
   c->last_cmd = cmd;
   c->last_interaction_ms = db::Clock::nowMs;
+  g_slowlog.maybeLog(c, *cmd, took);
+  monitor::feed(c, *cmd);
   return true;
 }
 

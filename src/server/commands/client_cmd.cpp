@@ -334,6 +334,8 @@ ClientLine describeClient(Client* c) {
   f.age = (db::Clock::nowMs - c->ctime_ms) / 1000;
   f.idle = (db::Clock::nowMs - c->last_interaction_ms) / 1000;
   std::string flags;
+  if (c->flags & kMonitor) flags += 'O';
+  if (c->flags & kPostponed) flags += 'b';
   if (c->flags & kCloseAfterReply) flags += 'c';
   if (c->flags & kCloseAsap) flags += 'A';
   if (c->flags & kNoEvict) flags += 'e';

@@ -33,6 +33,10 @@ bool applyConfig(const std::string& name, std::string* err) {
     }
     return true;
   }
+  if (name == "maxmemory-policy" || name == "lfu-log-factor" || name == "lfu-decay-time") {
+    syncLfuConfig();
+    return true;
+  }
   return true;
 }
 

@@ -167,14 +167,10 @@ void registerConnectionCommands(CommandTable& t) {
   t.add({"select", 2, kLoading | kStale | kFast, selectCommand, 0, 0, 0, "connection",
          "Change the selected database for the current connection", "1.0.0", "O(1)",
          "fast connection"});
-  t.add({"auth", -2,
-         kNoScript | kLoading | kStale | kSkipMonitor | kSkipSlowlog | kFast | kNoAuth | kSentinel |
-             kAllowBusy,
+  t.add({"auth", -2, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy,
          authCommand, 0, 0, 0, "connection", "Authenticate to the server", "1.0.0",
          "O(N) where N is the number of passwords defined for the user", "fast connection"});
-  t.add({"hello", -1,
-         kNoScript | kLoading | kStale | kSkipMonitor | kSkipSlowlog | kFast | kNoAuth | kSentinel |
-             kAllowBusy,
+  t.add({"hello", -1, kNoScript | kLoading | kStale | kFast | kNoAuth | kSentinel | kAllowBusy,
          helloCommand, 0, 0, 0, "connection", "Handshake with Redis", "6.0.0", "O(1)",
          "fast connection"});
   t.add({"reset", 1, kNoScript | kLoading | kStale | kFast | kNoAuth | kAllowBusy, resetCommand, 0,

@@ -52,13 +52,6 @@ namespace {
 using ull = unsigned long long;
 using ll = long long;
 
-struct MemoryNumbers {
-  uint64_t used = 0;      // bytes the allocator handed out
-  uint64_t active = 0;    // allocator pages in use (jemalloc)
-  uint64_t resident = 0;  // allocator resident pages (jemalloc)
-  uint64_t rss = 0;       // process resident set
-};
-
 uint64_t processRss() {
   FILE* f = fopen("/proc/self/statm", "r");
   if (f == nullptr) return 0;
@@ -68,6 +61,8 @@ uint64_t processRss() {
   if (n != 2) return 0;
   return static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
+
+}  // namespace
 
 MemoryNumbers memoryNumbers() {
   MemoryNumbers m;
@@ -93,6 +88,8 @@ MemoryNumbers memoryNumbers() {
   return m;
 }
 
+namespace {
+
 const char* allocatorName() {
 #ifdef USE_JEMALLOC
   static const std::string name = [] {
@@ -106,6 +103,14 @@ const char* allocatorName() {
 }
 
 uint64_t g_peak_memory = 0;
+}  // namespace
+
+uint64_t peakMemory(uint64_t used) {
+  if (used > g_peak_memory) g_peak_memory = used;
+  return g_peak_memory;
+}
+
+namespace {
 
 double timevalSeconds(const struct timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1000000.0;

@@ -21,11 +21,31 @@ void registerClientCommand(CommandTable& t);   // client_cmd.cpp
 void registerConfigCommand(CommandTable& t);   // config_cmd.cpp
 void registerCommandCommand(CommandTable& t);  // command_cmd.cpp
 void registerDebugCommand(CommandTable& t);    // debug.cpp
+void registerMemoryCommand(CommandTable& t);   // memory_cmd.cpp
+void registerSlowlogCommand(CommandTable& t);  // slowlog_cmd.cpp
+// MONITOR, CLIENT PAUSE/UNPAUSE (after registerClientCommand).
+void registerMonitorAndPauseCommands(CommandTable& t);  // monitor_pause_cmd.cpp
+
+// Copies maxmemory-policy / lfu-* into the keyspace's LFU tracking
+// (memory_cmd.cpp); called at start and after CONFIG SET.
+void syncLfuConfig();
 
 // printf-style append (info.cpp).
 void appendFormat(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // ---- INFO (info.cpp)
+
+// The allocator's and the process's memory figures (INFO memory, MEMORY
+// STATS).
+struct MemoryNumbers {
+  uint64_t used = 0;      // bytes the allocator handed out
+  uint64_t active = 0;    // allocator pages in use (jemalloc)
+  uint64_t resident = 0;  // allocator resident pages (jemalloc)
+  uint64_t rss = 0;       // process resident set
+};
+MemoryNumbers memoryNumbers();
+// The peak of `used` seen so far, raised to `used` first.
+uint64_t peakMemory(uint64_t used);
 
 // Redis's human form of a byte count: "0B", "895.02K", "1.50M", "23.54G".
 std::string bytesToHuman(uint64_t n);

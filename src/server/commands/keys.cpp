@@ -8,6 +8,7 @@
 #include "server/client.h"
 #include "server/commands/families.h"
 #include "server/commands/subfamilies.h"
+#include "server/db/lfu.h"
 #include "server/keyspace.h"
 #include "server/server.h"
 
@@ -252,6 +253,13 @@ void objectIdletimeCommand(Client* c) {
     c->addNull();
     return;
   }
+  // Under an LFU policy the access field holds the LFU counter instead.
+  if (db::lfu::params.enabled) {
+    c->addError(
+        "An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    return;
+  }
   // The access clock is seconds modulo 2^24 (about 194 days), like Redis's.
   uint32_t idle = (db::Clock::lruSeconds - e->lru) & 0xffffff;
   c->addInteger(idle);
@@ -271,15 +279,20 @@ void objectRefcountCommand(Client* c) {
 }
 
 void objectFreqCommand(Client* c) {
-  if (lookupReadNoTouch(c, c->arg(2)) == nullptr) {
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  if (e == nullptr) {
     c->addNull();
     return;
   }
-  // No LFU eviction policy exists here, so access frequency is never kept.
-  c->addError(
-      "An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
-      "when switching between policies at runtime LRU and LFU data will take some time to "
-      "adjust.");
+  if (!db::lfu::params.enabled) {
+    c->addError(
+        "An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+        "when switching between policies at runtime LRU and LFU data will take some time to "
+        "adjust.");
+    return;
+  }
+  // The counter as decayed to now, without counting this look as an access.
+  c->addInteger(db::lfu::decayedCounter(e->lru, db::Clock::nowMs, db::lfu::params.decay_time));
 }
 
 void objectHelpCommand(Client* c) {

@@ -116,6 +116,9 @@ void registerServerCommands(CommandTable& t) {
   registerConfigCommand(t);
   registerCommandCommand(t);
   registerDebugCommand(t);
+  registerMemoryCommand(t);
+  registerSlowlogCommand(t);
+  registerMonitorAndPauseCommands(t);
 }
 
 }  // namespace server

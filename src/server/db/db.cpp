@@ -6,6 +6,7 @@
 #include <new>
 
 #include "event/event_loop.h"
+#include "server/db/lfu.h"
 
 namespace db {
 
@@ -20,6 +21,12 @@ void Clock::update() {
   lruSeconds = static_cast<uint32_t>(tv.tv_sec) & 0xffffff;
 }
 
+// The access field: seconds clock for LRU, or the LFU counter and minutes
+// when an LFU policy is selected (see lfu.h).
+static uint32_t accessedField(uint32_t old) {
+  return lfu::params.enabled ? lfu::touchedField(old, Clock::nowMs) : Clock::lruSeconds;
+}
+
 Db::~Db() {
   clear();
 }
@@ -30,7 +37,7 @@ Entry* Db::newEntry(std::string_view key, Value v) {
   Entry* e = static_cast<Entry*>(mem);
   e->next = nullptr;
   new (&e->val) Value(std::move(v));
-  e->lru = Clock::lruSeconds;
+  e->lru = lfu::params.enabled ? lfu::initialField(Clock::nowMs) : Clock::lruSeconds;
   e->flags = 0;
   e->keylen = static_cast<uint32_t>(key.size());
   memcpy(e->key, key.data(), key.size());
@@ -67,7 +74,7 @@ Entry* Db::find(std::string_view key) {
     expireNow(e);
     return nullptr;
   }
-  e->lru = Clock::lruSeconds;
+  e->lru = accessedField(e->lru);
   return e;
 }
 
@@ -86,7 +93,7 @@ Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
   if (pos.found != nullptr) {
     Entry* e = pos.found;
     e->val = std::move(v);
-    e->lru = Clock::lruSeconds;
+    e->lru = accessedField(e->lru);
     if (!keep_ttl && e->hasExpire()) removeExpire(e);
     return e;
   }

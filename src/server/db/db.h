@@ -124,6 +124,9 @@ class Db {
 
   uint64_t expiredKeys() const { return expired_keys_; }
   size_t keysMemory() const { return keys_.memoryUsage() + expires_.memoryUsage(); }
+  // The two tables apart (MEMORY STATS overhead.hashtable.*).
+  size_t mainTableMemory() const { return keys_.memoryUsage(); }
+  size_t expiresTableMemory() const { return expires_.memoryUsage(); }
 
   // Called whenever a key is deleted because it expired (keyspace stats,
   // WATCH). Set by the server.

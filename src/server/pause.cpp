@@ -1,0 +1,89 @@
+#include "server/pause.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "server/client.h"
+#include "server/command.h"
+#include "server/server.h"
+
+namespace server::pause {
+
+namespace {
+Mode g_mode = Mode::kOff;
+int64_t g_end_ms = 0;
+event::TimerId g_timer = 0;
+// Held clients in the order they were paused: they resume in that order.
+std::vector<Client*> g_held;
+
+void resumeHeld() {
+  std::vector<Client*> held;
+  held.swap(g_held);
+  for (size_t i = 0; i < held.size(); i++) {
+    Client* c = held[i];
+    c->flags &= ~kPostponed;
+    if (c->flags & kCloseAsap) continue;
+    // The gate holds it again if a new pause began meanwhile.
+    c->resumeInput();
+  }
+}
+
+// The pause's timer: fires at the end time (the end may have moved).
+int onTimer(event::EventLoop*, event::TimerId) {
+  int64_t left = g_end_ms - event::EventLoop::nowMs();
+  if (g_mode != Mode::kOff && left > 0) return static_cast<int>(left);
+  g_timer = 0;
+  if (g_mode != Mode::kOff) g_mode = Mode::kOff;
+  resumeHeld();
+  return event::kNoMore;
+}
+
+void armTimer(int64_t delay_ms) {
+  if (g_timer != 0) g_server->loop.deleteTimer(g_timer);
+  g_timer = g_server->loop.addTimer(delay_ms < 0 ? 0 : delay_ms, onTimer);
+}
+}  // namespace
+
+void start(Mode mode, int64_t end_ms) {
+  if (g_mode == Mode::kOff) {
+    g_mode = mode;
+    g_end_ms = end_ms;
+  } else {
+    g_mode = std::max(g_mode, mode);
+    g_end_ms = std::max(g_end_ms, end_ms);
+  }
+  armTimer(g_end_ms - event::EventLoop::nowMs());
+}
+
+void stop() {
+  g_mode = Mode::kOff;
+  g_end_ms = 0;
+  // Held clients run from a timer, not inside the UNPAUSE call.
+  armTimer(0);
+}
+
+bool active() {
+  return g_mode != Mode::kOff;
+}
+
+Mode mode() {
+  return g_mode;
+}
+
+bool shouldPostpone(Client* c, const Command& cmd) {
+  if (c->flags & kMonitor) return false;
+  bool hold = (c->flags & kPostponed) || g_mode == Mode::kAll ||
+              (g_mode == Mode::kWrite && (cmd.flags & (kWrite | kMayReplicate)));
+  if (!hold) return false;
+  if (!(c->flags & kPostponed)) {
+    c->flags |= kPostponed;
+    g_held.push_back(c);
+  }
+  return true;
+}
+
+void forget(Client* c) {
+  g_held.erase(std::remove(g_held.begin(), g_held.end(), c), g_held.end());
+}
+
+}  // namespace server::pause

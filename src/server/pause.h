@@ -1,0 +1,39 @@
+// CLIENT PAUSE: holds clients' requests back for a while without blocking
+// the event loop. A held request stays unparsed in its client's query
+// buffer (Client::kPostponed), so it and everything the client sent after
+// it run later, in order, when the pause ends (timeout or CLIENT UNPAUSE).
+//
+// Modes (Redis 7.0): ALL holds every command; WRITE holds commands that may
+// write (write or may-replicate flags) and lets the others through. A client
+// already holding a request holds everything after it. Monitors are never
+// paused (Redis exempts replicas, which monitors count as). A new pause
+// extends the end time and keeps the stricter mode.
+#pragma once
+
+#include <cstdint>
+
+namespace server {
+
+class Client;
+struct Command;
+
+namespace pause {
+
+enum class Mode { kOff, kWrite, kAll };
+
+// Starts or extends a pause until end_ms (ms since the epoch).
+void start(Mode mode, int64_t end_ms);
+// Ends the pause now; held clients resume from the event loop (after the
+// current command's reply).
+void stop();
+bool active();
+Mode mode();
+
+// The dispatcher's gate: true when c's request for cmd must wait (c is then
+// flagged kPostponed and queued).
+bool shouldPostpone(Client* c, const Command& cmd);
+// Called when a held client goes away (Client's destructor).
+void forget(Client* c);
+
+}  // namespace pause
+}  // namespace server
