@@ -13,6 +13,13 @@ namespace {
 constexpr int64_t kDefaultGetCount = 10;
 
 void slowlogGetCommand(Client* c) {
+  if (c->argc() > 3) {
+    std::string_view sub = c->arg(1);
+    c->addErrorFormat(
+        "unknown subcommand or wrong number of arguments for '%.*s'. Try SLOWLOG HELP.",
+        static_cast<int>(sub.size()), sub.data());
+    return;
+  }
   int64_t count = kDefaultGetCount;
   if (c->argc() == 3) {
     if (!strutil::parseInt64(c->arg(2), &count) || count < -1) {
