@@ -16,6 +16,7 @@ void registerAllCommands() {
   registerStringCommands(t);
   registerKeyCommands(t);
   registerServerCommands(t);
+  registerBitmapCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

@@ -10,5 +10,6 @@ void registerConnectionCommands(CommandTable& t);  // PING ECHO QUIT RESET HELLO
 void registerStringCommands(CommandTable& t);      // GET SET ... LCS
 void registerKeyCommands(CommandTable& t);         // DEL EXISTS ... SCAN, expiry, OBJECT
 void registerServerCommands(CommandTable& t);      // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
+void registerBitmapCommands(CommandTable& t);      // SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD
 
 }  // namespace server
