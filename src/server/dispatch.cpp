@@ -17,6 +17,7 @@ void registerAllCommands() {
   registerKeyCommands(t);
   registerServerCommands(t);
   registerBitmapCommands(t);
+  registerHllCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {
