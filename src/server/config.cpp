@@ -320,6 +320,7 @@ const std::vector<Option>& options() {
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
+      MEM_OPT("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),

@@ -36,6 +36,8 @@ struct Config {
   // Accepted and reported (INFO memory) for compatibility; no eviction runs.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  // A sparse HyperLogLog string growing past this many bytes turns dense.
+  int64_t hll_sparse_max_bytes = 3000;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.
   std::string enable_debug_command = "no";

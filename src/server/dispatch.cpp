@@ -16,6 +16,8 @@ void registerAllCommands() {
   registerStringCommands(t);
   registerKeyCommands(t);
   registerServerCommands(t);
+  registerBitmapCommands(t);
+  registerHllCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {
