@@ -199,16 +199,16 @@ bool parseFlushMode(Client* c) {
 
 void flushdbCommand(Client* c) {
   if (!parseFlushMode(c)) return;
+  dbModified(c->db());  // before: WATCH looks at what is flushed
   c->db()->clear();
-  dbModified(c->db());
   c->addOk();
 }
 
 void flushallCommand(Client* c) {
   if (!parseFlushMode(c)) return;
   for (auto& d : g_server->dbs) {
-    d->clear();
     dbModified(d.get());
+    d->clear();
   }
   c->addOk();
 }
@@ -229,9 +229,9 @@ void swapdbCommand(Client* c) {
   if (b == nullptr) return;
   // Clients keep pointing at the same Db objects; their contents swap.
   if (a != b) {
+    dbModified(a, b);  // before: WATCH compares both sides
+    dbModified(b, a);
     a->swapWith(*b);
-    dbModified(a);
-    dbModified(b);
   }
   c->addOk();
 }
