@@ -77,6 +77,13 @@ start_server {tags {multi}} {
     assert_error {EXECABORT*} {r exec}
   }
 
+  test {A command flagged no-multi (SHUTDOWN) is refused while queuing and aborts EXEC} {
+    r multi
+    assert_error {ERR Command not allowed inside a transaction} {r shutdown}
+    assert_error {EXECABORT*} {r exec}
+    r ping
+  } {PONG}
+
   test {Run-time errors inside EXEC are returned in place} {
     r del a
     r set s abc
