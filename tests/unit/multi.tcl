@@ -446,6 +446,48 @@ start_server {tags {multi watch}} {
     r exec
   } {PONG}
 
+  test {SWAPDB does not touch a watched key that was already expired} {
+    r flushall
+    r set x foo px 1
+    after 3
+    r watch x
+    r swapdb 0 1
+    r multi
+    r ping
+    r exec
+  } {PONG}
+
+  test {SWAPDB does not touch an expired watched key replaced by another expired key} {
+    r flushall
+    r set x foo px 1
+    r select 1
+    r set x bar px 1
+    r select 0
+    after 3
+    r watch x
+    r swapdb 0 1
+    r multi
+    r ping
+    set res [r exec]
+    r flushall
+    set res
+  } {PONG}
+
+  test {SWAPDB does not touch a missing watched key replaced by an expired key} {
+    r flushall
+    r select 1
+    r set x bar px 1
+    r select 0
+    after 3
+    r watch x
+    r swapdb 0 1
+    r multi
+    r ping
+    set res [r exec]
+    r flushall
+    set res
+  } {PONG}
+
   test {A client that closes while watching leaves no trace} {
     set c [redis_client]
     $c watch x y z
