@@ -44,9 +44,12 @@ void keyModifiedInDb(db::Db* d, std::string_view key) {
   g_server->dirty++;
 }
 
-void dbModified(db::Db* d, db::Db* replaced_with) {
-  touchWatchedKeysInDb(d, replaced_with);
+void dbModified(db::Db*) {
   g_server->dirty++;
+}
+
+void dbWillChange(db::Db* d, db::Db* replaced_with) {
+  touchWatchedKeysInDb(d, replaced_with);
 }
 
 }  // namespace server

@@ -199,16 +199,18 @@ bool parseFlushMode(Client* c) {
 
 void flushdbCommand(Client* c) {
   if (!parseFlushMode(c)) return;
-  dbModified(c->db());  // before: WATCH looks at what is flushed
+  dbWillChange(c->db(), nullptr);
   c->db()->clear();
+  dbModified(c->db());
   c->addOk();
 }
 
 void flushallCommand(Client* c) {
   if (!parseFlushMode(c)) return;
   for (auto& d : g_server->dbs) {
-    dbModified(d.get());
+    dbWillChange(d.get(), nullptr);
     d->clear();
+    dbModified(d.get());
   }
   c->addOk();
 }
@@ -229,9 +231,11 @@ void swapdbCommand(Client* c) {
   if (b == nullptr) return;
   // Clients keep pointing at the same Db objects; their contents swap.
   if (a != b) {
-    dbModified(a, b);  // before: WATCH compares both sides
-    dbModified(b, a);
+    dbWillChange(a, b);
+    dbWillChange(b, a);
     a->swapWith(*b);
+    dbModified(a);
+    dbModified(b);
   }
   c->addOk();
 }
