@@ -52,7 +52,8 @@ bool multiQueueCommand(Client* c, Command* cmd);
 // RESET and connection close: discards the queue and unwatches every key.
 void resetMultiState(Client* c);
 
-// ---- keyspace hooks (keyspace.cpp, the expiry hook in server.cpp)
+// ---- keyspace hooks (keyspace.cpp keyModifiedInDb / dbWillChange, the
+// expiry hook in server.cpp)
 // A key was written (not by expiry).
 void touchWatchedKey(db::Db* d, std::string_view key);
 // A key is being deleted because it expired.
