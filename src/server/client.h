@@ -29,9 +29,9 @@ enum ClientFlag : uint32_t {
   kCloseAsap = 1 << 1,
   kPendingWrite = 1 << 2,
   kAuthenticated = 1 << 3,
-  kProtectedRefuse = 1 << 4,
-  kReplyOff = 1 << 5,       // CLIENT REPLY OFF
-  kReplySkipNext = 1 << 6,  // CLIENT REPLY SKIP: drop the next command's reply
+  kProtectedRefuse = 1 << 4,  // refused at accept: only its error is sent, then closed
+  kReplyOff = 1 << 5,         // CLIENT REPLY OFF
+  kReplySkipNext = 1 << 6,    // CLIENT REPLY SKIP: drop the next command's reply
   // Commands must not block (set while EXEC runs the queued commands): a
   // blocking command answers as if its timeout had expired.
   kDenyBlocking = 1 << 7,
