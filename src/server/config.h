@@ -36,6 +36,12 @@ struct Config {
   // Accepted and reported (INFO memory) for compatibility; no eviction runs.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  // Small-encoding thresholds of hashes and sets (aliases *-ziplist-*).
+  int64_t hash_max_listpack_entries = 512;
+  int64_t hash_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
+  int64_t set_max_listpack_entries = 128;
+  int64_t set_max_listpack_value = 64;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.
   std::string enable_debug_command = "no";
