@@ -16,6 +16,8 @@ void registerAllCommands() {
   registerStringCommands(t);
   registerKeyCommands(t);
   registerServerCommands(t);
+  registerHashCommands(t);
+  registerSetCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

@@ -241,7 +241,8 @@ bool setAdd(Value* v, std::string_view m, const SetLimits& lim) {
       // (the intset's widest member counted by its digits), else a table.
       const Intset& is = static_cast<SetIntset*>(s)->intset();
       size_t widest = is.size() ? std::max(digitsOf(is.min()), digitsOf(is.max())) : 0;
-      Set::Encoding to = s->size() < lim.max_listpack_entries && m.size() <= lim.max_listpack_value &&
+      Set::Encoding to = s->size() < lim.max_listpack_entries &&
+                                 m.size() <= lim.max_listpack_value &&
                                  widest <= lim.max_listpack_value
                              ? Set::Encoding::kListpack
                              : Set::Encoding::kTable;
