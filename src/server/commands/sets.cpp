@@ -32,6 +32,10 @@ db::Set* setForRead(Client* c, std::string_view key, bool* wrongtype) {
 
 namespace {
 
+// SPOP with a count that leaves fewer than 1/kSpopRebuildRatio of it
+// behind builds a new set of the survivors instead of popping one by one.
+constexpr size_t kSpopRebuildRatio = 5;
+
 void saddCommand(Client* c) {
   std::string_view key = c->arg(1);
   bool wrongtype;
@@ -108,6 +112,30 @@ void scardCommand(Client* c) {
   c->addInteger(s ? static_cast<int64_t>(s->size()) : 0);
 }
 
+// count distinct random members (count < size).
+std::vector<std::string> sampleDistinct(db::Set* s, size_t count) {
+  size_t size = s->size();
+  std::vector<std::string> picked;
+  if (s->encoding() != db::Set::Encoding::kTable || count * 3 > size) {
+    // Copy everything and shuffle the first count places.
+    picked.reserve(size);
+    s->forEach([&](std::string_view m) { picked.emplace_back(m); });
+    for (size_t i = 0; i < count; i++) {
+      std::swap(picked[i], picked[i + common::randomU64() % (size - i)]);
+    }
+    picked.resize(count);
+  } else {
+    // Few picks from a big table: sample, skipping repeats.
+    std::unordered_set<std::string> seen;
+    char scratch[db::Set::kScratch];
+    while (picked.size() < count) {
+      std::string_view m = s->random(scratch);
+      if (seen.emplace(m).second) picked.emplace_back(m);
+    }
+  }
+  return picked;
+}
+
 void spopCommand(Client* c) {
   std::string_view key = c->arg(1);
   if (c->argc() > 3) {
@@ -151,8 +179,23 @@ void spopCommand(Client* c) {
     keyModified(c, key);
     return;
   }
+  size_t remaining = s->size() - static_cast<size_t>(count);
   w.setLen(count);
-  for (int64_t i = 0; i < count; i++) w.bulk(s->popRandom());
+  if (remaining * kSpopRebuildRatio > static_cast<size_t>(count)) {
+    for (int64_t i = 0; i < count; i++) w.bulk(s->popRandom());
+  } else {
+    // Most of the set goes: keep a random few in a fresh set, which takes
+    // the smallest encoding that holds them (Redis 7.2), and reply with the
+    // others.
+    db::SetLimits lim = setLimits();
+    db::Value fresh = db::Value::fromCollection(db::Kind::kSet, db::Set::createIntset());
+    for (const std::string& m : sampleDistinct(s, remaining)) db::setAdd(&fresh, m, lim);
+    db::Set* kept = db::asSet(fresh);
+    s->forEach([&](std::string_view m) {
+      if (!kept->contains(m)) w.bulk(m);
+    });
+    e->val = std::move(fresh);
+  }
   keyModified(c, key);
 }
 
@@ -199,23 +242,7 @@ void srandmemberCommand(Client* c) {
     s->forEach([&](std::string_view m) { w.bulk(m); });
     return;
   }
-  std::vector<std::string> picked;
-  if (s->encoding() != db::Set::Encoding::kTable || static_cast<size_t>(count) * 3 > size) {
-    // Copy everything and shuffle the first count places.
-    picked.reserve(size);
-    s->forEach([&](std::string_view m) { picked.emplace_back(m); });
-    for (size_t i = 0; i < static_cast<size_t>(count); i++) {
-      std::swap(picked[i], picked[i + common::randomU64() % (size - i)]);
-    }
-    picked.resize(static_cast<size_t>(count));
-  } else {
-    // Few picks from a big table: sample, skipping repeats.
-    std::unordered_set<std::string> seen;
-    while (picked.size() < static_cast<size_t>(count)) {
-      std::string_view m = s->random(scratch);
-      if (seen.emplace(m).second) picked.emplace_back(m);
-    }
-  }
+  std::vector<std::string> picked = sampleDistinct(s, static_cast<size_t>(count));
   w.arrayLen(count);
   for (const auto& m : picked) w.bulk(m);
 }

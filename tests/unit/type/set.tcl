@@ -181,6 +181,29 @@ start_server {tags {set}} {
     } {0}
   }
 
+  test {SPOP of most of a hashtable keeps the rest in the smallest encoding} {
+    r del s
+    for {set i 0} {$i < 200} {incr i} { r sadd s m$i }
+    r expire s 100
+    assert_encoding hashtable s
+    set popped [r spop s 195]
+    assert_equal [llength [lsort -unique $popped]] 195
+    set rest [r smembers s]
+    assert_equal [llength $rest] 5
+    assert_encoding listpack s
+    foreach m $popped { assert_equal [lsearch -exact $rest $m] -1 }
+    assert_range [r ttl s] 90 100
+    # Integers end as an intset; a count leaving more behind pops one by one.
+    r del s
+    for {set i 0} {$i < 600} {incr i} { r sadd s $i }
+    r spop s 590
+    set e1 [r object encoding s]
+    r del s
+    for {set i 0} {$i < 600} {incr i} { r sadd s $i }
+    r spop s 100
+    list $e1 [r scard s] [r object encoding s]
+  } {intset 500 hashtable}
+
   test {SPOP edge cases and errors} {
     r del s
     r sadd s a
