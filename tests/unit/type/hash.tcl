@@ -123,12 +123,14 @@ start_server {tags {hash}} {
     assert_encoding listpack h
     r hset h b 123456789
     assert_encoding hashtable h
+    # CONFIG GET lists both names.
+    set listed [lsort -stride 2 -index 0 [r config get hash-max-*]]
     r config set hash-max-listpack-entries 512
     r config set hash-max-listpack-value 64
     assert_error {*argument must be between 0 and 9223372036854775807 inclusive*} \
         {r config set hash-max-listpack-entries -1}
-    set got
-  } {4 8}
+    list {*}$got $listed
+  } {4 8 {hash-max-listpack-entries 4 hash-max-listpack-value 8 hash-max-ziplist-entries 4 hash-max-ziplist-value 8}}
 
   test {HINCRBY creates fields and keys, and checks values and overflow} {
     r del h
