@@ -6,15 +6,14 @@
 #include <climits>
 #include <cmath>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "common/hash.h"
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/families.h"
+#include "server/commands/random_sample.h"
 #include "server/commands/scan_args.h"
 #include "server/db/hash.h"
 #include "server/keyspace.h"
@@ -304,25 +303,18 @@ void hrandfieldWithCount(Client* c) {
     h->forEach([&](std::string_view f, std::string_view v) { writePair(w, withvalues, f, v); });
     return;
   }
-  std::vector<std::pair<std::string, std::string>> picked;
-  if (h->isListpack() || static_cast<size_t>(count) * 3 > size) {
-    // Copy everything and shuffle the first count places.
-    picked.reserve(size);
-    h->forEach([&](std::string_view f, std::string_view v) { picked.emplace_back(f, v); });
-    for (size_t i = 0; i < static_cast<size_t>(count); i++) {
-      size_t j = i + common::randomU64() % (size - i);
-      std::swap(picked[i], picked[j]);
-    }
-    picked.resize(static_cast<size_t>(count));
-  } else {
-    // Few picks from a big table: sample, skipping repeats.
-    std::unordered_set<std::string> seen;
-    while (picked.size() < static_cast<size_t>(count)) {
-      std::string_view f, v;
-      h->randomPair(fs, vs, &f, &v);
-      if (seen.emplace(f).second) picked.emplace_back(f, v);
-    }
-  }
+  using Pair = std::pair<std::string, std::string>;
+  std::vector<Pair> picked = sampleDistinct<Pair>(
+      size, static_cast<size_t>(count), h->isListpack(),
+      [h](std::vector<Pair>* out) {
+        h->forEach([out](std::string_view f, std::string_view v) { out->emplace_back(f, v); });
+      },
+      [&]() {
+        std::string_view f, v;
+        h->randomPair(fs, vs, &f, &v);
+        return Pair(f, v);
+      },
+      [](const Pair& p) { return p.first; });
   w.arrayLen(count * per);
   for (const auto& p : picked) writePair(w, withvalues, p.first, p.second);
 }
@@ -356,8 +348,7 @@ void hscanCommand(Client* c) {
   if (wrongtype) return;
   resp::Writer& w = c->reply();
   if (h == nullptr) {  // Redis answers before looking at the options
-    w.arrayLen(2);
-    w.bulk("0");
+    beginScanReply(w, 0);
     w.arrayLen(0);
     return;
   }
@@ -372,9 +363,9 @@ void hscanCommand(Client* c) {
   if (h->isListpack()) {
     cursor = h->scan(cursor, collect);
   } else {
-    // Bounded walk as SCAN: 10 buckets per element asked for. Elements are
-    // counted as Redis counts them (field and value each).
-    int64_t budget = o.count > INT64_MAX / 10 ? INT64_MAX : o.count * 10;
+    // A bounded walk as SCAN's; elements are counted as Redis counts them
+    // (field and value each).
+    int64_t budget = scanStepBudget(o.count);
     size_t seen = 0;
     do {
       cursor = h->scan(cursor, [&](std::string_view f, std::string_view v) {
@@ -383,10 +374,7 @@ void hscanCommand(Client* c) {
       });
     } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(seen) < o.count);
   }
-  w.arrayLen(2);
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(cursor));
-  w.bulk(buf, static_cast<size_t>(n));
+  beginScanReply(w, cursor);
   w.arrayLen(static_cast<int64_t>(found.size()));
   for (const auto& s : found) w.bulk(s);
 }

@@ -14,15 +14,9 @@
 namespace server {
 namespace {
 
-// Redis skips matching for the lone "*" (so it also returns the empty key,
-// which the glob matcher would not).
-bool matchesAll(std::string_view pattern) {
-  return pattern.size() == 1 && pattern[0] == '*';
-}
-
 void keysCommand(Client* c) {
   std::string_view pattern = c->arg(1);
-  bool all = matchesAll(pattern);
+  bool all = patternMatchesAll(pattern);
   db::Db* d = c->db();
   resp::Writer& w = c->reply();
   void* len = w.beginDeferred();
@@ -52,18 +46,14 @@ void scanCommand(Client* c) {
   static std::vector<db::Entry*> found;
   found.clear();
   db::Db* d = c->db();
-  // Empty buckets cost a step too: bound the walk to 10 buckets per key
-  // asked for, as Redis does, so a sparse table cannot stall the server.
-  int64_t budget = o.count > INT64_MAX / 10 ? INT64_MAX : o.count * 10;
+  // Empty buckets cost a step too: the walk is bounded.
+  int64_t budget = scanStepBudget(o.count);
   do {
     cursor = d->scan(cursor, [](db::Entry* e) { found.push_back(e); });
   } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(found.size()) < o.count);
 
   resp::Writer& w = c->reply();
-  w.arrayLen(2);
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(cursor));
-  w.bulk(buf, static_cast<size_t>(n));
+  beginScanReply(w, cursor);
   void* len = w.beginDeferred();
   int64_t shown = 0;
   for (db::Entry* e : found) {

@@ -2,10 +2,12 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "common/strutil.h"
+#include "resp/writer.h"
 #include "server/client.h"
 
 namespace server {
@@ -33,9 +35,7 @@ bool parseScanOptions(Client* c, size_t first, bool allow_type, ScanOptions* o) 
       }
     } else if (strutil::equalsIgnoreCase(opt, "MATCH") && has_next) {
       o->pattern = c->arg(i + 1);
-      // Redis skips matching for the lone "*" (so it also returns the
-      // empty string, which the glob matcher would not).
-      o->use_pattern = !(o->pattern.size() == 1 && o->pattern[0] == '*');
+      o->use_pattern = !patternMatchesAll(o->pattern);
     } else if (allow_type && strutil::equalsIgnoreCase(opt, "TYPE") && has_next) {
       o->type = c->arg(i + 1);
       o->use_type = true;
@@ -47,8 +47,23 @@ bool parseScanOptions(Client* c, size_t first, bool allow_type, ScanOptions* o) 
   return true;
 }
 
+bool patternMatchesAll(std::string_view pattern) {
+  return pattern.size() == 1 && pattern[0] == '*';
+}
+
 bool scanMatches(const ScanOptions& o, std::string_view s) {
   return !o.use_pattern || strutil::globMatch(o.pattern, s);
+}
+
+int64_t scanStepBudget(int64_t count) {
+  return count > INT64_MAX / 10 ? INT64_MAX : count * 10;
+}
+
+void beginScanReply(resp::Writer& w, uint64_t cursor) {
+  w.arrayLen(2);
+  char buf[24];
+  int n = snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(cursor));
+  w.bulk(buf, static_cast<size_t>(n));
 }
 
 }  // namespace server

@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <string_view>
 
+namespace resp {
+class Writer;
+}
+
 namespace server {
 
 class Client;
@@ -28,7 +32,20 @@ struct ScanOptions {
 // returns false.
 bool parseScanOptions(Client* c, size_t first, bool allow_type, ScanOptions* o);
 
+// Redis skips matching for the lone "*" (so it also returns the empty
+// string, which the glob matcher would not); KEYS too.
+bool patternMatchesAll(std::string_view pattern);
+
 // Whether an element passes the MATCH filter.
 bool scanMatches(const ScanOptions& o, std::string_view s);
+
+// The most dict-scan steps one call may take for COUNT count: 10 buckets
+// per element asked for (Redis's bound), so a sparse table cannot stall the
+// server.
+int64_t scanStepBudget(int64_t count);
+
+// Starts the reply: a two-element array whose first element is the next
+// cursor as a bulk string; the caller then writes the array of elements.
+void beginScanReply(resp::Writer& w, uint64_t cursor);
 
 }  // namespace server

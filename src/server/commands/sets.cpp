@@ -3,14 +3,13 @@
 // set_algebra.cpp; encodings and conversions in db/set.h.
 #include <climits>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
-#include "common/hash.h"
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/families.h"
+#include "server/commands/random_sample.h"
 #include "server/commands/scan_args.h"
 #include "server/commands/set_common.h"
 #include "server/keyspace.h"
@@ -113,27 +112,14 @@ void scardCommand(Client* c) {
 }
 
 // count distinct random members (count < size).
-std::vector<std::string> sampleDistinct(db::Set* s, size_t count) {
-  size_t size = s->size();
-  std::vector<std::string> picked;
-  if (s->encoding() != db::Set::Encoding::kTable || count * 3 > size) {
-    // Copy everything and shuffle the first count places.
-    picked.reserve(size);
-    s->forEach([&](std::string_view m) { picked.emplace_back(m); });
-    for (size_t i = 0; i < count; i++) {
-      std::swap(picked[i], picked[i + common::randomU64() % (size - i)]);
-    }
-    picked.resize(count);
-  } else {
-    // Few picks from a big table: sample, skipping repeats.
-    std::unordered_set<std::string> seen;
-    char scratch[db::Set::kScratch];
-    while (picked.size() < count) {
-      std::string_view m = s->random(scratch);
-      if (seen.emplace(m).second) picked.emplace_back(m);
-    }
-  }
-  return picked;
+std::vector<std::string> sampleMembers(db::Set* s, size_t count) {
+  char scratch[db::Set::kScratch];
+  return sampleDistinct<std::string>(
+      s->size(), count, s->encoding() != db::Set::Encoding::kTable,
+      [s](std::vector<std::string>* out) {
+        s->forEach([out](std::string_view m) { out->emplace_back(m); });
+      },
+      [&]() { return std::string(s->random(scratch)); }, [](const std::string& m) { return m; });
 }
 
 void spopCommand(Client* c) {
@@ -189,7 +175,7 @@ void spopCommand(Client* c) {
     // others.
     db::SetLimits lim = setLimits();
     db::Value fresh = db::Value::fromCollection(db::Kind::kSet, db::Set::createIntset());
-    for (const std::string& m : sampleDistinct(s, remaining)) db::setAdd(&fresh, m, lim);
+    for (const std::string& m : sampleMembers(s, remaining)) db::setAdd(&fresh, m, lim);
     db::Set* kept = db::asSet(fresh);
     s->forEach([&](std::string_view m) {
       if (!kept->contains(m)) w.bulk(m);
@@ -242,7 +228,7 @@ void srandmemberCommand(Client* c) {
     s->forEach([&](std::string_view m) { w.bulk(m); });
     return;
   }
-  std::vector<std::string> picked = sampleDistinct(s, static_cast<size_t>(count));
+  std::vector<std::string> picked = sampleMembers(s, static_cast<size_t>(count));
   w.arrayLen(count);
   for (const auto& m : picked) w.bulk(m);
 }
@@ -295,8 +281,7 @@ void sscanCommand(Client* c) {
   if (wrongtype) return;
   resp::Writer& w = c->reply();
   if (s == nullptr) {  // Redis answers before looking at the options
-    w.arrayLen(2);
-    w.bulk("0");
+    beginScanReply(w, 0);
     w.arrayLen(0);
     return;
   }
@@ -311,16 +296,13 @@ void sscanCommand(Client* c) {
   if (s->encoding() != db::Set::Encoding::kTable) {
     cursor = s->scan(cursor, collect);
   } else {
-    // Bounded walk as SCAN: 10 buckets per element asked for.
-    int64_t budget = o.count > INT64_MAX / 10 ? INT64_MAX : o.count * 10;
+    // A bounded walk as SCAN's.
+    int64_t budget = scanStepBudget(o.count);
     do {
       cursor = s->scan(cursor, collect);
     } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(seen) < o.count);
   }
-  w.arrayLen(2);
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(cursor));
-  w.bulk(buf, static_cast<size_t>(n));
+  beginScanReply(w, cursor);
   w.arrayLen(static_cast<int64_t>(found.size()));
   for (const auto& m : found) w.bulk(m);
 }
