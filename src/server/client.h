@@ -21,6 +21,8 @@
 namespace server {
 
 struct Command;
+struct MultiState;
+struct PubSubState;
 
 enum ClientFlag : uint32_t {
   kCloseAfterReply = 1 << 0,
@@ -48,6 +50,8 @@ class Client {
   size_t argc() const { return argv_.size(); }
   std::string_view arg(size_t i) const { return argv_[i]; }
   const std::vector<std::string_view>& argv() const { return argv_; }
+  // EXEC runs queued commands by swapping their arguments in.
+  void swapArgv(std::vector<std::string_view>* other) { argv_.swap(*other); }
 
   // ---- replies (see resp::Writer for the encodings)
   resp::Writer& reply() { return writer_; }
@@ -92,6 +96,13 @@ class Client {
   const Command* last_cmd = nullptr;
   const Command* cur_cmd = nullptr;
   std::string user = "default";
+  // Transaction and pub/sub state (server/multi.h, server/pubsub.h), null
+  // until first used; released by ~Client.
+  MultiState* multi_state = nullptr;
+  PubSubState* pubsub_state = nullptr;
+  // Output-buffer limits (server/obuf_limits.h): when pending output first
+  // reached the soft limit, 0 while under it.
+  int64_t obuf_soft_since_ms = 0;
 
   // ---- I/O driven by the server
   // Installs the read handler; the connection must be connected.

@@ -13,6 +13,7 @@
 #include "net/registry.h"
 #include "server/client.h"
 #include "server/dispatch.h"
+#include "server/multi.h"
 #include "server/version.h"
 
 namespace server {
@@ -97,7 +98,10 @@ bool Server::start() {
   sigaction(SIGINT, &sa, nullptr);
 
   for (int i = 0; i < config.databases; i++) dbs.push_back(std::make_unique<db::Db>(i));
-  db::Db::onExpired = [](db::Db*, std::string_view) { g_server->stats.expired_keys++; };
+  db::Db::onExpired = [](db::Db* d, std::string_view key) {
+    g_server->stats.expired_keys++;
+    touchWatchedKeyExpired(d, key);
+  };
   registerAllCommands();
   net::registerBuiltinTypes();
 
