@@ -63,6 +63,14 @@ start_server {tags {hash}} {
         [r hstrlen h z] [r hstrlen h x] [r hstrlen nokey x] [r hget h z] [r hget h neg]
   } {1 0 0 5 0 5 3 2 19 4 0 0 0012 -1}
 
+  test {Lookups match fields only, never values; integer-like fields} {
+    r del h
+    r hset h a b b c 1 2 2 -3 01 x
+    assert_encoding listpack h
+    list [r hget h b] [r hget h c] [r hget h 1] [r hget h 2] [r hget h -3] [r hget h 01] \
+        [r hexists h x] [r hdel h c x] [r hlen h] [lsort [r hkeys h]]
+  } {c {} 2 -3 {} x 0 0 5 {01 1 2 a b}}
+
   test {Binary-safe fields and values, the empty string included} {
     r del h
     r hset h "" "" "a\x00b" "c\r\nd"
