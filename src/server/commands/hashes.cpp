@@ -272,7 +272,7 @@ void hrandfieldWithCount(Client* c) {
     c->addSyntaxError();
     return;
   }
-  if (withvalues && count < -LLONG_MAX / 2) {
+  if (withvalues && (count < -LLONG_MAX / 2 || count > LLONG_MAX / 2)) {
     c->addError("value is out of range");
     return;
   }

@@ -199,6 +199,8 @@ start_server {tags {hash}} {
     assert_error {ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807} \
         {r hrandfield h -9223372036854775808}
     assert_error {ERR value is out of range} {r hrandfield h -4611686018427387904 withvalues}
+    assert_error {ERR value is out of range} {r hrandfield h 4611686018427387904 withvalues}
+    assert_equal [r hrandfield h 4611686018427387903 withvalues] {a 1}
     list [r hrandfield nokey 5] [r hrandfield nokey -5 withvalues] [r hrandfield h 0]
   } {{} {} {}}
 
