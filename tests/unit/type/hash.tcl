@@ -8,6 +8,15 @@ proc sorted_pairs {flat} {
   return [lsort -index 0 $pairs]
 }
 
+# Whether running cmd after WATCH key makes the next EXEC fail.
+proc watch_broken {key cmd} {
+  r watch $key
+  catch {r {*}$cmd}
+  r multi
+  r ping
+  expr {[r exec] eq ""}
+}
+
 start_server {tags {hash}} {
   test {HSET/HGET basics and the reply counts new fields only} {
     r del h
@@ -337,6 +346,19 @@ start_server {tags {hash}} {
     }
     r get s
   } {x}
+
+  test {Writes that change a hash break WATCH, the others do not} {
+    set out {}
+    foreach cmd {
+      {hset h a 1} {hmset h a 1} {hsetnx h new 1} {hsetnx h a 2} {hdel h a} {hdel h nope}
+      {hincrby h n 1} {hincrbyfloat h n 1.5} {hincrby h s 1} {hget h a} {hrandfield h 2}
+    } {
+      r del h
+      r hset h a 1 s str
+      lappend out [watch_broken h $cmd]
+    }
+    set out
+  } {1 1 1 0 1 0 1 1 0 0 0}
 
   test {OBJECT ENCODING, TYPE, COPY and DEL of hashes} {
     r del h h2 h3

@@ -16,6 +16,15 @@ proc make_set {key enc {n 20}} {
   assert_encoding $enc $key
 }
 
+# Whether running cmd after WATCH key makes the next EXEC fail.
+proc watch_broken {key cmd} {
+  r watch $key
+  catch {r {*}$cmd}
+  r multi
+  r ping
+  expr {[r exec] eq ""}
+}
+
 start_server {tags {set}} {
   test {SADD SCARD SISMEMBER SMEMBERS basics} {
     r del s
@@ -493,6 +502,21 @@ start_server {tags {set}} {
     $c close
     set out
   } {~1 ~1 ~1 ~1 *1 ~0 ~0 ~0 *0}
+
+  test {Writes that change a set break WATCH, the others do not} {
+    set out {}
+    foreach {key cmd} {
+      s {sadd s x} s {sadd s a} s {srem s a} s {srem s nope} s {spop s} s {spop s 0}
+      s {smove s d a} d {smove s d a} s {smove s d nope} d {sinterstore d s}
+      d {sdiffstore d s s} s {sismember s a} s {srandmember s 2} s {sinterstore d s}
+    } {
+      r del s d
+      r sadd s a b
+      r sadd d z
+      lappend out [watch_broken $key $cmd]
+    }
+    set out
+  } {1 0 1 0 1 0 1 1 0 1 1 0 0 0}
 
   test {Set commands against a key of another type} {
     r del str
