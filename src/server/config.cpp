@@ -372,6 +372,11 @@ const std::vector<Option>& options() {
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
       MEM_OPT("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, true),
+      INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true),
+      INT_OPT("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, true),
+      INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),
@@ -387,9 +392,24 @@ const std::vector<Option>& options() {
   return opts;
 }
 
+// Old names Redis still accepts for an option (Redis 7.0 renamed the
+// *-ziplist-* options *-listpack-*): read from the file, set and listed by
+// CONFIG GET under either name; CONFIG REWRITE writes the new name only.
+struct Alias {
+  const char* alias;
+  const char* name;
+};
+constexpr Alias kAliases[] = {
+    {"hash-max-ziplist-entries", "hash-max-listpack-entries"},
+    {"hash-max-ziplist-value", "hash-max-listpack-value"},
+};
+
 const Option* findOption(const std::string& name) {
   for (const auto& o : options()) {
     if (strcasecmp(o.name, name.c_str()) == 0) return &o;
+  }
+  for (const auto& a : kAliases) {
+    if (strcasecmp(a.alias, name.c_str()) == 0) return findOption(a.name);
   }
   return nullptr;
 }
@@ -501,6 +521,11 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& o : options()) {
     if (strutil::globMatch(pattern, o.name, true)) out.emplace_back(o.name, o.get(cfg));
+  }
+  for (const auto& a : kAliases) {
+    if (strutil::globMatch(pattern, a.alias, true)) {
+      out.emplace_back(a.alias, findOption(a.name)->get(cfg));
+    }
   }
   return out;
 }

@@ -38,6 +38,12 @@ struct Config {
   std::string maxmemory_policy = "noeviction";
   // A sparse HyperLogLog string growing past this many bytes turns dense.
   int64_t hll_sparse_max_bytes = 3000;
+  // Small-encoding thresholds of hashes and sets (aliases *-ziplist-*).
+  int64_t hash_max_listpack_entries = 512;
+  int64_t hash_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
+  int64_t set_max_listpack_entries = 128;
+  int64_t set_max_listpack_value = 64;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.
   std::string enable_debug_command = "no";

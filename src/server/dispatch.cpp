@@ -23,6 +23,8 @@ void registerAllCommands() {
   registerHllCommands(t);
   registerMultiCommands(t);
   registerPubSubCommands(t);
+  registerHashCommands(t);
+  registerSetCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

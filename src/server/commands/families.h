@@ -12,5 +12,7 @@ void registerKeyCommands(CommandTable& t);         // DEL EXISTS ... SCAN, expir
 void registerServerCommands(CommandTable& t);      // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
 void registerBitmapCommands(CommandTable& t);      // SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD
 void registerHllCommands(CommandTable& t);         // PFADD PFCOUNT PFMERGE PFDEBUG PFSELFTEST
+void registerHashCommands(CommandTable& t);        // HSET HGET ... HRANDFIELD HSCAN
+void registerSetCommands(CommandTable& t);         // SADD SREM ... SINTER SUNION SDIFF SSCAN
 
 }  // namespace server
