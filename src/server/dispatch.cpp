@@ -16,6 +16,7 @@ void registerAllCommands() {
   registerStringCommands(t);
   registerKeyCommands(t);
   registerServerCommands(t);
+  registerSortedSetCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

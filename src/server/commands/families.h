@@ -10,5 +10,6 @@ void registerConnectionCommands(CommandTable& t);  // PING ECHO QUIT RESET HELLO
 void registerStringCommands(CommandTable& t);      // GET SET ... LCS
 void registerKeyCommands(CommandTable& t);         // DEL EXISTS ... SCAN, expiry, OBJECT
 void registerServerCommands(CommandTable& t);      // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
+void registerSortedSetCommands(CommandTable& t);   // ZADD ZRANGE ZUNION ZPOPMIN ... ZSCAN
 
 }  // namespace server

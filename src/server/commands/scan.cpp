@@ -9,6 +9,7 @@
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/commands/scan_args.h"
 #include "server/commands/subfamilies.h"
 #include "server/keyspace.h"
 
@@ -39,60 +40,14 @@ void keysCommand(Client* c) {
   w.endDeferredArray(len, n);
 }
 
-// The cursor is read the way strtoul reads it (Redis's parser): an optional
-// sign, digits, nothing after them, no leading space, no overflow. "-1" is
-// thus the largest cursor and "" is 0.
-bool parseCursor(std::string_view s, uint64_t* out) {
-  std::string buf(s);
-  if (!buf.empty() && isspace(static_cast<unsigned char>(buf[0]))) return false;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = strtoull(buf.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return false;
-  *out = v;
-  return true;
-}
-
-struct ScanOptions {
-  int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  std::string_view type;
-  bool use_type = false;
-};
-
-bool parseScanOptions(Client* c, size_t first, ScanOptions* o) {
-  for (size_t i = first; i < c->argc(); i += 2) {
-    std::string_view opt = c->arg(i);
-    bool has_next = i + 1 < c->argc();
-    if (strutil::equalsIgnoreCase(opt, "COUNT") && has_next) {
-      if (!c->argInt64(i + 1, &o->count)) return false;
-      if (o->count < 1) {
-        c->addSyntaxError();
-        return false;
-      }
-    } else if (strutil::equalsIgnoreCase(opt, "MATCH") && has_next) {
-      o->pattern = c->arg(i + 1);
-      o->use_pattern = !matchesAll(o->pattern);
-    } else if (strutil::equalsIgnoreCase(opt, "TYPE") && has_next) {
-      o->type = c->arg(i + 1);
-      o->use_type = true;
-    } else {
-      c->addSyntaxError();
-      return false;
-    }
-  }
-  return true;
-}
-
 void scanCommand(Client* c) {
   uint64_t cursor;
-  if (!parseCursor(c->arg(1), &cursor)) {
+  if (!parseScanCursor(c->arg(1), &cursor)) {
     c->addError("invalid cursor");
     return;
   }
   ScanOptions o;
-  if (!parseScanOptions(c, 2, &o)) return;
+  if (!parseScanOptions(c, 2, true, &o)) return;
 
   // Entries collected by the dict walk; filtered afterwards, because
   // filtering may delete expired keys, which the walk itself may not do.
@@ -137,6 +92,44 @@ void randomkeyCommand(Client* c) {
 }
 
 }  // namespace
+
+// The cursor is read the way strtoul reads it (Redis's parser): an optional
+// sign, digits, nothing after them, no leading space, no overflow. "-1" is
+// thus the largest cursor and "" is 0.
+bool parseScanCursor(std::string_view s, uint64_t* out) {
+  std::string buf(s);
+  if (!buf.empty() && isspace(static_cast<unsigned char>(buf[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = strtoull(buf.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return false;
+  *out = v;
+  return true;
+}
+
+bool parseScanOptions(Client* c, size_t first, bool allow_type, ScanOptions* o) {
+  for (size_t i = first; i < c->argc(); i += 2) {
+    std::string_view opt = c->arg(i);
+    bool has_next = i + 1 < c->argc();
+    if (strutil::equalsIgnoreCase(opt, "COUNT") && has_next) {
+      if (!c->argInt64(i + 1, &o->count)) return false;
+      if (o->count < 1) {
+        c->addSyntaxError();
+        return false;
+      }
+    } else if (strutil::equalsIgnoreCase(opt, "MATCH") && has_next) {
+      o->pattern = c->arg(i + 1);
+      o->use_pattern = !matchesAll(o->pattern);
+    } else if (allow_type && strutil::equalsIgnoreCase(opt, "TYPE") && has_next) {
+      o->type = c->arg(i + 1);
+      o->use_type = true;
+    } else {
+      c->addSyntaxError();
+      return false;
+    }
+  }
+  return true;
+}
 
 void registerIterationCommands(CommandTable& t) {
   t.add({"keys", 2, kReadOnly, keysCommand, 0, 0, 0, "generic",
