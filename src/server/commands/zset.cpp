@@ -300,7 +300,8 @@ void zrandmemberWithCount(Client* c, db::ZSet* z, int64_t count, bool withscores
   }
   auto want = static_cast<uint64_t>(count);
   if (want >= size) {
-    z->forEach([&](std::string_view m, double s) {
+    // The whole set, highest score first (Redis's order).
+    z->rangeByRank(0, size - 1, true, [&](std::string_view m, double s) {
       out.emplace_back(m, s);
       return true;
     });

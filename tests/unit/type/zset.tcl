@@ -183,7 +183,8 @@ start_server {tags {zset}} {
       assert_equal [r zrandmember nosuch] {}
       assert_equal [r zrandmember nosuch 3] {}
       assert_equal [r zrandmember z 0] {}
-      assert_equal [lsort [r zrandmember z 10]] {a b c d e}
+      assert_equal [r zrandmember z 10] {e d c b a}
+      assert_equal [r zrandmember z 5 withscores] {e 5 d 4 c 3 b 2 a 1}
       assert_equal [llength [lsort -unique [r zrandmember z 3]]] 3
       assert_equal [llength [lsort -unique [r zrandmember z 2]]] 2
       assert_equal [llength [r zrandmember z -20]] 20
