@@ -1,5 +1,6 @@
 #include "server/commands/zset_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 

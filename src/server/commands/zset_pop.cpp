@@ -30,7 +30,6 @@ size_t zsetPop(Client* c, db::Entry* e, std::string_view key, bool max, int64_t 
       z->removeRangeByRank(0, n - 1);
     zsetAfterRemove(c, e, key);
   }
-  const bool resp3 = c->proto() >= 3;
   switch (shape) {
     case ZPopShape::kSingle:
       c->addArrayLen(out.empty() ? 0 : 2);
@@ -60,7 +59,6 @@ size_t zsetPop(Client* c, db::Entry* e, std::string_view key, bool max, int64_t 
       }
       break;
   }
-  (void)resp3;
   return out.size();
 }
 
