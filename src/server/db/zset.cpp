@@ -9,17 +9,13 @@
 
 namespace db {
 
+// A small sorted set costs its listpack plus this 16-byte object (vptr and
+// one pointer); so does the big one's handle.
+static_assert(sizeof(ListpackZSet) == 16, "listpack zset object grew");
+static_assert(sizeof(SkiplistZSet) == 16, "skiplist zset object grew");
+
 size_t formatScore(double score, char* buf) {
   return strutil::formatDouble(score, buf, 32);
-}
-
-size_t ZSet::maxMemberLength() const {
-  size_t longest = 0;
-  forEach([&](std::string_view m, double) {
-    if (m.size() > longest) longest = m.size();
-    return true;
-  });
-  return longest;
 }
 
 // ---------------------------------------------------------------- listpack

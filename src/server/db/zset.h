@@ -57,8 +57,6 @@ class ZSet : public Collection {
   void forEach(const Visitor& fn) const {
     if (size() > 0) rangeByRank(0, size() - 1, false, fn);
   }
-  // Length of the longest member (conversion decisions).
-  size_t maxMemberLength() const;
 };
 
 class ListpackZSet final : public ZSet {
@@ -94,7 +92,7 @@ class ListpackZSet final : public ZSet {
   // Score stored at p (the score element of a pair).
   double scoreAt(Listpack::Pos p) const;
   void insertSorted(std::string_view member, double score);
-  // Removes the pairs whose index i (0-based) satisfies pred(member, score).
+  // Removes the pairs for which pred(index, member, score) holds.
   template <class Pred>
   size_t removeIf(Pred pred);
 

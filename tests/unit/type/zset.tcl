@@ -29,6 +29,7 @@ start_server {tags {zset}} {
       assert_equal [r zcard z] 3
       assert_equal [r zscore z y] 20
       assert_equal [r zscore z nosuch] {}
+      assert_equal [r zmscore z z nosuch x] {30 {} 10}
       assert_equal [r zcard nosuch] 0
       assert_equal [r zadd z 15 x 40 w] 1
       r zrange z 0 -1 withscores
