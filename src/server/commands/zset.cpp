@@ -340,7 +340,13 @@ void zrandmemberCommand(Client* c) {
     bool withscores = c->argc() == 4;
     // The reply holds two items per element with scores: bound the count
     // so that doubling it cannot overflow.
-    if (count == INT64_MIN || (withscores && (count < -INT64_MAX / 2 || count > INT64_MAX / 2))) {
+    if (count == INT64_MIN) {
+      c->addError(
+          "value is out of range, value must between -9223372036854775807 and "
+          "9223372036854775807");
+      return;
+    }
+    if (withscores && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
       c->addError("value is out of range");
       return;
     }

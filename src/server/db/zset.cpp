@@ -20,6 +20,15 @@ size_t formatScore(double score, char* buf) {
 
 // ---------------------------------------------------------------- listpack
 
+namespace {
+// Score text as a listpack stores it. -0 is stored as "0" (Redis stores
+// integral scores as integers, and -0 is the integer 0).
+std::string_view storedScore(double score, char* buf) {
+  if (score == 0) score = 0;
+  return std::string_view(buf, formatScore(score, buf));
+}
+}  // namespace
+
 double ListpackZSet::scoreAt(Listpack::Pos p) const {
   LpValue v = lp_.get(p);
   if (v.is_int) return static_cast<double>(v.ival);
@@ -48,7 +57,7 @@ void ListpackZSet::insertSorted(std::string_view member, double score) {
     p = lp_.next(sp);
   }
   char buf[32];
-  std::string_view text(buf, formatScore(score, buf));
+  std::string_view text = storedScore(score, buf);
   Listpack::Pos mp = lp_.insertBefore(p, member);
   lp_.insertBefore(lp_.next(mp), text);
 }
@@ -56,7 +65,7 @@ void ListpackZSet::insertSorted(std::string_view member, double score) {
 void ListpackZSet::appendSorted(std::string_view member, double score) {
   char buf[32];
   lp_.append(member);
-  lp_.append(std::string_view(buf, formatScore(score, buf)));
+  lp_.append(storedScore(score, buf));
 }
 
 bool ListpackZSet::set(std::string_view member, double score) {

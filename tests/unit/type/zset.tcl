@@ -381,6 +381,18 @@ start_server {tags {zset}} {
     r zrange z 0 -1 withscores
   } {e -inf g -0.5 b 0.10000000000000001 a 1.5 c 3 f 1e+20 d inf}
 
+  test {-0 is stored as 0 in a listpack, kept as -0 in a skiplist} {
+    r del z
+    r zadd z -0 a
+    set lp [r zscore z a]
+    r config set zset-max-listpack-entries 0
+    r del z
+    r zadd z -0 a
+    set sl [r zscore z a]
+    r config set zset-max-listpack-entries 128
+    list $lp $sl
+  } {0 -0}
+
   test {Equal scores order by member bytes} {
     r del z
     r zadd z 1 b 1 a 1 B 1 ab 1 10 1 9
@@ -449,6 +461,8 @@ start_server {tags {zset}} {
     assert_error {ERR syntax error} {r zmpop 1 z min count 1 count 2}
     assert_error {ERR syntax error} {r zrandmember z 1 2}
     assert_error {ERR value is out of range} {r zrandmember z -9223372036854775807 withscores}
+    assert_error {ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807} \
+        {r zrandmember z -9223372036854775808}
     assert_error {ERR value is not an integer or out of range} {r zrandmember z x}
     assert_error {ERR invalid cursor} {r zscan z x}
     assert_error {ERR syntax error} {r zscan z 0 count 0}
