@@ -339,6 +339,17 @@ const std::vector<Option>& options() {
   return opts;
 }
 
+// Old names kept as aliases (listed in the table too, so CONFIG GET shows
+// both as Redis does). CONFIG REWRITE appends only the current name.
+constexpr const char* kAliasNames[] = {"zset-max-ziplist-entries", "zset-max-ziplist-value"};
+
+bool isAliasName(const char* name) {
+  for (const char* a : kAliasNames) {
+    if (strcasecmp(a, name) == 0) return true;
+  }
+  return false;
+}
+
 const Option* findOption(const std::string& name) {
   for (const auto& o : options()) {
     if (strcasecmp(o.name, name.c_str()) == 0) return &o;
@@ -544,7 +555,7 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
   }
   for (size_t i = 0; i < options().size(); i++) {
     const Option& o = options()[i];
-    if (written[i] || o.get(cfg) == o.get(defaults)) continue;
+    if (written[i] || isAliasName(o.name) || o.get(cfg) == o.get(defaults)) continue;
     if (!marker) {
       if (!out.empty() && out.back() != '\n') out += '\n';
       out += std::string(kGenerated) + "\n";
