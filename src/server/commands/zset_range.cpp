@@ -1,6 +1,8 @@
 // Sorted-set ranges: ZRANGE (BYSCORE BYLEX REV LIMIT WITHSCORES),
 // ZRANGESTORE, the older ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX
 // ZREVRANGEBYLEX ZREVRANGE forms, and ZREMRANGEBYRANK/BYSCORE/BYLEX.
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "common/strutil.h"
@@ -90,11 +92,17 @@ void zrangeGeneric(Client* c, size_t key_arg, size_t dst_arg, RangeType type, Di
   if (wrongtype) return;
   db::ZSet* z = e ? zsetOf(e) : nullptr;
 
+  // Replies stream straight from the walk; the store form collects.
   ZElements out;
+  std::optional<ZElementsReply> reply;
+  if (dst_arg == 0) reply.emplace(c, withscores);
   auto collect = [&](std::string_view m, double s) {
     if (limit == 0) return false;
     if (limit > 0) limit--;
-    out.emplace_back(m, s);
+    if (reply)
+      reply->add(m, s);
+    else
+      out.emplace_back(m, s);
     return true;
   };
   if (z != nullptr) {
@@ -110,14 +118,14 @@ void zrangeGeneric(Client* c, size_t key_arg, size_t dst_arg, RangeType type, Di
         z->rangeByLex(lr, rev, off, collect);
     }
   }
-  if (dst_arg != 0) {
-    // The store form keeps the (score, member) order whatever the direction.
-    if (rev) std::reverse(out.begin(), out.end());
-    zsetStoreResult(c, c->arg(dst_arg), out);
-    c->addInteger(static_cast<int64_t>(out.size()));
+  if (reply) {
+    reply->end();
     return;
   }
-  replyElements(c, out, withscores);
+  // The store form keeps the (score, member) order whatever the direction.
+  if (rev) std::reverse(out.begin(), out.end());
+  zsetStoreResult(c, c->arg(dst_arg), out);
+  c->addInteger(static_cast<int64_t>(out.size()));
 }
 
 void zrangeCommand(Client* c) {
