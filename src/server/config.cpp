@@ -377,6 +377,8 @@ const std::vector<Option>& options() {
       INT_OPT("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, true),
       INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
+      INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),
@@ -402,6 +404,8 @@ struct Alias {
 constexpr Alias kAliases[] = {
     {"hash-max-ziplist-entries", "hash-max-listpack-entries"},
     {"hash-max-ziplist-value", "hash-max-listpack-value"},
+    {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
+    {"zset-max-ziplist-value", "zset-max-listpack-value"},
 };
 
 const Option* findOption(const std::string& name) {

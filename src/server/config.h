@@ -44,6 +44,10 @@ struct Config {
   int64_t set_max_intset_entries = 512;
   int64_t set_max_listpack_entries = 128;
   int64_t set_max_listpack_value = 64;
+  // Sorted sets stay "listpack" encoded up to this many members, each of at
+  // most this many bytes (aliases: zset-max-ziplist-*).
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.
   std::string enable_debug_command = "no";

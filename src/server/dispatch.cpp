@@ -25,6 +25,7 @@ void registerAllCommands() {
   registerPubSubCommands(t);
   registerHashCommands(t);
   registerSetCommands(t);
+  registerSortedSetCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

@@ -14,5 +14,6 @@ void registerBitmapCommands(CommandTable& t);      // SETBIT GETBIT BITCOUNT BIT
 void registerHllCommands(CommandTable& t);         // PFADD PFCOUNT PFMERGE PFDEBUG PFSELFTEST
 void registerHashCommands(CommandTable& t);        // HSET HGET ... HRANDFIELD HSCAN
 void registerSetCommands(CommandTable& t);         // SADD SREM ... SINTER SUNION SDIFF SSCAN
+void registerSortedSetCommands(CommandTable& t);   // ZADD ZRANGE ZUNION ZPOPMIN ... ZSCAN
 
 }  // namespace server
