@@ -105,7 +105,7 @@ start_server [list tags {needs:rdma external:skip} \
     r del rdma:pipe
     lassign [peer --pipeline --repeat 10000 -- INCR rdma:pipe] status peer_out
     assert_equal $status 0 [string range $peer_out end-200 end]
-    set replies [regexp -all -inline {reply: :(\d+)\r} $peer_out]
+    set replies [regexp -all -inline {reply: :(\d+)} $peer_out]
     assert_equal [expr {[llength $replies] / 2}] 10000
     set expect 1
     foreach {_ n} $replies {
