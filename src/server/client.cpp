@@ -11,7 +11,9 @@
 #include "server/command.h"
 #include "server/dispatch.h"
 #include "server/monitor.h"
+#include "server/multi.h"
 #include "server/pause.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 
 namespace server {
@@ -33,6 +35,8 @@ Client::Client(net::Connection* conn)
 }
 
 Client::~Client() {
+  resetMultiState(this);
+  resetPubSubState(this);
   if (flags & kMonitor) monitor::remove(this);
   if (flags & kPostponed) pause::forget(this);
   if (conn_ != nullptr) {

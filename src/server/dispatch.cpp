@@ -7,7 +7,10 @@
 #include "server/command.h"
 #include "server/commands/families.h"
 #include "server/monitor.h"
+#include "server/multi.h"
+#include "server/obuf_limits.h"
 #include "server/pause.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/slowlog.h"
 
@@ -19,6 +22,13 @@ void registerAllCommands() {
   registerStringCommands(t);
   registerKeyCommands(t);
   registerServerCommands(t);
+  registerBitmapCommands(t);
+  registerHllCommands(t);
+  registerMultiCommands(t);
+  registerPubSubCommands(t);
+  registerHashCommands(t);
+  registerSetCommands(t);
+  registerSortedSetCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {
@@ -56,6 +66,7 @@ static bool dispatchUnmuted(Client* c) {
   Command* cmd = s.commands.find(c->arg(0));
   if (cmd == nullptr) {
     replyUnknownCommand(c);
+    multiFlagError(c);
     return true;
   }
   if (!cmd->subcommands.empty() && c->argc() >= 2) {
@@ -68,6 +79,7 @@ static bool dispatchUnmuted(Client* c) {
                         static_cast<int>(sn.size() > 128 ? 128 : sn.size()), sn.data(),
                         upper.c_str());
       cmd->rejected_calls++;
+      multiFlagError(c);
       return true;
     }
     cmd = sub;
@@ -77,17 +89,27 @@ static bool dispatchUnmuted(Client* c) {
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
     c->addWrongArity();
     cmd->rejected_calls++;
+    multiFlagError(c);
     return true;
   }
   if (!(c->flags & kAuthenticated) && !(cmd->flags & kNoAuth)) {
     c->addError("-NOAUTH Authentication required.");
     cmd->rejected_calls++;
+    multiFlagError(c);
     return true;
   }
   // Monitors count as replicas in Redis: no keyspace access.
   if ((c->flags & kMonitor) && (cmd->flags & (kWrite | kReadOnly | kMayReplicate))) {
     c->addError("Replica can't interact with the keyspace");
     cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  // RESP2 subscribed state (pubsub.h), then CLIENT PAUSE (pause.h), then
+  // MULTI queuing (multi.h).
+  if (!pubsubAllowsCommand(c, cmd)) {
+    cmd->rejected_calls++;
+    multiFlagError(c);
     return true;
   }
   if (pause::active() || (c->flags & kPostponed)) {
@@ -96,11 +118,20 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
+  if (multiQueueCommand(c, cmd)) return true;
+  callCommand(c, cmd);
+  return true;
+}
+
+void callCommand(Client* c, Command* cmd) {
+  Server& s = *g_server;
   uint64_t errors_before = s.stats.total_error_replies;
   int64_t start = event::EventLoop::nowUs();
+  Client* outer = s.current_client;  // EXEC calls in here for its queue
   s.current_client = c;
+  c->cur_cmd = cmd;
   cmd->proc(c);
-  s.current_client = nullptr;
+  s.current_client = outer;
   int64_t took = event::EventLoop::nowUs() - start;
   cmd->calls++;
   cmd->usec += static_cast<uint64_t>(took);
@@ -110,7 +141,7 @@ static bool dispatchUnmuted(Client* c) {
   c->last_interaction_ms = db::Clock::nowMs;
   g_slowlog.maybeLog(c, *cmd, took);
   monitor::feed(c, *cmd);
-  return true;
+  enforceOutputBufferLimits(c);
 }
 
 }  // namespace server

@@ -1,6 +1,7 @@
 #include "server/keyspace.h"
 
 #include "server/client.h"
+#include "server/multi.h"
 #include "server/server.h"
 
 namespace server {
@@ -37,14 +38,18 @@ void keyModified(Client* c, std::string_view key) {
   keyModifiedInDb(c->db(), key);
 }
 
-void keyModifiedInDb(db::Db*, std::string_view) {
-  // WATCH and keyspace notifications attach here; for now only the change
-  // counter INFO reports.
+void keyModifiedInDb(db::Db* d, std::string_view key) {
+  // Keyspace notifications attach here too.
+  touchWatchedKey(d, key);
   g_server->dirty++;
 }
 
 void dbModified(db::Db*) {
   g_server->dirty++;
+}
+
+void dbWillChange(db::Db* d, db::Db* replaced_with) {
+  touchWatchedKeysInDb(d, replaced_with);
 }
 
 }  // namespace server

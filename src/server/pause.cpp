@@ -1,6 +1,7 @@
 #include "server/pause.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "server/client.h"
@@ -72,8 +73,11 @@ Mode mode() {
 
 bool shouldPostpone(Client* c, const Command& cmd) {
   if (c->flags & kMonitor) return false;
-  bool hold = (c->flags & kPostponed) || g_mode == Mode::kAll ||
-              (g_mode == Mode::kWrite && (cmd.flags & (kWrite | kMayReplicate)));
+  // EXEC may write: Redis looks at the queued commands' flags; the queue is
+  // multi.cpp's, so every EXEC waits out a WRITE pause here.
+  bool may_write = (cmd.flags & (kWrite | kMayReplicate)) || strcmp(cmd.name, "exec") == 0;
+  bool hold =
+      (c->flags & kPostponed) || g_mode == Mode::kAll || (g_mode == Mode::kWrite && may_write);
   if (!hold) return false;
   if (!(c->flags & kPostponed)) {
     c->flags |= kPostponed;

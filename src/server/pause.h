@@ -4,7 +4,8 @@
 // it run later, in order, when the pause ends (timeout or CLIENT UNPAUSE).
 //
 // Modes (Redis 7.0): ALL holds every command; WRITE holds commands that may
-// write (write or may-replicate flags) and lets the others through. A client
+// write (write or may-replicate flags, and EXEC) and lets the others
+// through; commands queued in MULTI are held the same way. A client
 // already holding a request holds everything after it. Monitors are never
 // paused (Redis exempts replicas, which monitors count as). A new pause
 // extends the end time and keeps the stricter mode.

@@ -10,5 +10,10 @@ void registerConnectionCommands(CommandTable& t);  // PING ECHO QUIT RESET HELLO
 void registerStringCommands(CommandTable& t);      // GET SET ... LCS
 void registerKeyCommands(CommandTable& t);         // DEL EXISTS ... SCAN, expiry, OBJECT
 void registerServerCommands(CommandTable& t);      // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
+void registerBitmapCommands(CommandTable& t);      // SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD
+void registerHllCommands(CommandTable& t);         // PFADD PFCOUNT PFMERGE PFDEBUG PFSELFTEST
+void registerHashCommands(CommandTable& t);        // HSET HGET ... HRANDFIELD HSCAN
+void registerSetCommands(CommandTable& t);         // SADD SREM ... SINTER SUNION SDIFF SSCAN
+void registerSortedSetCommands(CommandTable& t);   // ZADD ZRANGE ZUNION ZPOPMIN ... ZSCAN
 
 }  // namespace server

@@ -100,11 +100,11 @@ class Listpack {
   static bool fits(size_t len) { return len < (1u << 31); }
 
  private:
-  uint8_t* buf_;
+  uint8_t* buf_;  // nullptr until the first insert (an empty listpack)
   void setBytes(uint32_t n);
   void setCount(uint32_t n);
-  // Makes room for `len` bytes at offset `at` (moving the tail); returns the
-  // new buffer pointer.
+  // Makes room for `len` bytes at offset `at` (moving the tail), allocating
+  // the header when the buffer does not exist yet.
   void openGap(uint32_t at, uint32_t len);
   void closeGap(uint32_t at, uint32_t len);
 };
