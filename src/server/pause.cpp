@@ -29,10 +29,13 @@ void resumeHeld() {
   }
 }
 
+// Long pauses wake up hourly: the timer's period is an int of ms.
+constexpr int64_t kMaxWaitMs = 3600 * 1000;
+
 // The pause's timer: fires at the end time (the end may have moved).
 int onTimer(event::EventLoop*, event::TimerId) {
   int64_t left = g_end_ms - event::EventLoop::nowMs();
-  if (g_mode != Mode::kOff && left > 0) return static_cast<int>(left);
+  if (g_mode != Mode::kOff && left > 0) return static_cast<int>(std::min(left, kMaxWaitMs));
   g_timer = 0;
   if (g_mode != Mode::kOff) g_mode = Mode::kOff;
   resumeHeld();
@@ -41,7 +44,7 @@ int onTimer(event::EventLoop*, event::TimerId) {
 
 void armTimer(int64_t delay_ms) {
   if (g_timer != 0) g_server->loop.deleteTimer(g_timer);
-  g_timer = g_server->loop.addTimer(delay_ms < 0 ? 0 : delay_ms, onTimer);
+  g_timer = g_server->loop.addTimer(std::clamp<int64_t>(delay_ms, 0, kMaxWaitMs), onTimer);
 }
 }  // namespace
 

@@ -13,6 +13,10 @@ start_server {tags {pause external:skip}} {
     # Mode errors come before timeout errors, as in Redis.
     assert_error {ERR CLIENT PAUSE mode must be WRITE or ALL} {r client pause abc foo}
     r client pause 0 write
+    # Any non-negative timeout is taken (Redis 7.0): huge means until UNPAUSE.
+    assert_equal [r client pause 9223372036854775807 WRITE] OK
+    assert_equal [r get nothing] {}
+    r client unpause
   } {OK}
 
   test {CLIENT PAUSE ALL holds every client until the timeout} {

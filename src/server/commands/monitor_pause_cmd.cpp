@@ -47,12 +47,10 @@ void clientPauseCommand(Client* c) {
     c->addError("timeout is negative");
     return;
   }
+  // Redis 7.0 takes any non-negative timeout: huge ones mean "until
+  // UNPAUSE".
   int64_t now = event::EventLoop::nowMs();
-  if (ms > INT64_MAX - now) {
-    c->addError("timeout is out of range");
-    return;
-  }
-  pause::start(mode, now + ms);
+  pause::start(mode, ms > INT64_MAX - now ? INT64_MAX : now + ms);
   c->addOk();
 }
 
