@@ -257,7 +257,7 @@ void registerMemoryCommand(CommandTable& t) {
       sub("memory|stats", 2, 0, memoryStatsCommand, 0, "Show memory usage details", "O(1)", "slow"),
       sub("memory|usage", -3, kReadOnly, memoryUsageCommand, 2,
           "Estimate the memory usage of a key", "O(N) where N is the number of samples.",
-          "keyspace read slow"),
+          "read slow"),
   };
   t.add(std::move(memory));
 }
