@@ -216,7 +216,7 @@ size_t Client::processInput(const char* base, size_t len) {
   limits.max_bulk_len = s.config.proto_max_bulk_len;
   limits.authenticated = (flags & kAuthenticated) != 0;
   size_t pos = 0;
-  while (pos < len && !(flags & (kCloseAfterReply | kCloseAsap))) {
+  while (pos < len && !(flags & (kCloseAfterReply | kCloseAsap | kBlocked))) {
     resp::RequestParser::Result r = parser_.feed(base + pos, len - pos, limits);
     if (r == resp::RequestParser::kNeedMore) break;
     if (r == resp::RequestParser::kError) {
@@ -240,6 +240,15 @@ size_t Client::processInput(const char* base, size_t len) {
   if (!replies_.empty() && !(flags & kPendingWrite)) s.queueWrite(this);
   if ((flags & kCloseAfterReply) && replies_.empty()) s.freeClientAsync(this);
   return pos;
+}
+
+bool Client::processPendingInput() {
+  if (qpos_ == qlen_) return true;
+  size_t used = processInput(qbuf_ + qpos_, qlen_ - qpos_);
+  if (used == SIZE_MAX) return false;
+  qpos_ += used;
+  if (qpos_ == qlen_) qpos_ = qlen_ = 0;
+  return true;
 }
 
 bool Client::flush() {

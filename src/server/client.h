@@ -33,6 +33,9 @@ enum ClientFlag : uint32_t {
   // Commands must not block (set while EXEC runs the queued commands): a
   // blocking command answers as if its timeout had expired.
   kDenyBlocking = 1 << 7,
+  // Waiting in a blocking command (server/blocking.h): input is not
+  // processed until unblocked.
+  kBlocked = 1 << 16,
 };
 
 class Client {
@@ -48,6 +51,13 @@ class Client {
   size_t argc() const { return argv_.size(); }
   std::string_view arg(size_t i) const { return argv_[i]; }
   const std::vector<std::string_view>& argv() const { return argv_; }
+
+  // Blocking re-runs (server/blocking.cpp): argv as views into strings the
+  // caller keeps alive until clearArgv().
+  void setArgvViews(const std::vector<std::string>& args) {
+    argv_.assign(args.begin(), args.end());
+  }
+  void clearArgv() { argv_.clear(); }
 
   // ---- replies (see resp::Writer for the encodings)
   resp::Writer& reply() { return writer_; }
@@ -106,6 +116,10 @@ class Client {
   size_t outputMemory() const { return replies_.allocated(); }
   // For CLIENT LIST: "r", "rw", "w" or "".
   std::string eventsString() const;
+
+  // Runs the requests left in the query buffer while the client was
+  // blocked. Returns false if the client was freed.
+  bool processPendingInput();
 
   std::list<Client*>::iterator registry_pos;
 

@@ -322,6 +322,10 @@ const std::vector<Option>& options() {
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
+      INT_OPT("list-max-listpack-size", list_max_listpack_size, INT_MIN, INT_MAX, true),
+      // The pre-7.0 name of the same option.
+      INT_OPT("list-max-ziplist-size", list_max_listpack_size, INT_MIN, INT_MAX, true),
+      INT_OPT("list-compress-depth", list_compress_depth, 0, INT_MAX, true),
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),
       Option{"rdma-bind", false, 1, -1,
              [](Config& c, const Args& a, std::string*) {

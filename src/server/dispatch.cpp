@@ -16,6 +16,8 @@ void registerAllCommands() {
   registerStringCommands(t);
   registerKeyCommands(t);
   registerServerCommands(t);
+  registerListCommands(t);
+  registerListBlockingCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

@@ -1,5 +1,6 @@
 #include "server/keyspace.h"
 
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/server.h"
 
@@ -37,13 +38,15 @@ void keyModified(Client* c, std::string_view key) {
   keyModifiedInDb(c->db(), key);
 }
 
-void keyModifiedInDb(db::Db*, std::string_view) {
+void keyModifiedInDb(db::Db* d, std::string_view key) {
+  blocking::signalKey(d, key);
   // WATCH and keyspace notifications attach here; for now only the change
   // counter INFO reports.
   g_server->dirty++;
 }
 
-void dbModified(db::Db*) {
+void dbModified(db::Db* d) {
+  blocking::signalDb(d);
   g_server->dirty++;
 }
 

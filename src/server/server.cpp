@@ -11,6 +11,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "net/registry.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/dispatch.h"
 #include "server/version.h"
@@ -245,6 +246,7 @@ void Server::unlinkClient(Client* c) {
 void Server::freeClientAsync(Client* c) {
   if (c->flags & kCloseAsap) return;
   c->flags |= kCloseAsap;
+  blocking::onClientFree(c);
   // Stop reading right away: nothing more from this client is processed.
   if (c->conn() != nullptr) c->conn()->setReadHandler(nullptr);
   clients_to_close.push_back(c);
@@ -289,6 +291,7 @@ void Server::freeClosingClients() {
 void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
+  blocking::handleReady();
   handlePendingWrites();
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);

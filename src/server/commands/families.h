@@ -9,6 +9,9 @@ namespace server {
 void registerConnectionCommands(CommandTable& t);  // PING ECHO QUIT RESET HELLO AUTH SELECT
 void registerStringCommands(CommandTable& t);      // GET SET ... LCS
 void registerKeyCommands(CommandTable& t);         // DEL EXISTS ... SCAN, expiry, OBJECT
-void registerServerCommands(CommandTable& t);      // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
+void registerServerCommands(CommandTable& t);
+void registerListCommands(CommandTable& t);          // LPUSH ... LMPOP
+void registerListBlockingCommands(CommandTable& t);  // BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP      //
+                                                     // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
 
 }  // namespace server
