@@ -363,7 +363,7 @@ start_server {tags {list}} {
             set want [lrange $model $ms $me]
           }
           9 {
-            if {rand() < 0.1} {
+            if {$n > 3 && rand() < 0.1} {
               set s [expr {int(rand()*3)}]
               set e [expr {$n - 1 - int(rand()*3)}]
               set got [r ltrim l $s $e]
