@@ -1,6 +1,7 @@
 #include "server/blocking.h"
 
 #include <climits>
+#include <cmath>
 #include <list>
 #include <map>
 #include <memory>
@@ -186,9 +187,9 @@ bool parseBlockTimeout(Client* c, size_t argi, int64_t* timeout_ms) {
     c->addError("timeout is not a float or out of range");
     return false;
   }
-  long double ms = secs * 1000.0L;
-  // Truncated to whole ms as Redis 7.0 does (so 0.0001 means forever); a
+  // Rounded up to whole ms as Redis 7.0 does (-0.1 ms means forever); a
   // value past the int64 range reads as negative there too.
+  long double ms = ceill(secs * 1000.0L);
   if (!(ms > static_cast<long double>(LLONG_MIN) && ms < static_cast<long double>(LLONG_MAX)) ||
       static_cast<int64_t>(ms) < 0) {
     c->addError("timeout is negative");
