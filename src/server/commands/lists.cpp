@@ -164,6 +164,9 @@ void pushGeneric(Client* c, bool head, bool only_existing) {
     }
     l = listops::createList(c, key);
   }
+  size_t bytes = 0;
+  for (size_t i = 2; i < c->argc(); i++) bytes += db::listpackEncodedSize(c->arg(i));
+  l->prepareGrowth(listops::fill(), bytes, c->argc() - 2);
   for (size_t i = 2; i < c->argc(); i++) l->push(c->arg(i), head);
   l->updateEncoding(listops::fill());
   c->addInteger(static_cast<int64_t>(l->size()));

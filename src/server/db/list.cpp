@@ -113,6 +113,14 @@ void List::eraseRange(size_t start, size_t n) {
   }
 }
 
+void List::prepareGrowth(int fill, size_t bytes, size_t count) {
+  if (ql_ != nullptr) return;
+  size_t have = lp_.bytes() != 0 ? lp_.bytes() : Listpack::kHeader;
+  if (!listpackOverLimit(fill, have + bytes, lp_.size() + count)) return;
+  ql_ = Quicklist::fromListpack(lp_, fill);
+  lp_ = Listpack();
+}
+
 void List::updateEncoding(int fill) {
   if (ql_ == nullptr) {
     if (listpackOverLimit(fill, lp_.bytes(), lp_.size())) {

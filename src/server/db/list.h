@@ -63,6 +63,10 @@ class List : public Collection {
 
   // Converts to the encoding the current size calls for (see above).
   void updateEncoding(int fill);
+  // Before adding `count` elements of `bytes` encoded bytes in all: turns a
+  // listpack that would exceed the limit into a quicklist first, so a big
+  // multi-element push never grows (and memmoves) one oversized listpack.
+  void prepareGrowth(int fill, size_t bytes, size_t count);
 
  private:
   Listpack lp_;

@@ -120,6 +120,16 @@ TEST(List, EncodingConvertsBothWaysWithHysteresis) {
   EXPECT_EQ(l.get(l.at(-1)).toString(), "x");
 }
 
+TEST(List, PrepareGrowthConvertsBeforeABigPush) {
+  List l;
+  l.push("a", false);
+  l.prepareGrowth(4, 10, 3);
+  EXPECT_STREQ(l.encodingName(), "listpack");
+  l.prepareGrowth(4, 10, 4);
+  EXPECT_STREQ(l.encodingName(), "quicklist");
+  EXPECT_EQ(l.get(l.at(0)).toString(), "a");
+}
+
 TEST(List, ByteLimitConversion) {
   List l;
   l.push(std::string(5000, 'a'), true);
