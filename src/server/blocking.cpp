@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cmath>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -38,6 +39,13 @@ struct Blocked {
   std::multimap<int64_t, Client*>::iterator timeout_pos;
 };
 
+// Lets the key maps be searched with a string_view (no copy per write).
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view k) const { return std::hash<std::string_view>()(k); }
+};
+using KeyMap = std::unordered_map<std::string, Queue, KeyHash, std::equal_to<>>;
+
 struct ReadyKey {
   int db;
   std::string key;
@@ -47,7 +55,7 @@ struct ReadyKey {
 struct State {
   std::unordered_map<Client*, std::unique_ptr<Blocked>> blocked;
   // Per db: key -> clients waiting, oldest first.
-  std::vector<std::unordered_map<std::string, Queue>> waiting;
+  std::vector<KeyMap> waiting;
   std::multimap<int64_t, Client*> timeouts;
   std::vector<ReadyKey> ready;
   std::unordered_set<std::string> ready_set;  // "<db>\n<key>", dedups ready
@@ -65,7 +73,7 @@ State& st() {
   return s;
 }
 
-std::unordered_map<std::string, Queue>& waitingIn(int db) {
+KeyMap& waitingIn(int db) {
   State& s = st();
   if (s.waiting.size() <= static_cast<size_t>(db)) s.waiting.resize(static_cast<size_t>(db) + 1);
   return s.waiting[static_cast<size_t>(db)];
@@ -229,7 +237,7 @@ void signalKey(db::Db* d, std::string_view key) {
   if (s.blocked.empty()) return;
   int db = d->id();
   auto& w = waitingIn(db);
-  if (w.find(std::string(key)) == w.end()) return;
+  if (w.find(key) == w.end()) return;
   std::string tag = std::to_string(db) + "\n" + std::string(key);
   if (!s.ready_set.insert(tag).second) return;
   s.ready.push_back({db, std::string(key)});

@@ -12,7 +12,8 @@ size_t fillByteLimit(int fill) {
 }
 
 size_t fillCountLimit(int fill) {
-  return fill > 0 ? static_cast<size_t>(fill) : SIZE_MAX;
+  // 0 is a count limit too: every element gets its own node, as in Redis.
+  return fill >= 0 ? static_cast<size_t>(fill) : SIZE_MAX;
 }
 
 bool listpackOverLimit(int fill, size_t bytes, size_t count) {

@@ -3,7 +3,7 @@
 // within the list-max-listpack-size limit ("fill"):
 //   fill < 0   a byte limit per node: -1..-5 = 4, 8, 16, 32, 64 KiB
 //              (smaller values act as -5);
-//   fill > 0   an element count per node (and at most kSizeSafetyLimit
+//   fill >= 0  an element count per node (and at most kSizeSafetyLimit
 //              bytes, so a count limit cannot make huge nodes).
 // A node may exceed the limit only when it holds a single element (an
 // element bigger than the limit gets a node of its own).
@@ -21,7 +21,7 @@
 
 namespace db {
 
-// Bytes a node may hold with a count limit (fill > 0).
+// Bytes a node may hold with a count limit (fill >= 0).
 constexpr size_t kSizeSafetyLimit = 8192;
 
 // True when a listpack of `bytes` bytes and `count` elements is over the

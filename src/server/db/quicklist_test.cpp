@@ -145,7 +145,7 @@ TEST(List, ByteLimitConversion) {
 
 // Random operations against a std::deque, in both encodings.
 TEST(List, RandomizedAgainstModel) {
-  for (int fill : {-1, 2, 5, 128}) {
+  for (int fill : {-1, 0, 2, 5, 128}) {
     std::mt19937 rng(1234 + static_cast<unsigned>(fill));
     List l;
     std::deque<std::string> model;
