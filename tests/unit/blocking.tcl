@@ -299,13 +299,22 @@ start_server {tags {blocking}} {
       lappend clients $rd
     }
     wait_blocked 3
-    after 400
-    foreach rd $clients {
-      assert_equal [$rd read] {}
-      $rd close
+    set cpu [info_dict [r info cpu]]
+    set before [expr {[dict get $cpu used_cpu_user] + [dict get $cpu used_cpu_sys]}]
+    set start [clock milliseconds]
+    set order {}
+    # Read whichever answers first: they time out shortest first.
+    foreach i {1 2 0} {
+      assert_equal [[lindex $clients $i] read] {}
+      lappend order [expr {[clock milliseconds] - $start < 1000}]
     }
-    blocked_count
-  } {0}
+    set cpu [info_dict [r info cpu]]
+    set after [expr {[dict get $cpu used_cpu_user] + [dict get $cpu used_cpu_sys]}]
+    # A spinning wait would burn about the whole 0.3 s.
+    assert_lessthan [expr {$after - $before}] 0.1
+    foreach rd $clients { $rd close }
+    list $order [blocked_count]
+  } {{1 1 1} 0}
 
   # MULTI/EXEC lands from another branch; until then this test is skipped.
   if {![string match {*unknown command*} [catch {r discard} e; set e]]} {
