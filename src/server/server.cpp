@@ -306,7 +306,8 @@ void Server::clientsCron() {
   if (config.timeout <= 0) return;
   int64_t limit = config.timeout * 1000;
   for (Client* c : clients) {
-    if (c->flags & kCloseAsap) continue;
+    // A blocked client waits on its own timeout, not the idle one (Redis).
+    if (c->flags & (kCloseAsap | kBlocked)) continue;
     if (db::Clock::nowMs - c->last_interaction_ms > limit) {
       LOG_VERBOSE("Closing idle client id=%llu", static_cast<unsigned long long>(c->id()));
       freeClientAsync(c);

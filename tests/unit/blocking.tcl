@@ -264,6 +264,109 @@ start_server {tags {blocking}} {
     set res
   } {l b}
 
+  test {Linked and circular BRPOPLPUSH} {
+    r del list1 list2 list3
+    set rd1 [redis_deferring_client]
+    set rd2 [redis_deferring_client]
+    $rd1 blmove list1 list2 right left 0
+    $rd2 blmove list2 list3 left right 0
+    wait_blocked 2
+    r rpush list1 foo
+    assert_equal [list [$rd1 read] [$rd2 read]] {foo foo}
+    set linked [list [r lrange list1 0 -1] [r lrange list2 0 -1] [r lrange list3 0 -1]]
+    $rd1 brpoplpush list1 list2 0
+    $rd2 brpoplpush list2 list1 0
+    wait_blocked 2
+    r rpush list1 bar
+    assert_equal [list [$rd1 read] [$rd2 read]] {bar bar}
+    $rd1 close
+    $rd2 close
+    list $linked [r lrange list1 0 -1] [r lrange list2 0 -1]
+  } {{{} {} foo} bar {}}
+
+  test {Self-referential BRPOPLPUSH} {
+    r del blist
+    set rd [redis_deferring_client]
+    $rd brpoplpush blist blist 0
+    wait_blocked 1
+    r rpush blist foo
+    set res [list [$rd read] [r lrange blist 0 -1]]
+    $rd close
+    set res
+  } {foo foo}
+
+  test {Several BRPOPLPUSH clients: a wrong-type destination fails only its own client} {
+    r del blist target1 target2
+    r set target1 nolist
+    set rd1 [redis_deferring_client]
+    set rd2 [redis_deferring_client]
+    $rd1 brpoplpush blist target1 0
+    $rd2 brpoplpush blist target2 0
+    wait_blocked 2
+    r lpush blist foo
+    assert_error {WRONGTYPE*} {$rd1 read}
+    set res [list [$rd2 read] [r lrange target2 0 -1] [r exists blist]]
+    $rd1 close
+    $rd2 close
+    set res
+  } {foo foo 0}
+
+  test {BLPOP with variadic LPUSH gets the last pushed} {
+    r del blist
+    set rd [redis_deferring_client]
+    $rd blpop blist 0
+    wait_blocked 1
+    r lpush blist foo bar
+    set res [list [$rd read] [r lrange blist 0 -1]]
+    $rd close
+    set res
+  } {{blist bar} foo}
+
+  test {BLPOP with the same key several times; RENAME moves a list into place} {
+    r del list1 list2 bob
+    set rd [redis_deferring_client]
+    $rd blpop list1 list2 list2 list1 0
+    wait_blocked 1
+    r rpush bob abc def
+    r rename bob list2
+    set res [$rd read]
+    $rd close
+    set res
+  } {list2 abc}
+
+  test {A blocking command is counted once in commandstats} {
+    r config resetstat
+    r del l
+    set rd [redis_deferring_client]
+    $rd blpop l 0
+    wait_blocked 1
+    r lpush l 1
+    $rd read
+    $rd blpop l 0.01
+    $rd read
+    $rd close
+    regexp {cmdstat_blpop:calls=(\d+)} [r info commandstats] -> calls
+    set calls
+  } {2}
+
+  test {The idle timeout does not close a blocked client} {
+    r del l
+    r config set timeout 1
+    set rd [redis_deferring_client]
+    $rd blpop l 0
+    wait_blocked 1
+    # Keep this connection busy: only the blocked one stays idle.
+    for {set i 0} {$i < 11} {incr i} {
+      after 200
+      r ping
+    }
+    r rpush l x
+    set res [$rd read]
+    r config set timeout 0
+    $rd close
+    set res
+  } {l x}
+
   tags {needs:unix external:skip} {
     test {A Unix socket client unblocks a TCP client} {
       r del l

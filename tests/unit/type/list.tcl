@@ -78,6 +78,45 @@ start_server {tags {list}} {
     r lrange l 0 -1
   } {c}
 
+  test {LINSERT, LSET and LMOVE convert a listpack destination} {
+    r config set list-max-listpack-size 3
+    r del lst src dst
+    r rpush lst a b c
+    r linsert lst after b d
+    assert_encoding quicklist lst
+    r del lst
+    r rpush lst a b c
+    r lset lst 0 [string repeat d 9000]
+    assert_encoding quicklist lst
+    r rpush src a b c [string repeat d 9000]
+    r rpush dst d e f
+    assert_encoding listpack dst
+    r lmove src dst right right
+    assert_encoding quicklist dst
+    r config set list-max-listpack-size -2
+    r llen dst
+  } {4}
+
+  test {RPOP, LREM, LTRIM and LSET convert a quicklist back} {
+    r config set list-max-listpack-size 3
+    set res {}
+    foreach {cmd} {{rpop lst 3} {lrem lst 3 a} {ltrim lst 1 1}} {
+      r del lst
+      if {[lindex $cmd 0] eq "lrem"} { r rpush lst a a a d } else { r rpush lst a b c d }
+      assert_encoding quicklist lst
+      r {*}$cmd
+      lappend res [r object encoding lst]
+    }
+    r config set list-max-listpack-size -1
+    r del lst
+    r rpush lst a b c [string repeat d 4096]
+    assert_encoding quicklist lst
+    r lset lst 3 e
+    lappend res [r object encoding lst]
+    r config set list-max-listpack-size -2
+    set res
+  } {listpack listpack listpack listpack}
+
   test {list-max-ziplist-size is an alias and list-compress-depth is kept} {
     r config set list-max-ziplist-size 16
     set a [r config get list-max-listpack-size]
