@@ -132,7 +132,11 @@ bool rerun(Client* c, bool timing_out) {
   c->cur_cmd = b.cmd;
   srv.current_client = c;
   db::Clock::update();
-  b.cmd->proc(const_cast<Client*>(c));
+  // CLIENT REPLY OFF still applies to the late reply.
+  bool muted = (c->flags & kReplyOff) != 0;
+  if (muted) c->muteReplies(true);
+  b.cmd->proc(c);
+  if (muted) c->muteReplies(false);
   srv.current_client = saved_current;
   c->cur_cmd = saved_cmd;
   c->clearArgv();
@@ -224,7 +228,10 @@ size_t blockedClientCount() {
 bool unblockClient(Client* c, bool with_error) {
   if (!isBlocked(c) || st().retrying == c) return false;
   if (with_error) {
+    bool muted = (c->flags & kReplyOff) != 0;
+    if (muted) c->muteReplies(true);
     c->addError("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    if (muted) c->muteReplies(false);
     afterUnblock(c);
   } else {
     rerun(c, true);

@@ -349,6 +349,20 @@ start_server {tags {blocking}} {
     set calls
   } {2}
 
+  test {CLIENT REPLY OFF also silences the reply of a woken client} {
+    r del l
+    set rd [redis_deferring_client]
+    $rd client reply off
+    $rd blpop l 0
+    wait_blocked 1
+    r rpush l x y
+    wait_for_condition 50 10 {[r llen l] == 1} { fail "blpop was not served" }
+    $rd client reply on
+    set res [$rd read]
+    $rd close
+    set res
+  } {OK}
+
   test {The idle timeout does not close a blocked client} {
     r del l
     r config set timeout 1
