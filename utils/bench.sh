@@ -4,7 +4,7 @@
 # Interleaved A/B rounds; server pinned to CPU 0, load generator to CPU 1
 # (when there are at least 2). Writes the table to BENCHMARKS.md.
 # Knobs: BENCH_ROUNDS (default 3), BENCH_N (requests per run, default 200000),
-#        BENCH_KEYS (keys for the memory test, default 1000000).
+#        BENCH_KEYS (keys, or zset members, per memory data set; default 1000000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -106,15 +106,44 @@ instr_per_op() {  # binary test
   echo $(( (counts[1] - counts[0]) / 40000 ))
 }
 
-mem_after_load() {  # binary -> "used_memory rss"
-  start mem "$1"
-  $PY -c "
+# RESP commands that load one memory data set, on stdout.
+gen_dataset() {  # strings|hashes|sets-int|sets-str|zset
+  $PY - "$1" "$KEYS" <<'PYEOF'
 import sys
+kind, n = sys.argv[1], int(sys.argv[2])
 out = sys.stdout.buffer
-for i in range($KEYS):
-    k = b'key:%012d' % i
-    out.write(b'*3\r\n\$3\r\nSET\r\n\$%d\r\n%s\r\n\$10\r\nvalue12345\r\n' % (len(k), k))
-" | $RCLI -p "$PORT" --pipe >/dev/null
+def cmd(*args):
+    parts = [b'*%d\r\n' % len(args)]
+    for a in args:
+        parts.append(b'$%d\r\n%s\r\n' % (len(a), a))
+    out.write(b''.join(parts))
+if kind == 'strings':
+    for i in range(n):
+        cmd(b'SET', b'key:%012d' % i, b'value12345')
+elif kind == 'hashes':
+    for i in range(n):
+        args = [b'HSET', b'hash:%09d' % i]
+        for f in range(10):
+            args += [b'field%d' % f, b'val%d' % (i % 1000 + f)]
+        cmd(*args)
+elif kind == 'sets-int':
+    for i in range(n):
+        cmd(b'SADD', b'set:%09d' % i, *[b'%d' % (i % 1000 + m) for m in range(10)])
+elif kind == 'sets-str':
+    for i in range(n):
+        cmd(b'SADD', b'set:%09d' % i, *[b'tag:%d' % (i % 1000 + m) for m in range(10)])
+elif kind == 'zset':
+    for i in range(0, n, 1000):
+        args = [b'ZADD', b'zset']
+        for m in range(i, min(n, i + 1000)):
+            args += [b'%d' % (m * 7 % 100003), b'member:%09d' % m]
+        cmd(*args)
+PYEOF
+}
+
+mem_after_load() {  # binary dataset -> "used_memory rss keys"
+  start mem "$1"
+  gen_dataset "$2" | $RCLI -p "$PORT" --pipe >/dev/null
   local used rss
   used=$($RCLI -p "$PORT" info memory | tr -d '\r' | awk -F: '$1=="used_memory"{print $2}')
   rss=$(awk '/VmRSS/{print $2*1024}' "/proc/$PID/status")
@@ -125,9 +154,20 @@ for i in range($KEYS):
 echo "bench: callgrind instruction counts"
 ig_ours=$(instr_per_op $OURS get); ig_redis=$(instr_per_op $REDIS get)
 is_ours=$(instr_per_op $OURS set); is_redis=$(instr_per_op $REDIS set)
-echo "bench: memory after $KEYS keys"
-read -r mu_ours mr_ours mk_ours < <(mem_after_load $OURS)
-read -r mu_redis mr_redis mk_redis < <(mem_after_load $REDIS)
+datasets=(strings hashes sets-int sets-str zset)
+declare -A mem_desc=(
+  [strings]="$KEYS strings (16-byte keys, 10-byte values)"
+  [hashes]="$KEYS small hashes (10 fields of 6 bytes, values 4-6 bytes)"
+  [sets-int]="$KEYS small sets (10 integer members)"
+  [sets-str]="$KEYS small sets (10 string members of 5-7 bytes)"
+  [zset]="one sorted set of $KEYS members (16-byte members, integer scores)"
+)
+declare -A mem
+for d in "${datasets[@]}"; do
+  echo "bench: memory, $d"
+  mem[ours.$d]=$(mem_after_load $OURS "$d")
+  mem[redis.$d]=$(mem_after_load $REDIS "$d")
+done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
 {
@@ -155,12 +195,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
   echo "| GET | $ig_ours | $ig_redis | $(ratio "$ig_ours" "$ig_redis") |"
   echo "| SET | $is_ours | $is_redis | $(ratio "$is_ours" "$is_redis") |"
   echo
-  echo "Memory after loading $KEYS keys (16-byte keys, 10-byte values):"
+  echo "Memory after loading each data set into an empty server (INFO used_memory, and RSS):"
   echo
-  echo "| | ours | Redis | ratio |"
-  echo "|---|---|---|---|"
-  echo "| keys | $mk_ours | $mk_redis | |"
-  echo "| used_memory | $mu_ours | $mu_redis | $(ratio "$mu_ours" "$mu_redis") |"
-  echo "| RSS | $mr_ours | $mr_redis | $(ratio "$mr_ours" "$mr_redis") |"
+  echo "| data set | keys | ours used_memory | Redis used_memory | ratio | ours RSS | Redis RSS | ratio |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for d in "${datasets[@]}"; do
+    read -r uo ro ko <<<"${mem[ours.$d]}"
+    read -r ur rr kr <<<"${mem[redis.$d]}"
+    echo "| ${mem_desc[$d]} | $ko / $kr | $uo | $ur | $(ratio "$uo" "$ur") | $ro | $rr | $(ratio "$ro" "$rr") |"
+  done
 } > BENCHMARKS.md
 cat BENCHMARKS.md

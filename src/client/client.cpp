@@ -21,10 +21,12 @@ std::string describe(const Endpoint& ep) {
 }
 
 void serviceTransports(event::EventLoop* loop) {
-  net::processPendingData();
-  // A handler may have left data behind (it reads a bounded chunk): do not
-  // block in the next wait while a transport still holds some.
-  if (net::anyPendingData()) loop->setDontWait(true);
+  int ran = net::processPendingData();
+  // Do not block in the wait that follows when a handler ran here: it may
+  // have completed the reply a caller of processEvents() is waiting for
+  // (waitUntil re-checks its predicate only when processEvents returns), or
+  // left data behind (it reads a bounded chunk) that no fd event announces.
+  if (ran > 0 || net::anyPendingData()) loop->setDontWait(true);
 }
 
 void installLoopHooks(event::EventLoop* loop) {

@@ -118,6 +118,11 @@ bool parseDouble(std::string_view s, double* out) {
   return parseFloating<double>(s, out, strtod);
 }
 
+bool parseFloatOperand(std::string_view s, long double* out) {
+  if (!parseLongDouble(s, out)) return false;
+  return !std::isinf(*out) || s.find_first_of("iI") != std::string_view::npos;
+}
+
 std::string formatLongDouble(long double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[5 * 1024];

@@ -23,6 +23,10 @@ int digits10(uint64_t v);
 // Accepts "inf", "+inf", "-inf" as Redis does.
 bool parseLongDouble(std::string_view s, long double* out);
 bool parseDouble(std::string_view s, double* out);
+// INCRBYFLOAT / HINCRBYFLOAT operands: parseLongDouble, but a literal too
+// large for long double (which strtold turns into an infinity) is refused;
+// only infinities spelled out ("inf") pass, as in Redis.
+bool parseFloatOperand(std::string_view s, long double* out);
 // INCRBYFLOAT / HINCRBYFLOAT form: %.17Lg in fixed notation with trailing
 // zeros removed ("3.5", "10", "1.0e+20" never happens: fixed is used).
 std::string formatLongDouble(long double v);

@@ -46,6 +46,19 @@ TEST(StrUtil, LongDoubleFormatting) {
   EXPECT_TRUE(parseDouble("-inf", &x));
 }
 
+TEST(StrUtil, FloatOperand) {
+  long double v;
+  EXPECT_TRUE(parseFloatOperand("1.5", &v));
+  EXPECT_EQ(v, 1.5L);
+  EXPECT_TRUE(parseFloatOperand("1e400", &v));    // fits a long double
+  EXPECT_FALSE(parseFloatOperand("1e5000", &v));  // overflows to inf: refused
+  EXPECT_TRUE(parseFloatOperand("inf", &v));
+  EXPECT_TRUE(parseFloatOperand("-Inf", &v));
+  EXPECT_FALSE(parseFloatOperand("", &v));
+  EXPECT_FALSE(parseFloatOperand("abc", &v));
+  EXPECT_FALSE(parseFloatOperand(" 1", &v));
+}
+
 TEST(StrUtil, Glob) {
   EXPECT_TRUE(globMatch("*", "anything"));
   EXPECT_TRUE(globMatch("h?llo", "hello"));

@@ -10,6 +10,8 @@
 #include "common/strutil.h"
 #include "server/command.h"
 #include "server/dispatch.h"
+#include "server/multi.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 
 namespace server {
@@ -31,6 +33,8 @@ Client::Client(net::Connection* conn)
 }
 
 Client::~Client() {
+  resetMultiState(this);
+  resetPubSubState(this);
   if (conn_ != nullptr) {
     conn_->setPrivateData(nullptr);
     conn_->close();

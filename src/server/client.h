@@ -21,15 +21,17 @@
 namespace server {
 
 struct Command;
+struct MultiState;
+struct PubSubState;
 
 enum ClientFlag : uint32_t {
   kCloseAfterReply = 1 << 0,
   kCloseAsap = 1 << 1,
   kPendingWrite = 1 << 2,
   kAuthenticated = 1 << 3,
-  kProtectedRefuse = 1 << 4,
-  kReplyOff = 1 << 5,       // CLIENT REPLY OFF
-  kReplySkipNext = 1 << 6,  // CLIENT REPLY SKIP: drop the next command's reply
+  kProtectedRefuse = 1 << 4,  // refused at accept: only its error is sent, then closed
+  kReplyOff = 1 << 5,         // CLIENT REPLY OFF
+  kReplySkipNext = 1 << 6,    // CLIENT REPLY SKIP: drop the next command's reply
   // Commands must not block (set while EXEC runs the queued commands): a
   // blocking command answers as if its timeout had expired.
   kDenyBlocking = 1 << 7,
@@ -51,6 +53,8 @@ class Client {
   size_t argc() const { return argv_.size(); }
   std::string_view arg(size_t i) const { return argv_[i]; }
   const std::vector<std::string_view>& argv() const { return argv_; }
+  // EXEC runs queued commands by swapping their arguments in.
+  void swapArgv(std::vector<std::string_view>* other) { argv_.swap(*other); }
 
   // Blocking re-runs (server/blocking.cpp): argv as views into strings the
   // caller keeps alive until clearArgv().
@@ -102,6 +106,13 @@ class Client {
   const Command* last_cmd = nullptr;
   const Command* cur_cmd = nullptr;
   std::string user = "default";
+  // Transaction and pub/sub state (server/multi.h, server/pubsub.h), null
+  // until first used; released by ~Client.
+  MultiState* multi_state = nullptr;
+  PubSubState* pubsub_state = nullptr;
+  // Output-buffer limits (server/obuf_limits.h): when pending output first
+  // reached the soft limit, 0 while under it.
+  int64_t obuf_soft_since_ms = 0;
 
   // ---- I/O driven by the server
   // Installs the read handler; the connection must be connected.

@@ -3,6 +3,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -152,6 +153,54 @@ bool validSave(const Args& a, std::string* err) {
   return true;
 }
 
+// client-output-buffer-limit: groups of "<class> <hard> <soft> <seconds>";
+// only the classes named change (several config lines add up). Validation
+// and messages as Redis 7.0; the whole value is refused on any error.
+bool setOutputBufferLimits(Config& c, const Args& a, std::string* err) {
+  std::vector<std::string> w = splitWords(a);
+  if (w.size() % 4 != 0) {
+    *err = "Wrong number of arguments in buffer limit configuration.";
+    return false;
+  }
+  Config::OutputBufferLimit next[Config::kClientClasses];
+  std::copy(std::begin(c.obuf_limits), std::end(c.obuf_limits), next);
+  for (size_t i = 0; i < w.size(); i += 4) {
+    int cls;
+    const char* name = w[i].c_str();
+    if (strcasecmp(name, "normal") == 0) {
+      cls = Config::kClassNormal;
+    } else if (strcasecmp(name, "slave") == 0 || strcasecmp(name, "replica") == 0) {
+      cls = Config::kClassReplica;
+    } else if (strcasecmp(name, "pubsub") == 0) {
+      cls = Config::kClassPubSub;
+    } else {
+      *err = "Invalid client class specified in buffer limit configuration.";
+      return false;
+    }
+    int64_t hard, soft, secs;
+    if (!parseMemory(w[i + 1], &hard) || !parseMemory(w[i + 2], &soft) ||
+        !strutil::parseInt64(w[i + 3], &secs) || hard < 0 || soft < 0 || secs < 0) {
+      *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+      return false;
+    }
+    next[cls] = {hard, soft, secs};
+  }
+  std::copy(std::begin(next), std::end(next), c.obuf_limits);
+  return true;
+}
+
+std::string getOutputBufferLimits(const Config& c) {
+  static const char* const kNames[] = {"normal", "slave", "pubsub"};
+  std::string out;
+  for (int i = 0; i < Config::kClientClasses; i++) {
+    const Config::OutputBufferLimit& l = c.obuf_limits[i];
+    if (!out.empty()) out += ' ';
+    out += std::string(kNames[i]) + " " + std::to_string(l.hard) + " " + std::to_string(l.soft) +
+           " " + std::to_string(l.soft_seconds);
+  }
+  return out;
+}
+
 #define BOOL_OPT(NAME, FIELD, MUT)                                                             \
   Option {                                                                                     \
     NAME, MUT, 1, 1,                                                                           \
@@ -297,6 +346,8 @@ const std::vector<Option>& options() {
              [](const Config&) { return std::string("no"); }},
       MEM_OPT("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true),
       MEM_OPT("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true),
+      Option{"client-output-buffer-limit", true, 1, -1, setOutputBufferLimits,
+             getOutputBufferLimits},
       Option{"save", true, 1, -1,
              [](Config& c, const Args& a, std::string* e) {
                if (!validSave(a, e)) return false;
@@ -320,11 +371,17 @@ const std::vector<Option>& options() {
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
+      MEM_OPT("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, true),
+      INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true),
+      INT_OPT("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, true),
+      INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
+      INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
       INT_OPT("list-max-listpack-size", list_max_listpack_size, INT_MIN, INT_MAX, true),
-      // The pre-7.0 name of the same option.
-      INT_OPT("list-max-ziplist-size", list_max_listpack_size, INT_MIN, INT_MAX, true),
       INT_OPT("list-compress-depth", list_compress_depth, 0, INT_MAX, true),
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),
       Option{"rdma-bind", false, 1, -1,
@@ -339,9 +396,27 @@ const std::vector<Option>& options() {
   return opts;
 }
 
+// Old names Redis still accepts for an option (Redis 7.0 renamed the
+// *-ziplist-* options *-listpack-*): read from the file, set and listed by
+// CONFIG GET under either name; CONFIG REWRITE writes the new name only.
+struct Alias {
+  const char* alias;
+  const char* name;
+};
+constexpr Alias kAliases[] = {
+    {"hash-max-ziplist-entries", "hash-max-listpack-entries"},
+    {"hash-max-ziplist-value", "hash-max-listpack-value"},
+    {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
+    {"zset-max-ziplist-value", "zset-max-listpack-value"},
+    {"list-max-ziplist-size", "list-max-listpack-size"},
+};
+
 const Option* findOption(const std::string& name) {
   for (const auto& o : options()) {
     if (strcasecmp(o.name, name.c_str()) == 0) return &o;
+  }
+  for (const auto& a : kAliases) {
+    if (strcasecmp(a.alias, name.c_str()) == 0) return findOption(a.name);
   }
   return nullptr;
 }
@@ -453,6 +528,11 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& o : options()) {
     if (strutil::globMatch(pattern, o.name, true)) out.emplace_back(o.name, o.get(cfg));
+  }
+  for (const auto& a : kAliases) {
+    if (strutil::globMatch(pattern, a.alias, true)) {
+      out.emplace_back(a.alias, findOption(a.name)->get(cfg));
+    }
   }
   return out;
 }

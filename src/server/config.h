@@ -36,6 +36,18 @@ struct Config {
   // Accepted and reported (INFO memory) for compatibility; no eviction runs.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  // A sparse HyperLogLog string growing past this many bytes turns dense.
+  int64_t hll_sparse_max_bytes = 3000;
+  // Small-encoding thresholds of hashes and sets (aliases *-ziplist-*).
+  int64_t hash_max_listpack_entries = 512;
+  int64_t hash_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
+  int64_t set_max_listpack_entries = 128;
+  int64_t set_max_listpack_value = 64;
+  // Sorted sets stay "listpack" encoded up to this many members, each of at
+  // most this many bytes (aliases: zset-max-ziplist-*).
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.
   std::string enable_debug_command = "no";
@@ -49,6 +61,15 @@ struct Config {
   std::vector<std::string> rdma_bind;  // empty: same as bind
   int64_t rdma_rx_size = 1024 * 1024;
   int64_t rdma_completion_vector = -1;
+  // client-output-buffer-limit, per client class: a client whose pending
+  // output reaches `hard` bytes, or stays at or above `soft` bytes for more
+  // than `soft_seconds`, is closed (0 disables a limit).
+  struct OutputBufferLimit {
+    int64_t hard, soft, soft_seconds;
+  };
+  enum ClientClass { kClassNormal = 0, kClassReplica = 1, kClassPubSub = 2, kClientClasses = 3 };
+  OutputBufferLimit obuf_limits[kClientClasses] = {
+      {0, 0, 0}, {256ll << 20, 64ll << 20, 60}, {32ll << 20, 8ll << 20, 60}};
 };
 
 // Parses config text (a file's contents plus the command-line lines). On

@@ -6,6 +6,9 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/families.h"
+#include "server/multi.h"
+#include "server/obuf_limits.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 
 namespace server {
@@ -16,6 +19,13 @@ void registerAllCommands() {
   registerStringCommands(t);
   registerKeyCommands(t);
   registerServerCommands(t);
+  registerBitmapCommands(t);
+  registerHllCommands(t);
+  registerMultiCommands(t);
+  registerPubSubCommands(t);
+  registerHashCommands(t);
+  registerSetCommands(t);
+  registerSortedSetCommands(t);
   registerListCommands(t);
   registerListBlockingCommands(t);
 }
@@ -52,6 +62,7 @@ static bool dispatchUnmuted(Client* c) {
   Command* cmd = s.commands.find(c->arg(0));
   if (cmd == nullptr) {
     replyUnknownCommand(c);
+    multiFlagError(c);
     return true;
   }
   if (!cmd->subcommands.empty() && c->argc() >= 2) {
@@ -64,6 +75,7 @@ static bool dispatchUnmuted(Client* c) {
                         static_cast<int>(sn.size() > 128 ? 128 : sn.size()), sn.data(),
                         upper.c_str());
       cmd->rejected_calls++;
+      multiFlagError(c);
       return true;
     }
     cmd = sub;
@@ -73,18 +85,35 @@ static bool dispatchUnmuted(Client* c) {
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
     c->addWrongArity();
     cmd->rejected_calls++;
+    multiFlagError(c);
     return true;
   }
   if (!(c->flags & kAuthenticated) && !(cmd->flags & kNoAuth)) {
     c->addError("-NOAUTH Authentication required.");
     cmd->rejected_calls++;
+    multiFlagError(c);
     return true;
   }
+  // RESP2 subscribed state (pubsub.h), then MULTI queuing (multi.h).
+  if (!pubsubAllowsCommand(c, cmd)) {
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  if (multiQueueCommand(c, cmd)) return true;
+  callCommand(c, cmd);
+  return true;
+}
+
+void callCommand(Client* c, Command* cmd) {
+  Server& s = *g_server;
   uint64_t errors_before = s.stats.total_error_replies;
   int64_t start = event::EventLoop::nowUs();
+  Client* outer = s.current_client;  // EXEC calls in here for its queue
   s.current_client = c;
+  c->cur_cmd = cmd;
   cmd->proc(c);
-  s.current_client = nullptr;
+  s.current_client = outer;
   int64_t took = event::EventLoop::nowUs() - start;
   cmd->calls++;
   cmd->usec += static_cast<uint64_t>(took);
@@ -92,7 +121,7 @@ static bool dispatchUnmuted(Client* c) {
   s.stats.total_commands_processed++;
   c->last_cmd = cmd;
   c->last_interaction_ms = db::Clock::nowMs;
-  return true;
+  enforceOutputBufferLimits(c);
 }
 
 }  // namespace server

@@ -6,10 +6,15 @@
 namespace server {
 
 class Client;
+struct Command;
 
 // Runs the request in c->argv(). Returns false if the client no longer
 // exists afterwards.
 bool dispatchCommand(Client* c);
+
+// Runs an already checked command with c->argv() as its arguments and keeps
+// its statistics (EXEC runs its queue through this).
+void callCommand(Client* c, Command* cmd);
 
 // Registers every command family (commands/families.h) into g_server.
 void registerAllCommands();

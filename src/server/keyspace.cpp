@@ -2,6 +2,7 @@
 
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/multi.h"
 #include "server/server.h"
 
 namespace server {
@@ -40,14 +41,18 @@ void keyModified(Client* c, std::string_view key) {
 
 void keyModifiedInDb(db::Db* d, std::string_view key) {
   blocking::signalKey(d, key);
-  // WATCH and keyspace notifications attach here; for now only the change
-  // counter INFO reports.
+  // Keyspace notifications attach here too.
+  touchWatchedKey(d, key);
   g_server->dirty++;
 }
 
 void dbModified(db::Db* d) {
   blocking::signalDb(d);
   g_server->dirty++;
+}
+
+void dbWillChange(db::Db* d, db::Db* replaced_with) {
+  touchWatchedKeysInDb(d, replaced_with);
 }
 
 }  // namespace server

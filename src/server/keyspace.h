@@ -26,5 +26,9 @@ void keyModified(Client* c, std::string_view key);
 void keyModifiedInDb(db::Db* d, std::string_view key);
 // A whole db changed (FLUSHDB, FLUSHALL, SWAPDB).
 void dbModified(db::Db* d);
+// A whole db is about to change: call it right before flushing d
+// (replaced_with null) or before swapping d with replaced_with (SWAPDB calls
+// it once for each side). WATCH needs the contents from before the change.
+void dbWillChange(db::Db* d, db::Db* replaced_with);
 
 }  // namespace server

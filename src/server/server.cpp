@@ -14,6 +14,7 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/dispatch.h"
+#include "server/multi.h"
 #include "server/version.h"
 
 namespace server {
@@ -98,7 +99,10 @@ bool Server::start() {
   sigaction(SIGINT, &sa, nullptr);
 
   for (int i = 0; i < config.databases; i++) dbs.push_back(std::make_unique<db::Db>(i));
-  db::Db::onExpired = [](db::Db*, std::string_view) { g_server->stats.expired_keys++; };
+  db::Db::onExpired = [](db::Db* d, std::string_view key) {
+    g_server->stats.expired_keys++;
+    touchWatchedKeyExpired(d, key);
+  };
   registerAllCommands();
   net::registerBuiltinTypes();
 
@@ -211,23 +215,32 @@ void Server::onAccepted(net::Connection* conn) {
   // Clients already closing (EOF seen in this same iteration) no longer
   // count: their slot is free even though they are freed in before-sleep.
   if (static_cast<int64_t>(s.clientCount()) >= s.config.maxclients) {
-    static const char msg[] = "-ERR max number of clients reached\r\n";
-    // Best effort: the peer may not read it before the close.
-    conn->write(msg, sizeof(msg) - 1);
-    s.stats.rejected_connections++;
-    conn->close();
+    s.refuseClient(conn, "-ERR max number of clients reached\r\n");
     return;
   }
   if (s.config.protected_mode && s.config.requirepass.empty() && !conn->isLocal()) {
-    conn->write(kProtectedModeError, sizeof(kProtectedModeError) - 1);
-    s.stats.rejected_connections++;
-    conn->close();
+    s.refuseClient(conn, kProtectedModeError);
     return;
   }
   auto* c = new Client(conn);
   s.linkClient(c);
   c->startReading();
   LOG_VERBOSE("Accepted %s", conn->peerAddress().c_str());
+}
+
+void Server::refuseClient(net::Connection* conn, std::string_view error) {
+  stats.rejected_connections++;
+  // The error goes through the normal reply path rather than one write
+  // before close: a transport may not be able to take it yet (RDMA: until
+  // the peer registered its receive buffer). The client is never read from
+  // and is closed once the error is sent, or by the cron after
+  // kRefusedLingerMs if the peer never lets it be sent.
+  auto* c = new Client(conn);
+  c->flags |= kProtectedRefuse | kCloseAfterReply;
+  refused_clients++;
+  linkClient(c);
+  c->reply().raw(error);
+  queueWrite(c);
 }
 
 void Server::linkClient(Client* c) {
@@ -246,6 +259,7 @@ void Server::unlinkClient(Client* c) {
 void Server::freeClientAsync(Client* c) {
   if (c->flags & kCloseAsap) return;
   c->flags |= kCloseAsap;
+  if (c->flags & kProtectedRefuse) refused_clients--;
   blocking::onClientFree(c);
   // Stop reading right away: nothing more from this client is processed.
   if (c->conn() != nullptr) c->conn()->setReadHandler(nullptr);
@@ -303,12 +317,15 @@ void Server::beforeSleep() {
 }
 
 void Server::clientsCron() {
-  if (config.timeout <= 0) return;
   int64_t limit = config.timeout * 1000;
   for (Client* c : clients) {
     // A blocked client waits on its own timeout, not the idle one (Redis).
     if (c->flags & (kCloseAsap | kBlocked)) continue;
-    if (db::Clock::nowMs - c->last_interaction_ms > limit) {
+    if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
+      freeClientAsync(c);
+      continue;
+    }
+    if (limit > 0 && db::Clock::nowMs - c->last_interaction_ms > limit) {
       LOG_VERBOSE("Closing idle client id=%llu", static_cast<unsigned long long>(c->id()));
       freeClientAsync(c);
     }

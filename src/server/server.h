@@ -65,7 +65,15 @@ class Server {
   void queueWrite(Client* c);
   Client* findClientById(uint64_t id);
   // Live clients: those registered minus those already scheduled to close.
-  size_t clientCount() const { return clients.size() - clients_to_close.size(); }
+  // Connected clients as INFO and maxclients count them: not those being
+  // closed, nor those refused at accept that are only waiting to receive
+  // their error.
+  size_t clientCount() const { return clients.size() - clients_to_close.size() - refused_clients; }
+  // Refuses a connection at accept (maxclients, protected mode): `error`
+  // (a full RESP error line) is sent, then the connection is closed.
+  void refuseClient(net::Connection* conn, std::string_view error);
+  size_t refused_clients = 0;
+  static constexpr int64_t kRefusedLingerMs = 2000;
 
   // Applies listener-related config changes at run time (CONFIG SET port).
   bool rebindListeners(std::string* err);

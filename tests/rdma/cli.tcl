@@ -120,21 +120,17 @@ start_server [list tags {needs:rdma external:skip} \
     r ping
   } {PONG}
 
-  # Open bug: the server refuses the client (nothing is written, the
-  # connection is closed) but the DENIED text is lost: it is written before
-  # the client has registered its RX buffer, and closing tears the QP down
-  # before queued writes complete. Tagged known-bug until the transport
-  # lingers on close (RDMA.md, Open bugs).
-  tags {known-bug} {
-    test {RDMA cli: protected mode denies the non-loopback rdma client} {
-      lassign [run_status $::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port \
-                 SET rdma:protected:k v] status out
-      assert_match "*DENIED Redis is running in protected mode*" $out
-      assert_equal [r exists rdma:protected:k] 0
-      wait_rdma_clients 0 "after the DENIED reply"
-      r ping
-    } {PONG}
-  }
+  # The refusal travels the normal reply path (it waits until the client
+  # has registered its RX buffer) and the closed connection lingers until
+  # that write completed (RDMA.md, "Closing").
+  test {RDMA cli: protected mode denies the non-loopback rdma client} {
+    lassign [run_status $::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port \
+               SET rdma:protected:k v] status out
+    assert_match "*DENIED Redis is running in protected mode*" $out
+    assert_equal [r exists rdma:protected:k] 0
+    wait_rdma_clients 0 "after the DENIED reply"
+    r ping
+  } {PONG}
 
   test {RDMA cli: CONFIG SET protected-mode no lets it in} {
     r config set protected-mode no

@@ -103,9 +103,9 @@ start_server [list tags {needs:rdma external:skip} \
 
   test {RDMA data: 10,000 pipelined INCRs each get their reply, in order} {
     r del rdma:pipe
-    lassign [peer --pipeline --repeat 10000 -- INCR rdma:pipe] status out
-    assert_equal $status 0 [string range $out end-200 end]
-    set replies [regexp -all -inline {reply: :(\d+)\r} $out]
+    lassign [peer --pipeline --repeat 10000 -- INCR rdma:pipe] status peer_out
+    assert_equal $status 0 [string range $peer_out end-200 end]
+    set replies [regexp -all -inline {reply: :(\d+)} $peer_out]
     assert_equal [expr {[llength $replies] / 2}] 10000
     set expect 1
     foreach {_ n} $replies {
@@ -122,10 +122,10 @@ start_server [list tags {needs:rdma external:skip} \
     for {set i 0} {$i < 10000} {incr i} { puts $fd "SET rdma:stdin:$i v$i" }
     puts $fd "DBSIZE"
     close $fd
-    lassign [run_status {*}[cli_target rdma] < $script] status out
+    lassign [run_status {*}[cli_target rdma] < $script] status cli_out
     file delete $script
     assert_equal $status 0
-    set lines [split $out "\n"]
+    set lines [split $cli_out "\n"]
     assert_equal [llength $lines] 10001
     assert_equal [lsort -unique [lrange $lines 0 end-1]] OK
     assert_equal [lindex $lines end] 10000

@@ -47,21 +47,8 @@ else
 fi
 
 echo "=== rdma tcl tests: ./runtest --tags needs:rdma over tests/rdma/*.tcl"
-# Files held back from the default run because they expose open bugs that
-# would hang the suite (see RDMA.md, "Limits"): redis-cli --rdma stalls on
-# replies larger than its 16 KiB read chunk, and not all of 100 simultaneous
-# clients get through the handshake under emulation. Each counts as one
-# skipped test, loudly. RDMA_TCL_ALL=1 runs them anyway.
-held_back=(tests/rdma/payloads.tcl tests/rdma/clients.tcl)
 singles=()
-for f in tests/rdma/*.tcl; do
-  if [ "${RDMA_TCL_ALL:-0}" != 1 ] && [[ " ${held_back[*]} " == *" $f "* ]]; then
-    echo "!!! SKIPPED $f: held back for an open bug (RDMA_TCL_ALL=1 runs it)"
-    skip=$((skip + 1))
-    continue
-  fi
-  singles+=(--single "$f")
-done
+for f in tests/rdma/*.tcl; do singles+=(--single "$f"); done
 missing=''
 for bin in src/redis-server src/redis-cli src/rdma-test-peer; do
   [ -x "$bin" ] || missing="$missing $bin"
@@ -74,7 +61,7 @@ elif [ ${#singles[@]} -eq 0 ]; then
   fail=$((fail + 1))
 else
   log=$logdir/rdma-tcl.log
-  ./runtest --tags "needs:rdma -known-bug" --clients 1 --timeout "${RDMA_TCL_TIMEOUT:-600}" "${singles[@]}" 2>&1 |
+  ./runtest --tags "needs:rdma" --clients 1 --timeout "${RDMA_TCL_TIMEOUT:-600}" "${singles[@]}" 2>&1 |
     tee "$log"
   rc=${PIPESTATUS[0]}
   line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)

@@ -7,6 +7,7 @@
 #include <netdb.h>
 
 #include <cstring>
+#include <utility>
 
 #include "common/log.h"
 #include "net/rdma/rdma_connection.h"
@@ -306,6 +307,17 @@ void RdmaConnection::doClose() {
     if (ep_.channel) loop_->removeFileEvent(ep_.channel->fd, event::kReadable);
     if (ep_.comp) loop_->removeFileEvent(ep_.comp->fd, event::kReadable);
     watching_ = false;
+  }
+  if (ep_.comp && established_ && !disconnected_ && !peer_closed_ &&
+      state_ == ConnState::kConnected && !inflight_.empty()) {
+    // The last writes (often the final reply) have not completed yet:
+    // disconnecting now would flush them. The Linger owns the resources
+    // from here and disconnects once they are done.
+    Linger::start(shared_, loop_, std::move(ep_), inflight_.size(), false);
+    inflight_.clear();
+    ep_.reset();
+    state_ = ConnState::kClosed;
+    return;
   }
   if (ep_.id) {
     if (state_ == ConnState::kAccepting && !accept_called_) {

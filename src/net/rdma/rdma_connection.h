@@ -3,7 +3,8 @@
 // src/net/rdma/ include it; everyone else goes through net/connection.h.
 //
 // Files: cm.cpp (rdma_cm events: listen, connect, accept, disconnect,
-// teardown), datapath.cpp (posting, completions, read/write, handler
+// teardown), linger.cpp (closed connections finishing their last writes),
+// datapath.cpp (posting, completions, read/write, handler
 // dispatch), rdma_type.cpp (the ConnectionType table, options, INFO).
 //
 // Handler delivery: there is no POLLOUT and received data sits in user
@@ -26,6 +27,7 @@
 namespace net::rdma {
 
 class RdmaConnection;
+class Linger;
 
 struct Options {
   uint32_t rx_size = kDefaultRxSize;
@@ -50,6 +52,45 @@ struct Shared {
   Stats stats;
   std::unordered_set<RdmaConnection*> pending;
   std::unordered_set<RdmaConnection*> live;
+  std::unordered_set<Linger*> lingering;
+  Shared() = default;
+  Shared(const Shared&) = delete;
+  Shared& operator=(const Shared&) = delete;
+  ~Shared();
+};
+
+// The verbs resources of a connection closed while writes it posted were
+// still in flight. Disconnecting (or destroying the QP) flushes unfinished
+// work requests, so a final reply written just before close (QUIT's +OK,
+// -DENIED, a protocol error) would be lost; the Linger keeps the QP until
+// those writes complete, the peer disconnects, a completion fails, or
+// kLingerMs passes, then disconnects and frees everything. It belongs to
+// Shared::lingering and frees itself.
+class Linger {
+ public:
+  static void start(Shared* shared, event::EventLoop* loop, Endpoint&& ep, size_t writes,
+                    bool disconnected);
+  Linger(const Linger&) = delete;
+  Linger& operator=(const Linger&) = delete;
+  // Frees the resources without touching the loop (type teardown).
+  ~Linger();
+
+ private:
+  Linger(Shared* shared, event::EventLoop* loop, Endpoint&& ep, size_t writes, bool disconnected);
+  static void onCompletion(event::EventLoop* loop, int fd, void* data, int mask);
+  static void onCmEvent(event::EventLoop* loop, int fd, void* data, int mask);
+  // Reaps completions; finishes when the writes are done or one failed.
+  void poll();
+  // Leaves the loop, disconnects, frees (deletes this).
+  void finish();
+
+  Shared* shared_;
+  event::EventLoop* loop_;
+  Endpoint ep_;
+  size_t writes_;
+  bool disconnected_;
+  bool watching_ = false;
+  event::TimerId timer_ = 0;
 };
 
 class RdmaConnection : public Connection {

@@ -43,6 +43,9 @@ constexpr int kHandshakeTimeoutMs = 10000;
 // Safety-net period of the per-connection timer that re-polls the CQ and
 // kicks a waiting write handler.
 constexpr int kWriteKickMs = 100;
+// How long a closed connection keeps its QP for its last writes to
+// complete before it disconnects anyway (see Linger).
+constexpr int kLingerMs = 2000;
 // 7 = retry forever on RNR NAK: a receive reposted late never kills the
 // connection. Transport retries: the IB maximum.
 constexpr uint8_t kRnrRetryCount = 7;

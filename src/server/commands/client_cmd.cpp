@@ -9,6 +9,8 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
+#include "server/multi.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 
 namespace server {
@@ -55,10 +57,9 @@ bool parseClientType(Client* c, std::string_view name, ClientType* out) {
   return true;
 }
 
-// Every client of this server is a normal one: no replication, and
-// subscribers are not told apart here.
-ClientType typeOf(Client*) {
-  return ClientType::kNormal;
+// No replication: a client is a subscriber or a normal one.
+ClientType typeOf(Client* c) {
+  return isPubSubClient(c) ? ClientType::kPubSub : ClientType::kNormal;
 }
 
 void clientIdCommand(Client* c) {
@@ -336,14 +337,14 @@ Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const
 void formatClientLine(const ClientLine& f, std::string* out) {
   appendFormat(out,
                "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-               "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu "
-               "multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s "
+               "sub=%zu psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=%zu argv-mem=%zu "
+               "multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s "
                "cmd=%s user=%s redir=-1 resp=%d transport=%s\n",
                static_cast<unsigned long long>(f.id), f.addr.c_str(), f.laddr.c_str(), f.fd,
                f.name.c_str(), static_cast<long long>(f.age), static_cast<long long>(f.idle),
-               f.flags.c_str(), f.db, f.qbuf, f.qbuf_free, f.argv_mem, f.rbs, f.rbp, f.obl, f.oll,
-               f.omem, f.tot_mem, f.events.c_str(), f.cmd.c_str(), f.user.c_str(), f.resp,
-               f.transport.c_str());
+               f.flags.c_str(), f.db, f.sub, f.psub, f.ssub, f.multi, f.qbuf, f.qbuf_free,
+               f.argv_mem, f.multi_mem, f.rbs, f.rbp, f.obl, f.oll, f.omem, f.tot_mem,
+               f.events.c_str(), f.cmd.c_str(), f.user.c_str(), f.resp, f.transport.c_str());
 }
 
 ClientLine describeClient(Client* c) {
@@ -360,12 +361,20 @@ ClientLine describeClient(Client* c) {
   f.age = (db::Clock::nowMs - c->ctime_ms) / 1000;
   f.idle = (db::Clock::nowMs - c->last_interaction_ms) / 1000;
   std::string flags;
+  if (isPubSubClient(c)) flags += 'P';
+  if (inMulti(c)) flags += 'x';
+  if (multiDirtyCas(c)) flags += 'd';
   if (c->flags & kCloseAfterReply) flags += 'c';
   if (c->flags & kCloseAsap) flags += 'A';
   if (c->flags & kNoEvict) flags += 'e';
   if (c->flags & kBlocked) flags += 'b';
   f.flags = flags.empty() ? "N" : flags;
   f.db = c->dbIndex();
+  f.sub = pubsubChannelCount(c);
+  f.psub = pubsubPatternCount(c);
+  f.ssub = pubsubShardChannelCount(c);
+  f.multi = multiQueuedCount(c);
+  f.multi_mem = multiQueuedBytes(c);
   f.qbuf = c->queryBufferBytes();
   f.qbuf_free = c->queryBufferCapacity() - c->queryBufferBytes();
   bool running = c == g_server->current_client;
@@ -377,7 +386,8 @@ ClientLine describeClient(Client* c) {
   f.omem = c->outputBytes();
   f.obl = c->outputBytes();
   f.oll = 0;
-  f.tot_mem = sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem;
+  f.tot_mem =
+      sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem + f.multi_mem;
   f.events = c->eventsString();
   const Command* cmd = running ? c->cur_cmd : c->last_cmd;
   if (cmd != nullptr) f.cmd = cmd->name;

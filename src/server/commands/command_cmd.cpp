@@ -86,6 +86,8 @@ void addCommandInfo(resp::Writer& w, const Command& cmd) {
   w.bulk(cmd.name);
   w.integer(cmd.arity);
   std::vector<const char*> flags = commandFlagNames(cmd.flags);
+  // Keys found by a KeysProc depend on the arguments (Redis's flag for it).
+  if (cmd.keys_proc != nullptr) flags.push_back("movablekeys");
   w.setLen(static_cast<int64_t>(flags.size()));
   for (const char* f : flags) w.status(f);
   w.integer(cmd.first_key);

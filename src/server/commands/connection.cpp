@@ -4,6 +4,8 @@
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/commands/families.h"
+#include "server/multi.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -23,6 +25,13 @@ bool checkPassword(std::string_view user, std::string_view pass) {
 void pingCommand(Client* c) {
   if (c->argc() > 2) {
     c->addWrongArity();
+    return;
+  }
+  if (c->proto() == 2 && isPubSubClient(c)) {
+    // RESP2 subscribed state: the reply is shaped like a message.
+    c->addArrayLen(2);
+    c->addBulk("pong");
+    c->addBulk(c->argc() == 2 ? c->arg(1) : std::string_view());
     return;
   }
   if (c->argc() == 1)
@@ -148,6 +157,9 @@ void helloCommand(Client* c) {
 }
 
 void resetCommand(Client* c) {
+  resetMultiState(c);
+  resetPubSubState(c);
+  c->flags &= ~kDenyBlocking;
   c->selectDb(0);
   c->setProto(2);
   c->setName("");

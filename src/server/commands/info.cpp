@@ -23,6 +23,7 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -253,6 +254,8 @@ void statsSection(std::string* o) {
                static_cast<ull>(st.expired_keys));
   appendFormat(o, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
                static_cast<ull>(st.keyspace_hits), static_cast<ull>(st.keyspace_misses));
+  appendFormat(o, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
+               pubsubChannelsTotal(), pubsubPatternsTotal(), pubsubShardChannelsTotal());
   appendFormat(o, "latest_fork_usec:0\r\ntotal_forks:0\r\n");
   appendFormat(o, "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n",
                static_cast<ull>(st.unexpected_error_replies),

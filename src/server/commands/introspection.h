@@ -64,6 +64,9 @@ struct ClientLine {
   int64_t age = 0, idle = 0;
   std::string flags = "N";
   int db = 0;
+  size_t sub = 0, psub = 0, ssub = 0;
+  long multi = -1;  // queued commands, -1 outside MULTI
+  size_t multi_mem = 0;
   size_t qbuf = 0, qbuf_free = 0, argv_mem = 0;
   size_t rbs = 0, rbp = 0, obl = 0, oll = 0, omem = 0, tot_mem = 0;
   std::string events;

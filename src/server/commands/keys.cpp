@@ -199,6 +199,7 @@ bool parseFlushMode(Client* c) {
 
 void flushdbCommand(Client* c) {
   if (!parseFlushMode(c)) return;
+  dbWillChange(c->db(), nullptr);
   c->db()->clear();
   dbModified(c->db());
   c->addOk();
@@ -207,6 +208,7 @@ void flushdbCommand(Client* c) {
 void flushallCommand(Client* c) {
   if (!parseFlushMode(c)) return;
   for (auto& d : g_server->dbs) {
+    dbWillChange(d.get(), nullptr);
     d->clear();
     dbModified(d.get());
   }
@@ -229,6 +231,8 @@ void swapdbCommand(Client* c) {
   if (b == nullptr) return;
   // Clients keep pointing at the same Db objects; their contents swap.
   if (a != b) {
+    dbWillChange(a, b);
+    dbWillChange(b, a);
     a->swapWith(*b);
     dbModified(a);
     dbModified(b);

@@ -1,29 +1,22 @@
 // Keyspace iteration: KEYS, SCAN (cursor, MATCH, COUNT, TYPE) and
 // RANDOMKEY. SCAN's guarantee (every key present for the whole iteration is
 // returned at least once) comes from common::Dict::scan.
-#include <cerrno>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/commands/scan_args.h"
 #include "server/commands/subfamilies.h"
 #include "server/keyspace.h"
 
 namespace server {
 namespace {
 
-// Redis skips matching for the lone "*" (so it also returns the empty key,
-// which the glob matcher would not).
-bool matchesAll(std::string_view pattern) {
-  return pattern.size() == 1 && pattern[0] == '*';
-}
-
 void keysCommand(Client* c) {
   std::string_view pattern = c->arg(1);
-  bool all = matchesAll(pattern);
+  bool all = patternMatchesAll(pattern);
   db::Db* d = c->db();
   resp::Writer& w = c->reply();
   void* len = w.beginDeferred();
@@ -39,83 +32,33 @@ void keysCommand(Client* c) {
   w.endDeferredArray(len, n);
 }
 
-// The cursor is read the way strtoul reads it (Redis's parser): an optional
-// sign, digits, nothing after them, no leading space, no overflow. "-1" is
-// thus the largest cursor and "" is 0.
-bool parseCursor(std::string_view s, uint64_t* out) {
-  std::string buf(s);
-  if (!buf.empty() && isspace(static_cast<unsigned char>(buf[0]))) return false;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = strtoull(buf.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return false;
-  *out = v;
-  return true;
-}
-
-struct ScanOptions {
-  int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  std::string_view type;
-  bool use_type = false;
-};
-
-bool parseScanOptions(Client* c, size_t first, ScanOptions* o) {
-  for (size_t i = first; i < c->argc(); i += 2) {
-    std::string_view opt = c->arg(i);
-    bool has_next = i + 1 < c->argc();
-    if (strutil::equalsIgnoreCase(opt, "COUNT") && has_next) {
-      if (!c->argInt64(i + 1, &o->count)) return false;
-      if (o->count < 1) {
-        c->addSyntaxError();
-        return false;
-      }
-    } else if (strutil::equalsIgnoreCase(opt, "MATCH") && has_next) {
-      o->pattern = c->arg(i + 1);
-      o->use_pattern = !matchesAll(o->pattern);
-    } else if (strutil::equalsIgnoreCase(opt, "TYPE") && has_next) {
-      o->type = c->arg(i + 1);
-      o->use_type = true;
-    } else {
-      c->addSyntaxError();
-      return false;
-    }
-  }
-  return true;
-}
-
 void scanCommand(Client* c) {
   uint64_t cursor;
-  if (!parseCursor(c->arg(1), &cursor)) {
+  if (!parseScanCursor(c->arg(1), &cursor)) {
     c->addError("invalid cursor");
     return;
   }
   ScanOptions o;
-  if (!parseScanOptions(c, 2, &o)) return;
+  if (!parseScanOptions(c, 2, true, &o)) return;
 
   // Entries collected by the dict walk; filtered afterwards, because
   // filtering may delete expired keys, which the walk itself may not do.
   static std::vector<db::Entry*> found;
   found.clear();
   db::Db* d = c->db();
-  // Empty buckets cost a step too: bound the walk to 10 buckets per key
-  // asked for, as Redis does, so a sparse table cannot stall the server.
-  int64_t budget = o.count > INT64_MAX / 10 ? INT64_MAX : o.count * 10;
+  // Empty buckets cost a step too: the walk is bounded.
+  int64_t budget = scanStepBudget(o.count);
   do {
     cursor = d->scan(cursor, [](db::Entry* e) { found.push_back(e); });
   } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(found.size()) < o.count);
 
   resp::Writer& w = c->reply();
-  w.arrayLen(2);
-  char buf[24];
-  int n = snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(cursor));
-  w.bulk(buf, static_cast<size_t>(n));
+  beginScanReply(w, cursor);
   void* len = w.beginDeferred();
   int64_t shown = 0;
   for (db::Entry* e : found) {
     std::string_view key = e->keyView();
-    if (o.use_pattern && !strutil::globMatch(o.pattern, key)) continue;
+    if (!scanMatches(o, key)) continue;
     if (o.use_type && !strutil::equalsIgnoreCase(o.type, db::typeName(e->val.kind()))) continue;
     if (e->hasExpire() && d->isExpired(e)) {
       d->find(key);  // lazy expiry deletes it; other collected entries stay valid

@@ -68,13 +68,6 @@ void decrbyCommand(Client* c) {
   incrDecr(c, -by);
 }
 
-// strtold turns an out-of-range literal ("1e5000") into an infinity; Redis
-// refuses those as not a float and accepts only infinities spelled out.
-bool parseFloatOperand(std::string_view s, long double* out) {
-  if (!strutil::parseLongDouble(s, out)) return false;
-  return !std::isinf(*out) || s.find_first_of("iI") != std::string_view::npos;
-}
-
 void incrbyfloatCommand(Client* c) {
   std::string_view key = c->arg(1);
   db::Entry* e = lookupWrite(c, key);
@@ -85,13 +78,13 @@ void incrbyfloatCommand(Client* c) {
       return;
     }
     char scratch[24];
-    if (!parseFloatOperand(e->val.str(scratch), &cur)) {
+    if (!strutil::parseFloatOperand(e->val.str(scratch), &cur)) {
       c->addNotFloat();
       return;
     }
   }
   long double by;
-  if (!parseFloatOperand(c->arg(2), &by)) {
+  if (!strutil::parseFloatOperand(c->arg(2), &by)) {
     c->addNotFloat();
     return;
   }

@@ -1,0 +1,265 @@
+#include "server/db/set.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "common/dict.h"
+#include "common/hash.h"
+#include "common/strutil.h"
+#include "server/db/intset.h"
+#include "server/db/listpack.h"
+
+namespace db {
+namespace {
+
+class SetIntset final : public Set {
+ public:
+  SetIntset() = default;
+  explicit SetIntset(Intset is) : is_(std::move(is)) {}
+
+  Collection* clone() const override { return new SetIntset(is_.clone()); }
+  const char* encodingName() const override { return "intset"; }
+  size_t memoryUsage() const override { return sizeof(*this) + is_.bytes(); }
+
+  Encoding encoding() const override { return Encoding::kIntset; }
+  size_t size() const override { return is_.size(); }
+  bool contains(std::string_view m) const override {
+    int64_t v;
+    return strutil::parseInt64(m, &v) && is_.contains(v);
+  }
+  bool add(std::string_view m) override {
+    int64_t v;
+    if (!strutil::parseInt64(m, &v)) return false;
+    return is_.add(v);
+  }
+  bool remove(std::string_view m) override {
+    int64_t v;
+    return strutil::parseInt64(m, &v) && is_.remove(v);
+  }
+  void forEach(const MemberFn& fn) const override {
+    char buf[kScratch];
+    for (size_t i = 0; i < is_.size(); i++) {
+      fn(std::string_view(buf, strutil::formatInt64(is_.at(i), buf)));
+    }
+  }
+  std::string_view random(char* scratch) override {
+    int64_t v = is_.at(common::randomU64() % is_.size());
+    return std::string_view(scratch, strutil::formatInt64(v, scratch));
+  }
+  std::string popRandom() override {
+    size_t i = common::randomU64() % is_.size();
+    int64_t v = is_.at(i);
+    is_.removeAt(i);
+    return strutil::int64ToString(v);
+  }
+  uint64_t scan(uint64_t, const MemberFn& fn) override {
+    forEach(fn);
+    return 0;
+  }
+
+  const Intset& intset() const { return is_; }
+
+ private:
+  Intset is_;
+};
+
+class SetListpack final : public Set {
+ public:
+  SetListpack() = default;
+  explicit SetListpack(Listpack lp) : lp_(std::move(lp)) {}
+
+  Collection* clone() const override { return new SetListpack(lp_.clone()); }
+  const char* encodingName() const override { return "listpack"; }
+  size_t memoryUsage() const override { return sizeof(*this) + lp_.bytes(); }
+
+  Encoding encoding() const override { return Encoding::kListpack; }
+  size_t size() const override { return lp_.size(); }
+  bool contains(std::string_view m) const override { return lp_.find(m) != Listpack::kNone; }
+  bool add(std::string_view m) override {
+    if (contains(m)) return false;
+    lp_.append(m);
+    return true;
+  }
+  bool remove(std::string_view m) override {
+    Listpack::Pos p = lp_.find(m);
+    if (p == Listpack::kNone) return false;
+    lp_.erase(p);
+    return true;
+  }
+  void forEach(const MemberFn& fn) const override {
+    char buf[kScratch];
+    for (Listpack::Pos p = lp_.first(); p != Listpack::kNone; p = lp_.next(p)) {
+      fn(lp_.get(p).view(buf));
+    }
+  }
+  std::string_view random(char* scratch) override {
+    Listpack::Pos p = lp_.at(static_cast<int64_t>(common::randomU64() % lp_.size()));
+    return lp_.get(p).view(scratch);
+  }
+  std::string popRandom() override {
+    Listpack::Pos p = lp_.at(static_cast<int64_t>(common::randomU64() % lp_.size()));
+    std::string out = lp_.get(p).toString();
+    lp_.erase(p);
+    return out;
+  }
+  uint64_t scan(uint64_t, const MemberFn& fn) override {
+    forEach(fn);
+    return 0;
+  }
+
+ private:
+  Listpack lp_;
+};
+
+struct MemberNode {
+  MemberNode* next;
+  uint32_t len;
+  char data[];
+
+  std::string_view member() const { return {data, len}; }
+  static MemberNode* make(std::string_view m) {
+    void* mem = malloc(sizeof(MemberNode) + m.size());
+    if (mem == nullptr) throw std::bad_alloc();
+    MemberNode* n = static_cast<MemberNode*>(mem);
+    n->next = nullptr;
+    n->len = static_cast<uint32_t>(m.size());
+    memcpy(n->data, m.data(), m.size());
+    return n;
+  }
+};
+
+struct MemberTraits {
+  using Node = MemberNode;
+  using Key = std::string_view;
+  static MemberNode*& next(MemberNode* n) { return n->next; }
+  static uint64_t hash(std::string_view k) { return common::hashBytes(k.data(), k.size()); }
+  static bool equal(const MemberNode* n, std::string_view k) { return n->member() == k; }
+  static std::string_view key(const MemberNode* n) { return n->member(); }
+};
+
+class SetTable final : public Set {
+ public:
+  SetTable() : d_(new common::Dict<MemberTraits>()) {}
+  ~SetTable() override {
+    d_->clear([](MemberNode* n) { free(n); });
+    delete d_;
+  }
+
+  Collection* clone() const override {
+    SetTable* out = new SetTable();
+    d_->forEach([&](MemberNode* n) { out->d_->insert(MemberNode::make(n->member())); });
+    return out;
+  }
+  const char* encodingName() const override { return "hashtable"; }
+  size_t memoryUsage() const override {
+    size_t total = sizeof(*this) + sizeof(*d_) + d_->memoryUsage();
+    d_->forEach([&](MemberNode* n) { total += sizeof(MemberNode) + n->len; });
+    return total;
+  }
+
+  Encoding encoding() const override { return Encoding::kTable; }
+  size_t size() const override { return d_->size(); }
+  bool contains(std::string_view m) const override { return d_->find(m) != nullptr; }
+  bool add(std::string_view m) override {
+    auto pos = d_->findOrPrepareInsert(m);
+    if (pos.found != nullptr) return false;
+    d_->insertAt(pos, MemberNode::make(m));
+    return true;
+  }
+  bool remove(std::string_view m) override {
+    MemberNode* n = d_->erase(m);
+    if (n == nullptr) return false;
+    free(n);
+    return true;
+  }
+  void forEach(const MemberFn& fn) const override {
+    d_->forEach([&](MemberNode* n) { fn(n->member()); });
+  }
+  std::string_view random(char*) override { return d_->randomNode()->member(); }
+  std::string popRandom() override {
+    MemberNode* n = d_->randomNode();
+    std::string out(n->member());
+    d_->unlink(n, MemberTraits::hash(n->member()));
+    free(n);
+    return out;
+  }
+  uint64_t scan(uint64_t cursor, const MemberFn& fn) override {
+    return d_->scan(cursor, [&](MemberNode* n) { fn(n->member()); });
+  }
+
+ private:
+  common::Dict<MemberTraits>* d_;
+};
+
+size_t digitsOf(int64_t v) {
+  char buf[24];
+  return strutil::formatInt64(v, buf);
+}
+
+}  // namespace
+
+Set* Set::createIntset() {
+  return new SetIntset();
+}
+Set* Set::createListpack() {
+  return new SetListpack();
+}
+Set* Set::createTable() {
+  return new SetTable();
+}
+
+Set* Set::convertTo(Encoding enc) const {
+  Set* out = enc == Encoding::kListpack ? createListpack()
+             : enc == Encoding::kTable  ? createTable()
+                                        : createIntset();
+  forEach([out](std::string_view m) { out->add(m); });
+  return out;
+}
+
+Set* setCreateFor(std::string_view first, size_t size_hint, const SetLimits& lim) {
+  int64_t v;
+  if (strutil::parseInt64(first, &v) && size_hint <= lim.max_intset_entries) return new SetIntset();
+  if (size_hint <= lim.max_listpack_entries) return new SetListpack();
+  return new SetTable();
+}
+
+bool setAdd(Value* v, std::string_view m, const SetLimits& lim) {
+  Set* s = asSet(*v);
+  switch (s->encoding()) {
+    case Set::Encoding::kIntset: {
+      int64_t iv;
+      if (strutil::parseInt64(m, &iv)) {
+        if (!s->add(m)) return false;
+        if (s->size() > lim.max_intset_entries) {
+          *v = Value::fromCollection(Kind::kSet, s->convertTo(Set::Encoding::kTable));
+        }
+        return true;
+      }
+      // A non-integer member: a listpack if the set would still fit one
+      // (the intset's widest member counted by its digits), else a table.
+      const Intset& is = static_cast<SetIntset*>(s)->intset();
+      size_t widest = is.size() ? std::max(digitsOf(is.min()), digitsOf(is.max())) : 0;
+      Set::Encoding to = s->size() < lim.max_listpack_entries &&
+                                 m.size() <= lim.max_listpack_value &&
+                                 widest <= lim.max_listpack_value
+                             ? Set::Encoding::kListpack
+                             : Set::Encoding::kTable;
+      *v = Value::fromCollection(Kind::kSet, s->convertTo(to));
+      return asSet(*v)->add(m);
+    }
+    case Set::Encoding::kListpack:
+      if (s->contains(m)) return false;
+      if (s->size() >= lim.max_listpack_entries || m.size() > lim.max_listpack_value) {
+        *v = Value::fromCollection(Kind::kSet, s->convertTo(Set::Encoding::kTable));
+        s = asSet(*v);
+      }
+      return s->add(m);
+    case Set::Encoding::kTable:
+      return s->add(m);
+  }
+  return false;
+}
+
+}  // namespace db

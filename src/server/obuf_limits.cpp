@@ -1,0 +1,43 @@
+#include "server/obuf_limits.h"
+
+#include <string>
+
+#include "common/log.h"
+#include "server/client.h"
+#include "server/commands/introspection.h"
+#include "server/pubsub.h"
+#include "server/server.h"
+
+namespace server {
+
+bool enforceOutputBufferLimits(Client* c) {
+  if (c->flags & kCloseAsap) return false;
+  const Config& cfg = g_server->config;
+  int cls = isPubSubClient(c) ? Config::kClassPubSub : Config::kClassNormal;
+  const Config::OutputBufferLimit& lim = cfg.obuf_limits[cls];
+  int64_t used = static_cast<int64_t>(c->outputBytes());
+  bool hard = lim.hard > 0 && used >= lim.hard;
+  bool soft = lim.soft > 0 && used >= lim.soft;
+  if (soft) {
+    // The soft limit counts only once it has held for soft_seconds: the
+    // first time over starts the clock.
+    if (c->obuf_soft_since_ms == 0) {
+      c->obuf_soft_since_ms = db::Clock::nowMs;
+      soft = false;
+    } else if (db::Clock::nowMs - c->obuf_soft_since_ms <= lim.soft_seconds * 1000) {
+      soft = false;
+    }
+  } else {
+    c->obuf_soft_since_ms = 0;
+  }
+  if (!hard && !soft) return false;
+  std::string line;
+  formatClientLine(describeClient(c), &line);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  LOG_WARNING("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+              line.c_str());
+  g_server->freeClientAsync(c);
+  return true;
+}
+
+}  // namespace server

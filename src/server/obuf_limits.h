@@ -1,0 +1,19 @@
+// client-output-buffer-limit enforcement: a client whose pending output
+// (bytes queued and not yet written) reaches its class's hard limit, or
+// stays at or above the soft limit for longer than the soft seconds, is
+// scheduled to close asynchronously (freed in before-sleep, never in the
+// middle of a write), with a warning in the log as Redis writes it.
+//
+// The class is "pubsub" for a client with subscriptions, else "normal"
+// (there are no replicas). Called after every command for the client that
+// ran it and after every message queued on a subscriber.
+#pragma once
+
+namespace server {
+
+class Client;
+
+// Returns true when the client was scheduled to close now.
+bool enforceOutputBufferLimits(Client* c);
+
+}  // namespace server

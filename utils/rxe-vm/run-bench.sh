@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# `make bench-rdma`: our redis-benchmark over RDMA against over TCP, for the
+# same server, inside the soft-RoCE VM (utils/rxe-vm/bench-in-vm.sh).
+# Writes BENCHMARKS-RDMA.md. Exit 77 when the VM cannot be had here.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p tests/tmp
+out=tests/tmp/bench-rdma.md
+rm -f "$out"
+utils/rxe-vm/run.sh --timeout 1800 --env BENCH_N="${BENCH_N:-20000}" --env BENCH_ROUNDS="${BENCH_ROUNDS:-3}" -- \
+  bash -c "utils/rxe-vm/bench-in-vm.sh > $out"
+rc=$?
+if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
+  echo "bench-rdma: the VM run failed (exit $rc)" >&2
+  exit $(( rc == 0 ? 1 : rc ))
+fi
+cp "$out" BENCHMARKS-RDMA.md
+cat BENCHMARKS-RDMA.md
