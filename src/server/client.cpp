@@ -224,7 +224,7 @@ size_t Client::processInput(const char* base, size_t len) {
   limits.max_bulk_len = s.config.proto_max_bulk_len;
   limits.authenticated = (flags & kAuthenticated) != 0;
   size_t pos = 0;
-  while (pos < len && !(flags & (kCloseAfterReply | kCloseAsap | kPostponed))) {
+  while (pos < len && !(flags & (kCloseAfterReply | kCloseAsap | kPostponed | kBlocked))) {
     resp::RequestParser::Result r = parser_.feed(base + pos, len - pos, limits);
     if (r == resp::RequestParser::kNeedMore) break;
     if (r == resp::RequestParser::kError) {

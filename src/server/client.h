@@ -40,6 +40,9 @@ enum ClientFlag : uint32_t {
   // CLIENT PAUSE held this client's next request back (pause.h): it stays
   // unparsed in the query buffer until resumeInput().
   kPostponed = 1 << 9,
+  // Waiting in a blocking command (server/blocking.h): input is not
+  // processed until unblocked.
+  kBlocked = 1 << 16,
 };
 
 class Client {
@@ -57,6 +60,13 @@ class Client {
   const std::vector<std::string_view>& argv() const { return argv_; }
   // EXEC runs queued commands by swapping their arguments in.
   void swapArgv(std::vector<std::string_view>* other) { argv_.swap(*other); }
+
+  // Blocking re-runs (server/blocking.cpp): argv as views into strings the
+  // caller keeps alive until clearArgv().
+  void setArgvViews(const std::vector<std::string>& args) {
+    argv_.assign(args.begin(), args.end());
+  }
+  void clearArgv() { argv_.clear(); }
 
   // ---- replies (see resp::Writer for the encodings)
   resp::Writer& reply() { return writer_; }
@@ -115,8 +125,9 @@ class Client {
   // Writes what the reply buffer holds; installs a write handler when the
   // transport cannot take it all. Returns false if the client was freed.
   bool flush();
-  // Runs the requests waiting in the private query buffer (after a CLIENT
-  // PAUSE ended). Returns false if the client was freed.
+  // Runs the requests left in the private query buffer while input was held
+  // (CLIENT PAUSE ended, a blocked client was served). Returns false if the
+  // client was freed.
   bool resumeInput();
   bool hasPendingReplies() const { return !replies_.empty(); }
   size_t queryBufferBytes() const { return qlen_ - qpos_; }

@@ -385,6 +385,8 @@ const std::vector<Option>& options() {
       MEM_OPT("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
+      INT_OPT("list-max-listpack-size", list_max_listpack_size, INT_MIN, INT_MAX, true),
+      INT_OPT("list-compress-depth", list_compress_depth, 0, INT_MAX, true),
       INT_OPT("rdma-port", rdma_port, 0, 65535, false),
       Option{"rdma-bind", false, 1, -1,
              [](Config& c, const Args& a, std::string*) {
@@ -410,6 +412,7 @@ constexpr Alias kAliases[] = {
     {"hash-max-ziplist-value", "hash-max-listpack-value"},
     {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
     {"zset-max-ziplist-value", "zset-max-listpack-value"},
+    {"list-max-ziplist-size", "list-max-listpack-size"},
 };
 
 const Option* findOption(const std::string& name) {

@@ -58,6 +58,10 @@ struct Config {
   // protected options (CONFIG SET dir) are refused by default, as in Redis.
   std::string enable_debug_command = "no";
   std::string enable_protected_configs = "no";
+  // Lists: per-node limit (negative: -1..-5 = 4..64 KiB; positive: element
+  // count) and the compression depth (stored and reported; not applied).
+  int64_t list_max_listpack_size = -2;
+  int64_t list_compress_depth = 0;
   // RDMA transport (rdma-*): handed to the "rdma" connection type.
   int64_t rdma_port = 0;
   std::vector<std::string> rdma_bind;  // empty: same as bind

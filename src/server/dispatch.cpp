@@ -29,6 +29,8 @@ void registerAllCommands() {
   registerHashCommands(t);
   registerSetCommands(t);
   registerSortedSetCommands(t);
+  registerListCommands(t);
+  registerListBlockingCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

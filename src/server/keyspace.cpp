@@ -1,5 +1,6 @@
 #include "server/keyspace.h"
 
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/multi.h"
 #include "server/server.h"
@@ -39,12 +40,14 @@ void keyModified(Client* c, std::string_view key) {
 }
 
 void keyModifiedInDb(db::Db* d, std::string_view key) {
+  blocking::signalKey(d, key);
   // Keyspace notifications attach here too.
   touchWatchedKey(d, key);
   g_server->dirty++;
 }
 
-void dbModified(db::Db*) {
+void dbModified(db::Db* d) {
+  blocking::signalDb(d);
   g_server->dirty++;
 }
 

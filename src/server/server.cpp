@@ -11,6 +11,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "net/registry.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/dispatch.h"
 #include "server/multi.h"
@@ -259,6 +260,7 @@ void Server::freeClientAsync(Client* c) {
   if (c->flags & kCloseAsap) return;
   c->flags |= kCloseAsap;
   if (c->flags & kProtectedRefuse) refused_clients--;
+  blocking::onClientFree(c);
   // Stop reading right away: nothing more from this client is processed.
   if (c->conn() != nullptr) c->conn()->setReadHandler(nullptr);
   clients_to_close.push_back(c);
@@ -303,6 +305,7 @@ void Server::freeClosingClients() {
 void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
+  blocking::handleReady();
   handlePendingWrites();
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);
@@ -316,7 +319,8 @@ void Server::beforeSleep() {
 void Server::clientsCron() {
   int64_t limit = config.timeout * 1000;
   for (Client* c : clients) {
-    if (c->flags & kCloseAsap) continue;
+    // A blocked client waits on its own timeout, not the idle one (Redis).
+    if (c->flags & (kCloseAsap | kBlocked)) continue;
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;

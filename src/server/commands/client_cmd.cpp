@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/multi.h"
@@ -255,6 +256,29 @@ void clientReplyCommand(Client* c) {
   }
 }
 
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 if the client was blocked.
+void clientUnblockCommand(Client* c) {
+  if (c->argc() > 4) {
+    c->addError("unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.");
+    return;
+  }
+  int64_t id;
+  if (!c->argInt64(2, &id)) return;
+  bool with_error = false;
+  if (c->argc() == 4) {
+    if (strutil::equalsIgnoreCase(c->arg(3), "error")) {
+      with_error = true;
+    } else if (!strutil::equalsIgnoreCase(c->arg(3), "timeout")) {
+      c->addError("CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      return;
+    }
+  }
+  Client* target = g_server->findClientById(static_cast<uint64_t>(id));
+  bool done = target != nullptr && !(target->flags & kCloseAsap) &&
+              blocking::unblockClient(target, with_error);
+  c->addInteger(done ? 1 : 0);
+}
+
 void clientHelpCommand(Client* c) {
   // Redis's wording for the subcommands this server implements.
   static const char* const kLines[] = {
@@ -291,6 +315,8 @@ void clientHelpCommand(Client* c) {
       "    Suspend all, or just write, clients for <timeout> milliseconds.",
       "REPLY (ON|OFF|SKIP)",
       "    Control the replies sent to the current connection.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "HELP",
@@ -347,6 +373,7 @@ ClientLine describeClient(Client* c) {
   if (c->flags & kCloseAfterReply) flags += 'c';
   if (c->flags & kCloseAsap) flags += 'A';
   if (c->flags & kNoEvict) flags += 'e';
+  if (c->flags & kBlocked) flags += 'b';
   f.flags = flags.empty() ? "N" : flags;
   f.db = c->dbIndex();
   f.sub = pubsubChannelCount(c);
@@ -410,6 +437,10 @@ void registerClientCommand(CommandTable& t) {
           "admin slow dangerous connection"),
       sub("client|reply", 3, kInfo, clientReplyCommand,
           "Instruct the server whether to reply to commands", "3.2.0", "O(1)", "slow connection"),
+      sub("client|unblock", -3, kAdmin | kInfo, clientUnblockCommand,
+          "Unblock a client blocked in a blocking command from a different connection", "5.0.0",
+          "O(log N) where N is the number of client connections",
+          "admin slow dangerous connection"),
       sub("client|help", 2, kLoading | kStale, clientHelpCommand,
           "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"),
   };

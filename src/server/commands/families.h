@@ -6,14 +6,16 @@
 
 namespace server {
 
-void registerConnectionCommands(CommandTable& t);  // PING ECHO QUIT RESET HELLO AUTH SELECT
-void registerStringCommands(CommandTable& t);      // GET SET ... LCS
-void registerKeyCommands(CommandTable& t);         // DEL EXISTS ... SCAN, expiry, OBJECT
-void registerServerCommands(CommandTable& t);      // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
-void registerBitmapCommands(CommandTable& t);      // SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD
-void registerHllCommands(CommandTable& t);         // PFADD PFCOUNT PFMERGE PFDEBUG PFSELFTEST
-void registerHashCommands(CommandTable& t);        // HSET HGET ... HRANDFIELD HSCAN
-void registerSetCommands(CommandTable& t);         // SADD SREM ... SINTER SUNION SDIFF SSCAN
-void registerSortedSetCommands(CommandTable& t);   // ZADD ZRANGE ZUNION ZPOPMIN ... ZSCAN
+void registerConnectionCommands(CommandTable& t);    // PING ECHO QUIT RESET HELLO AUTH SELECT
+void registerStringCommands(CommandTable& t);        // GET SET ... LCS
+void registerKeyCommands(CommandTable& t);           // DEL EXISTS ... SCAN, expiry, OBJECT
+void registerServerCommands(CommandTable& t);        // INFO CLIENT CONFIG COMMAND TIME DEBUG ...
+void registerBitmapCommands(CommandTable& t);        // SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD
+void registerHllCommands(CommandTable& t);           // PFADD PFCOUNT PFMERGE PFDEBUG PFSELFTEST
+void registerHashCommands(CommandTable& t);          // HSET HGET ... HRANDFIELD HSCAN
+void registerSetCommands(CommandTable& t);           // SADD SREM ... SINTER SUNION SDIFF SSCAN
+void registerSortedSetCommands(CommandTable& t);     // ZADD ZRANGE ZUNION ZPOPMIN ... ZSCAN
+void registerListCommands(CommandTable& t);          // LPUSH ... LMPOP
+void registerListBlockingCommands(CommandTable& t);  // BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP
 
 }  // namespace server

@@ -20,6 +20,7 @@
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "net/registry.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/pubsub.h"
@@ -160,7 +161,8 @@ void clientsSection(std::string* o) {
                s.clientCount(), static_cast<ll>(s.config.maxclients));
   appendFormat(o, "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n",
                max_in, max_out);
-  appendFormat(o, "blocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n");
+  appendFormat(o, "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
+               blocking::blockedClientCount());
 }
 
 void memorySection(std::string* o) {
