@@ -31,6 +31,8 @@ void registerAllCommands() {
   registerSortedSetCommands(t);
   registerListCommands(t);
   registerListBlockingCommands(t);
+  registerZsetBlockingCommands(t);
+  registerSortCommands(t);
 }
 
 static void replyUnknownCommand(Client* c) {

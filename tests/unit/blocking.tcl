@@ -433,15 +433,62 @@ start_server {tags {blocking}} {
     list $order [blocked_count]
   } {{1 1 1} 0}
 
-  # MULTI/EXEC lands from another branch; until then this test is skipped.
-  if {![string match {*unknown command*} [catch {r discard} e; set e]]} {
-    test {Inside MULTI a blocking command answers as on timeout} {
-      r del l
-      r multi
-      r blpop l 0
-      r brpoplpush l d 0
-      r blmpop 0 1 l left
-      r exec
-    } {{} {} {}}
-  }
+  test {Inside MULTI a blocking command answers as on timeout} {
+    r del l z
+    r multi
+    r blpop l 0
+    r brpoplpush l d 0
+    r blmpop 0 1 l left
+    r bzpopmin z 0
+    r bzmpop 0 1 z min
+    r exec
+  } {{} {} {} {} {}}
+
+  test {BZPOPMIN and BZPOPMAX serve at once, and block until a ZADD} {
+    r del z1 z2
+    r zadd z2 1 a 2 b 3 c
+    assert_equal [r bzpopmin z1 z2 0] {z2 a 1}
+    assert_equal [r bzpopmax z1 z2 0] {z2 c 3}
+    set rd [redis_deferring_client]
+    $rd bzpopmax z1 0
+    wait_blocked 1
+    r zadd z1 5 x 7 y
+    set res [$rd read]
+    $rd close
+    list $res [r zrange z1 0 -1]
+  } {{z1 y 7} x}
+
+  test {BZMPOP with COUNT when woken; timeout gives a null array} {
+    r del z
+    set rd [redis_deferring_client]
+    $rd bzmpop 0 2 nosuch z max count 2
+    wait_blocked 1
+    r zadd z 1 a 2 b 3 c
+    set res [$rd read]
+    $rd close
+    list $res [r zrange z 0 -1] [r bzmpop 0.01 1 nosuch min] [r bzpopmin nosuch 0.01]
+  } {{z {{c 3} {b 2}}} a {} {}}
+
+  test {BZPOPMIN: WRONGTYPE at block time, a list at the key keeps the client waiting} {
+    r del z l
+    r rpush l x
+    assert_error {WRONGTYPE*} {r bzpopmin l 0}
+    assert_error {*timeout is not a float*} {r bzpopmin z abc}
+    assert_error {*numkeys*} {r bzmpop 0 0 z min}
+    set rd [redis_deferring_client]
+    $rd bzpopmin z 0
+    wait_blocked 1
+    r rpush z notazset
+    after 50
+    assert_equal [blocked_count] 1
+    r del z
+    r zadd z 4 m
+    set res [$rd read]
+    $rd close
+    set res
+  } {z m 4}
+
+  test {COMMAND GETKEYS for BZMPOP} {
+    r command getkeys bzmpop 0 2 a b min
+  } {a b}
 }

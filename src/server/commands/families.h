@@ -17,5 +17,7 @@ void registerSetCommands(CommandTable& t);           // SADD SREM ... SINTER SUN
 void registerSortedSetCommands(CommandTable& t);     // ZADD ZRANGE ZUNION ZPOPMIN ... ZSCAN
 void registerListCommands(CommandTable& t);          // LPUSH ... LMPOP
 void registerListBlockingCommands(CommandTable& t);  // BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP
+void registerZsetBlockingCommands(CommandTable& t);  // BZPOPMIN BZPOPMAX BZMPOP
+void registerSortCommands(CommandTable& t);          // SORT SORT_RO
 
 }  // namespace server

@@ -62,6 +62,61 @@ size_t zsetPop(Client* c, db::Entry* e, std::string_view key, bool max, int64_t 
   return out.size();
 }
 
+bool parseZMpop(Client* c, size_t numkeys_index, ZMpopArgs* a) {
+  int64_t numkeys;
+  if (!c->argInt64Msg(numkeys_index, &numkeys, "numkeys should be greater than 0")) return false;
+  if (numkeys <= 0) {
+    c->addError("numkeys should be greater than 0");
+    return false;
+  }
+  size_t where = numkeys_index + 1 + static_cast<size_t>(numkeys);
+  if (numkeys > static_cast<int64_t>(c->argc() - numkeys_index) - 2 || where >= c->argc()) {
+    c->addSyntaxError();
+    return false;
+  }
+  if (strutil::equalsIgnoreCase(c->arg(where), "min")) {
+    a->max = false;
+  } else if (strutil::equalsIgnoreCase(c->arg(where), "max")) {
+    a->max = true;
+  } else {
+    c->addSyntaxError();
+    return false;
+  }
+  int64_t count = -1;
+  for (size_t j = where + 1; j < c->argc(); j++) {
+    if (count == -1 && j + 1 < c->argc() && strutil::equalsIgnoreCase(c->arg(j), "count")) {
+      if (!c->argInt64Msg(j + 1, &count, "count should be greater than 0")) return false;
+      if (count <= 0) {
+        c->addError("count should be greater than 0");
+        return false;
+      }
+      j++;
+    } else {
+      c->addSyntaxError();
+      return false;
+    }
+  }
+  a->count = count == -1 ? 1 : count;
+  a->keys.clear();
+  for (size_t k = numkeys_index + 1; k < where; k++) a->keys.push_back(c->arg(k));
+  return true;
+}
+
+bool serveZMpop(Client* c, const ZMpopArgs& a, bool quiet) {
+  for (std::string_view key : a.keys) {
+    db::Entry* e = lookupWrite(c, key);
+    if (e == nullptr) continue;
+    if (e->val.kind() != db::Kind::kZSet) {
+      if (quiet) continue;
+      c->addWrongType();
+      return true;
+    }
+    zsetPop(c, e, key, a.max, a.count, ZPopShape::kMulti);
+    return true;
+  }
+  return false;
+}
+
 namespace {
 
 void zpopGeneric(Client* c, bool max) {
@@ -96,51 +151,9 @@ void zpopmaxCommand(Client* c) {
 
 // ZMPOP numkeys key... MIN|MAX [COUNT count]
 void zmpopCommand(Client* c) {
-  int64_t numkeys;
-  if (!c->argInt64Msg(1, &numkeys, "numkeys should be greater than 0")) return;
-  if (numkeys <= 0) {
-    c->addError("numkeys should be greater than 0");
-    return;
-  }
-  size_t where = 2 + static_cast<size_t>(numkeys);
-  if (numkeys > static_cast<int64_t>(c->argc()) - 3 || where >= c->argc()) {
-    c->addSyntaxError();
-    return;
-  }
-  bool max;
-  if (strutil::equalsIgnoreCase(c->arg(where), "min")) {
-    max = false;
-  } else if (strutil::equalsIgnoreCase(c->arg(where), "max")) {
-    max = true;
-  } else {
-    c->addSyntaxError();
-    return;
-  }
-  int64_t count = -1;
-  for (size_t j = where + 1; j < c->argc(); j++) {
-    if (count == -1 && j + 1 < c->argc() && strutil::equalsIgnoreCase(c->arg(j), "count")) {
-      if (!c->argInt64Msg(j + 1, &count, "count should be greater than 0")) return;
-      if (count <= 0) {
-        c->addError("count should be greater than 0");
-        return;
-      }
-      j++;
-    } else {
-      c->addSyntaxError();
-      return;
-    }
-  }
-  if (count == -1) count = 1;
-  for (size_t k = 2; k < where; k++) {
-    bool wrongtype;
-    db::Entry* e = lookupWriteKind(c, c->arg(k), db::Kind::kZSet, &wrongtype);
-    if (wrongtype) return;
-    if (e != nullptr) {
-      zsetPop(c, e, c->arg(k), max, count, ZPopShape::kMulti);
-      return;
-    }
-  }
-  c->reply().nullArray();
+  ZMpopArgs a;
+  if (!parseZMpop(c, 1, &a)) return;
+  if (!serveZMpop(c, a, false)) c->reply().nullArray();
 }
 
 bool zmpopKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {

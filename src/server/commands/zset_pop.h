@@ -1,10 +1,10 @@
 // The pop core of ZPOPMIN / ZPOPMAX / ZMPOP, shared with the blocking forms
-// (BZPOPMIN / BZPOPMAX / BZMPOP) that the blocking infrastructure adds: they
-// call zsetPop() once a watched key holds a sorted set.
+// BZPOPMIN / BZPOPMAX / BZMPOP (commands/zset_blocking.cpp).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "server/db/db.h"
 
@@ -27,5 +27,20 @@ enum class ZPopShape {
 // popped. `e` is invalid afterwards.
 size_t zsetPop(Client* c, db::Entry* e, std::string_view key, bool max, int64_t count,
                ZPopShape shape);
+
+// ZMPOP / BZMPOP arguments from argv[numkeys_index]: numkeys, keys,
+// MIN|MAX, [COUNT n]. Replies the error and returns false when they do not
+// parse.
+struct ZMpopArgs {
+  std::vector<std::string_view> keys;
+  bool max = false;
+  int64_t count = 1;
+};
+bool parseZMpop(Client* c, size_t numkeys_index, ZMpopArgs* a);
+// Pops from the first key holding a sorted set (reply in kMulti shape).
+// True when it replied (popped, or WRONGTYPE for a key of another kind
+// unless quiet, which treats such keys as empty); false, without replying,
+// when no key holds a sorted set.
+bool serveZMpop(Client* c, const ZMpopArgs& a, bool quiet);
 
 }  // namespace server
