@@ -339,21 +339,13 @@ void hrandfieldCommand(Client* c) {
 
 void hscanCommand(Client* c) {
   uint64_t cursor;
-  if (!parseScanCursor(c->arg(2), &cursor)) {
-    c->addError("invalid cursor");
-    return;
-  }
+  if (!parseCollectionScanCursor(c, &cursor)) return;
   bool wrongtype;
   db::Hash* h = hashForRead(c, c->arg(1), &wrongtype);
   if (wrongtype) return;
-  resp::Writer& w = c->reply();
-  if (h == nullptr) {  // Redis answers before looking at the options
-    beginScanReply(w, 0);
-    w.arrayLen(0);
-    return;
-  }
   ScanOptions o;
-  if (!parseScanOptions(c, 3, false, &o)) return;
+  if (!collectionScanOptions(c, h != nullptr, &o)) return;
+  resp::Writer& w = c->reply();
   std::vector<std::string> found;  // field, value, field, value ...
   auto collect = [&](std::string_view f, std::string_view v) {
     if (!scanMatches(o, f)) return;

@@ -47,6 +47,19 @@ bool parseScanOptions(Client* c, size_t first, bool allow_type, ScanOptions* o) 
   return true;
 }
 
+bool parseCollectionScanCursor(Client* c, uint64_t* cursor) {
+  if (parseScanCursor(c->arg(2), cursor)) return true;
+  c->addError("invalid cursor");
+  return false;
+}
+
+bool collectionScanOptions(Client* c, bool key_exists, ScanOptions* o) {
+  if (key_exists) return parseScanOptions(c, 3, false, o);
+  beginScanReply(c->reply(), 0);
+  c->reply().arrayLen(0);
+  return false;
+}
+
 bool patternMatchesAll(std::string_view pattern) {
   return pattern.size() == 1 && pattern[0] == '*';
 }

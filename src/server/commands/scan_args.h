@@ -44,6 +44,15 @@ bool scanMatches(const ScanOptions& o, std::string_view s);
 // server.
 int64_t scanStepBudget(int64_t count);
 
+// The opening HSCAN, SSCAN and ZSCAN share, in Redis's order: first the
+// cursor at argv[2] ("invalid cursor"), then the key (the caller's typed
+// lookup, which replies WRONGTYPE itself), then the options from argv[3] —
+// a missing key answers an empty scan whatever the options say.
+bool parseCollectionScanCursor(Client* c, uint64_t* cursor);
+// After the lookup: replies the empty scan for a missing key, or parses the
+// options (replying their error). True when the scan should go on.
+bool collectionScanOptions(Client* c, bool key_exists, ScanOptions* o);
+
 // Starts the reply: a two-element array whose first element is the next
 // cursor as a bulk string; the caller then writes the array of elements.
 void beginScanReply(resp::Writer& w, uint64_t cursor);

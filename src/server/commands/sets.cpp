@@ -272,21 +272,13 @@ void smoveCommand(Client* c) {
 
 void sscanCommand(Client* c) {
   uint64_t cursor;
-  if (!parseScanCursor(c->arg(2), &cursor)) {
-    c->addError("invalid cursor");
-    return;
-  }
+  if (!parseCollectionScanCursor(c, &cursor)) return;
   bool wrongtype;
   db::Set* s = setForRead(c, c->arg(1), &wrongtype);
   if (wrongtype) return;
-  resp::Writer& w = c->reply();
-  if (s == nullptr) {  // Redis answers before looking at the options
-    beginScanReply(w, 0);
-    w.arrayLen(0);
-    return;
-  }
   ScanOptions o;
-  if (!parseScanOptions(c, 3, false, &o)) return;
+  if (!collectionScanOptions(c, s != nullptr, &o)) return;
+  resp::Writer& w = c->reply();
   std::vector<std::string> found;
   size_t seen = 0;
   auto collect = [&](std::string_view m) {

@@ -369,28 +369,23 @@ void zrandmemberCommand(Client* c) {
 
 void zscanCommand(Client* c) {
   uint64_t cursor;
-  if (!parseScanCursor(c->arg(2), &cursor)) {
-    c->addError("invalid cursor");
-    return;
-  }
-  ScanOptions o;
-  if (!parseScanOptions(c, 3, false, &o)) return;
+  if (!parseCollectionScanCursor(c, &cursor)) return;
   db::ZSet* z;
   if (!readZSet(c, c->arg(1), &z)) return;
+  ScanOptions o;
+  if (!collectionScanOptions(c, z != nullptr, &o)) return;
   ZElements found;
   auto collect = [&](std::string_view m, double s) {
-    if (!o.use_pattern || strutil::globMatch(o.pattern, m)) found.emplace_back(m, s);
+    if (scanMatches(o, m)) found.emplace_back(m, s);
     return true;
   };
-  if (z == nullptr) {
-    cursor = 0;
-  } else if (z->isListpack()) {
+  if (z->isListpack()) {
     z->forEach(collect);  // small: everything in one call
     cursor = 0;
   } else {
     auto* sl = static_cast<db::SkiplistZSet*>(z);
     // As SCAN: about COUNT elements, at most 10 buckets per element asked.
-    int64_t budget = o.count > INT64_MAX / 10 ? INT64_MAX : o.count * 10;
+    int64_t budget = scanStepBudget(o.count);
     size_t visited = 0;
     do {
       cursor = sl->scan(cursor, [&](std::string_view m, double s) {
@@ -399,8 +394,7 @@ void zscanCommand(Client* c) {
       });
     } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(visited) < o.count);
   }
-  c->addArrayLen(2);
-  c->reply().bulkInt(static_cast<int64_t>(cursor));
+  beginScanReply(c->reply(), cursor);
   c->addArrayLen(static_cast<int64_t>(found.size() * 2));
   char buf[32];
   for (const auto& [m, s] : found) {

@@ -565,4 +565,9 @@ start_server {tags {zset set}} {
     r set str x
     assert_error {WRONGTYPE*} {r zunion 2 zs str}
   }
+
+  test {ZSCAN of a missing key answers an empty scan before looking at the options} {
+    r del nosuch
+    list [r zscan nosuch 0 count 0] [catch {r zscan nosuch x} e] $e
+  } {{0 {}} 1 {ERR invalid cursor}}
 }
