@@ -63,7 +63,7 @@ void Writer::bulk(const void* data, size_t n) {
     size_t len = 1 + strutil::formatInt64(static_cast<int64_t>(n), p + 1);
     p[len++] = '\r';
     p[len++] = '\n';
-    memcpy(p + len, data, n);
+    if (n > 0) memcpy(p + len, data, n);  // an empty view may have no data pointer
     len += n;
     p[len++] = '\r';
     p[len++] = '\n';

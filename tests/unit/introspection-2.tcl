@@ -57,7 +57,13 @@ start_server {tags {introspection}} {
   }
 
   test {MEMORY DOCTOR on a small instance, PURGE, MALLOC-STATS, HELP} {
-    assert_equal [r memory doctor] "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting."
+    # Under 5 MB the doctor declines (Redis's rule); a sanitizer build's
+    # allocator accounts for more, and then finds nothing wrong.
+    if {[info_field [r info memory] used_memory] < 5 * 1024 * 1024} {
+      assert_equal [r memory doctor] "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting."
+    } else {
+      assert_match "Hi Sam, I can't find any memory issue in your instance.*" [r memory doctor]
+    }
     assert_equal [r memory purge] OK
     set ms [r memory malloc-stats]
     assert {[string match {___ Begin jemalloc statistics ___*} $ms] ||

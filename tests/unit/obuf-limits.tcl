@@ -68,8 +68,9 @@ start_server {tags {obuf-limits}} {
     r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
     assert_equal 1 $gone
     assert_lessthan $sent 2000
-    # The buffer never grew much past the 1mb limit.
-    assert_lessthan [expr {$peak - $base}] [expr {8 * 1024 * 1024}]
+    # The buffer never grew much past the 1mb limit (the flood is 200 MB;
+    # the margin covers allocator accounting, e.g. libc under sanitizers).
+    assert_lessthan [expr {$peak - $base}] [expr {16 * 1024 * 1024}]
     set log [read_file [srv stdout]]
     assert_match {*Client id=* name=slowsub *flags=P *scheduled to be closed ASAP for overcoming of output buffer limits.*} $log
   }
