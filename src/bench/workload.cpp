@@ -36,24 +36,18 @@ std::vector<Test> selectTests(const Options& opt) {
     tests.push_back({title, encodeCommand(opt.command)});
     return tests;
   }
-  // With no -t the data-structure tests are left out: they need list, set,
-  // hash and zset commands, and selecting them by name is the explicit way.
-  bool all = opt.tests.empty();
+  // With no -t every test runs, in redis-benchmark's order.
   auto want = [&](std::string_view name, std::string_view group = {}) {
-    if (all) return false;
-    return selected(opt, name) || (!group.empty() && selected(opt, group));
-  };
-  auto wantBasic = [&](std::string_view name, std::string_view group = {}) {
-    return all || want(name, group);
+    return opt.tests.empty() || selected(opt, name) || (!group.empty() && selected(opt, group));
   };
   const std::string data(static_cast<size_t>(opt.data_size), 'x');
   const std::string score = opt.keyspace > 0 ? "__rand_int__" : "0";
 
-  if (wantBasic("ping_inline", "ping")) tests.push_back({"PING_INLINE", "PING\r\n"});
-  if (wantBasic("ping_mbulk", "ping")) tests.push_back({"PING_MBULK", encodeCommand({"PING"})});
-  if (wantBasic("set")) tests.push_back({"SET", encodeCommand({"SET", "key:__rand_int__", data})});
-  if (wantBasic("get")) tests.push_back({"GET", encodeCommand({"GET", "key:__rand_int__"})});
-  if (wantBasic("incr")) {
+  if (want("ping_inline", "ping")) tests.push_back({"PING_INLINE", "PING\r\n"});
+  if (want("ping_mbulk", "ping")) tests.push_back({"PING_MBULK", encodeCommand({"PING"})});
+  if (want("set")) tests.push_back({"SET", encodeCommand({"SET", "key:__rand_int__", data})});
+  if (want("get")) tests.push_back({"GET", encodeCommand({"GET", "key:__rand_int__"})});
+  if (want("incr")) {
     tests.push_back({"INCR", encodeCommand({"INCR", "counter:__rand_int__"})});
   }
   if (want("lpush")) tests.push_back({"LPUSH", encodeCommand({"LPUSH", "mylist", data})});
@@ -85,7 +79,7 @@ std::vector<Test> selectTests(const Options& opt) {
            encodeCommand({"LRANGE", "mylist", "0", std::to_string(r - 1)})});
     }
   }
-  if (wantBasic("mset")) {
+  if (want("mset")) {
     std::vector<std::string> argv = {"MSET"};
     for (int k = 0; k < 10; k++) {
       argv.push_back("key:__rand_int__");

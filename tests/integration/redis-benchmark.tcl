@@ -47,6 +47,25 @@ start_server {tags {benchmark}} {
   }
 }
 
+start_server {tags {benchmark}} {
+  test {redis-benchmark: with no -t every test runs, data-structure ones included, in order} {
+    r flushdb
+    set out [bench -q -n 300 -c 3]
+    set names {}
+    foreach line [split $out "\n"] {
+      if {[regexp {^([A-Z_]+[^:]*): [0-9.]+ requests per second} $line -> name]} {
+        lappend names $name
+      }
+    }
+    assert_equal $names {PING_INLINE PING_MBULK SET GET INCR LPUSH RPUSH LPOP RPOP SADD HSET SPOP ZADD ZPOPMIN {LPUSH (needed to benchmark LRANGE)} {LRANGE_100 (first 100 elements)} {LRANGE_300 (first 300 elements)} {LRANGE_500 (first 500 elements)} {LRANGE_600 (first 600 elements)} {MSET (10 keys)}}
+    # 300 LPUSH + 300 RPUSH - 300 LPOP - 300 RPOP + 300 LPUSH for LRANGE.
+    assert_equal [r llen mylist] 300
+    assert_equal [r type myhash] hash
+    # SADD and SPOP of one member each, 300 times: the set ends empty.
+    assert_equal [r exists myset myzset] 0
+  }
+}
+
 start_server {tags {benchmark external:skip} overrides {requirepass secret}} {
   test {redis-benchmark: -a authenticates, a wrong password fails with exit 1} {
     r auth secret
