@@ -158,8 +158,9 @@ void sortGeneric(Client* c, bool readonly) {
   SortArgs a;
   if (!parseSortArgs(c, readonly, &a)) return;
   db::Entry* e = lookupRead(c, c->arg(1));
+  // BY/GET lookups may expire (delete) keys: e is not used after loading.
+  db::Kind k = e != nullptr ? e->val.kind() : db::Kind::kNone;
   if (e != nullptr) {
-    db::Kind k = e->val.kind();
     if (k != db::Kind::kList && k != db::Kind::kSet && k != db::Kind::kZSet) {
       c->addWrongType();
       return;
@@ -207,7 +208,7 @@ void sortGeneric(Client* c, bool readonly) {
       return desc ? r > 0 : r < 0;
     };
     std::stable_sort(items.begin(), items.end(), cmp);
-  } else if (a.desc && e != nullptr && e->val.kind() != db::Kind::kSet) {
+  } else if (a.desc && k != db::Kind::kSet) {
     std::reverse(items.begin(), items.end());
   }
 
