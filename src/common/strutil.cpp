@@ -26,11 +26,21 @@ bool parseInt64(std::string_view s, int64_t* out) {
   }
   if (p[i] < '1' || p[i] > '9') return false;
   uint64_t v = 0;
-  for (; i < n; i++) {
-    if (p[i] < '0' || p[i] > '9') return false;
-    uint64_t d = static_cast<uint64_t>(p[i] - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
+  if (n - i <= 19) {
+    // 19 digits cannot overflow uint64_t: no per-digit check (this parses
+    // every RESP length the server reads).
+    for (; i < n; i++) {
+      unsigned d = static_cast<unsigned>(static_cast<unsigned char>(p[i]) - '0');
+      if (d > 9) return false;
+      v = v * 10 + d;
+    }
+  } else {
+    for (; i < n; i++) {
+      if (p[i] < '0' || p[i] > '9') return false;
+      uint64_t d = static_cast<uint64_t>(p[i] - '0');
+      if (v > (UINT64_MAX - d) / 10) return false;
+      v = v * 10 + d;
+    }
   }
   if (neg) {
     if (v > static_cast<uint64_t>(INT64_MAX) + 1) return false;
@@ -233,9 +243,11 @@ bool globMatch(std::string_view pattern, std::string_view str, bool nocase) {
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
+  // ASCII folding inline: this runs for every command name lookup, and
+  // libc's tolower() is a call and a locale table per byte.
+  auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; };
   for (size_t i = 0; i < a.size(); i++) {
-    if (tolower(static_cast<unsigned char>(a[i])) != tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (lower(a[i]) != lower(b[i])) return false;
   }
   return true;
 }

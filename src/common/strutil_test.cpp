@@ -20,6 +20,11 @@ TEST(StrUtil, ParseInt64Strict) {
   EXPECT_FALSE(parseInt64("-0", &v));
   EXPECT_FALSE(parseInt64("", &v));
   EXPECT_FALSE(parseInt64("1a", &v));
+  EXPECT_FALSE(parseInt64("9999999999999999999", &v));   // 19 digits, over INT64_MAX
+  EXPECT_FALSE(parseInt64("18446744073709551616", &v));  // 20 digits, over UINT64_MAX
+  EXPECT_FALSE(parseInt64("-9223372036854775809", &v));
+  EXPECT_FALSE(parseInt64("1/", &v));
+  EXPECT_FALSE(parseInt64("1:", &v));
 }
 
 TEST(StrUtil, FormatInt64) {
@@ -84,4 +89,15 @@ TEST(StrUtil, Glob) {
 }
 
 }  // namespace
+TEST(StrUtil, EqualsIgnoreCaseFoldsAsciiLettersOnly) {
+  EXPECT_TRUE(strutil::equalsIgnoreCase("GeT", "get"));
+  EXPECT_TRUE(strutil::equalsIgnoreCase("ZRANGEBYSCORE", "zrangebyscore"));
+  EXPECT_FALSE(strutil::equalsIgnoreCase("get", "gets"));
+  // Only A-Z fold: '@' / '`' and '[' / '{' differ by the same bit.
+  EXPECT_FALSE(strutil::equalsIgnoreCase("@", "`"));
+  EXPECT_FALSE(strutil::equalsIgnoreCase("[", "{"));
+  EXPECT_FALSE(strutil::equalsIgnoreCase("\xc9", "\xe9"));
+  EXPECT_TRUE(strutil::equalsIgnoreCase("", ""));
+}
+
 }  // namespace strutil
