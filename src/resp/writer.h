@@ -17,6 +17,7 @@ class Writer {
   // Redirects what follows to another buffer (CLIENT REPLY OFF/SKIP send
   // replies to a discarded one).
   void setBuffer(ReplyBuffer* out) { out_ = out; }
+  ReplyBuffer* buffer() const { return out_; }
   void setProto(int p) { proto_ = p; }
 
   void status(std::string_view s);  // +s

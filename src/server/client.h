@@ -94,6 +94,16 @@ class Client {
   // CLIENT REPLY: while muted, replies go to a buffer that is thrown away
   // (errors still count in the stats).
   void muteReplies(bool mute);
+  // Runs fn(writer) with the writer bound to the real reply buffer even
+  // while replies are muted: RESP3 push messages are not silenced by CLIENT
+  // REPLY OFF|SKIP (Redis 7.0).
+  template <typename Fn>
+  void writeUnmuted(Fn fn) {
+    resp::ReplyBuffer* current = writer_.buffer();
+    writer_.setBuffer(&replies_);
+    fn(writer_);
+    writer_.setBuffer(current);
+  }
 
   // ---- state
   uint64_t id() const { return id_; }

@@ -84,14 +84,21 @@ size_t replyCount(const Client* c, const Flavor& f) {
 }
 
 void replyConfirmation(Client* c, const char* kind, const std::string_view* name, size_t count) {
-  resp::Writer& w = c->reply();
-  w.pushLen(3);
-  w.bulk(kind);
-  if (name != nullptr)
-    w.bulk(*name);
+  auto write = [&](resp::Writer& w) {
+    w.pushLen(3);
+    w.bulk(kind);
+    if (name != nullptr)
+      w.bulk(*name);
+    else
+      w.null();
+    w.integer(static_cast<int64_t>(count));
+  };
+  // In RESP3 the confirmation is a push, which CLIENT REPLY OFF does not
+  // silence (Redis 7.0); in RESP2 it is an ordinary reply.
+  if (c->proto() >= 3)
+    c->writeUnmuted(write);
   else
-    w.null();
-  w.integer(static_cast<int64_t>(count));
+    write(c->reply());
 }
 
 // Adds to the client's own set (or pattern list); false if already there.
@@ -185,12 +192,15 @@ void unsubscribeGeneric(Client* c, const Flavor& f) {
 // must be flushed before sleep like any other pending output).
 void deliver(Client* r, const char* kind, const std::string* pattern, std::string_view channel,
              std::string_view message) {
-  resp::Writer& w = r->reply();
-  w.pushLen(pattern != nullptr ? 4 : 3);
-  w.bulk(kind);
-  if (pattern != nullptr) w.bulk(*pattern);
-  w.bulk(channel);
-  w.bulk(message);
+  // Even to the publishing client itself while CLIENT REPLY OFF mutes its
+  // PUBLISH reply: messages are pushes (Redis 7.0).
+  r->writeUnmuted([&](resp::Writer& w) {
+    w.pushLen(pattern != nullptr ? 4 : 3);
+    w.bulk(kind);
+    if (pattern != nullptr) w.bulk(*pattern);
+    w.bulk(channel);
+    w.bulk(message);
+  });
   if (!(r->flags & kPendingWrite)) g_server->queueWrite(r);
   enforceOutputBufferLimits(r);
 }

@@ -336,7 +336,7 @@ start_server {tags {pubsub}} {
   } {50 50}
 }
 
-start_server {tags {pubsub needs:unix}} {
+start_server {tags {pubsub needs:unix external:skip}} {
   test {A Unix-socket subscriber receives a PUBLISH from a TCP client} {
     set sub [redis_unix_client 0 1]
     pubsub_cmd $sub subscribe bridge
@@ -436,4 +436,31 @@ start_server {tags {pubsub}} {
     assert_equal [llength [lsort -unique $allp]] [r pubsub numpat]
     for {set i 0} {$i < $nclients} {incr i} { $rs_cl($i) close }
   }
+
+  test {CLIENT REPLY OFF does not silence RESP3 push messages (Redis 7.0)} {
+    set rd [redis_deferring_client]
+    $rd hello 3
+    $rd read
+    $rd client reply off
+    $rd subscribe quiet
+    wait_for_condition 50 20 {[lindex [r pubsub numsub quiet] 1] == 1} { fail "not subscribed" }
+    assert_equal [r publish quiet pushed] 1
+    set got [list [$rd read] [$rd read]]
+    $rd close
+    set got
+  } {{subscribe quiet 1} {message quiet pushed}}
+
+  test {A RESP3 client with CLIENT REPLY OFF gets its own published message, not the count} {
+    set rd [redis_deferring_client]
+    $rd hello 3
+    $rd read
+    $rd subscribe self
+    $rd read
+    $rd client reply off
+    $rd publish self hi
+    $rd client reply on
+    set got [list [$rd read] [$rd read]]
+    $rd close
+    set got
+  } {{message self hi} OK}
 }
