@@ -14,6 +14,7 @@
 #include "server/command.h"
 #include "server/commands/families.h"
 #include "server/commands/random_sample.h"
+#include "server/commands/remove_members.h"
 #include "server/commands/scan_args.h"
 #include "server/db/hash.h"
 #include "server/keyspace.h"
@@ -147,21 +148,7 @@ void hvalsCommand(Client* c) {
 }
 
 void hdelCommand(Client* c) {
-  std::string_view key = c->arg(1);
-  bool wrongtype;
-  db::Entry* e = lookupWriteKind(c, key, db::Kind::kHash, &wrongtype);
-  if (wrongtype) return;
-  int64_t deleted = 0;
-  if (e != nullptr) {
-    db::Hash* h = db::asHash(e->val);
-    for (size_t i = 2; i < c->argc(); i++) {
-      if (h->remove(c->arg(i))) deleted++;
-      if (h->size() == 0) break;
-    }
-    if (h->size() == 0) c->db()->removeEntry(e);
-    if (deleted > 0) keyModified(c, key);
-  }
-  c->addInteger(deleted);
+  removeMembersCommand<db::Hash>(c, db::Kind::kHash);
 }
 
 void hexistsCommand(Client* c) {

@@ -10,6 +10,7 @@
 #include "server/command.h"
 #include "server/commands/families.h"
 #include "server/commands/random_sample.h"
+#include "server/commands/remove_members.h"
 #include "server/commands/scan_args.h"
 #include "server/commands/set_common.h"
 #include "server/keyspace.h"
@@ -62,20 +63,7 @@ void saddCommand(Client* c) {
 }
 
 void sremCommand(Client* c) {
-  std::string_view key = c->arg(1);
-  bool wrongtype;
-  db::Entry* e = lookupWriteKind(c, key, db::Kind::kSet, &wrongtype);
-  if (wrongtype) return;
-  int64_t removed = 0;
-  if (e != nullptr) {
-    db::Set* s = db::asSet(e->val);
-    for (size_t i = 2; i < c->argc() && s->size() > 0; i++) {
-      if (s->remove(c->arg(i))) removed++;
-    }
-    if (s->size() == 0) c->db()->removeEntry(e);
-    if (removed > 0) keyModified(c, key);
-  }
-  c->addInteger(removed);
+  removeMembersCommand<db::Set>(c, db::Kind::kSet);
 }
 
 void smembersCommand(Client* c) {
