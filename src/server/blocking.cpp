@@ -14,6 +14,7 @@
 #include "event/event_loop.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/keyspace.h"
 #include "server/server.h"
 
 namespace server::blocking {
@@ -191,6 +192,28 @@ bool blockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
   c->flags |= kBlocked;
   armTimer();
   return true;
+}
+
+void popFirstOrBlock(Client* c, db::Kind kind,
+                     const std::function<void(db::Entry*, std::string_view)>& serve) {
+  int64_t timeout;
+  if (!parseBlockTimeout(c, c->argc() - 1, &timeout)) return;
+  bool retrying = isRetryingBlocked(c);
+  std::vector<std::string_view> keys;
+  for (size_t i = 1; i + 1 < c->argc(); i++) {
+    std::string_view key = c->arg(i);
+    db::Entry* e = lookupWrite(c, key);
+    if (e != nullptr && e->val.kind() == kind) {
+      serve(e, key);
+      return;
+    }
+    if (e != nullptr && !retrying) {
+      c->addWrongType();
+      return;
+    }
+    keys.push_back(key);
+  }
+  if (!blockForKeys(c, keys, timeout)) c->reply().nullArray();
 }
 
 bool parseBlockTimeout(Client* c, size_t argi, int64_t* timeout_ms) {

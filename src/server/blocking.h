@@ -25,12 +25,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
-namespace db {
-class Db;
-}
+#include "server/db/db.h"
 
 namespace server {
 
@@ -43,6 +42,13 @@ bool blockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
 // Parses a timeout in seconds (float) at argv[argi] into an absolute ms
 // time (0 = forever); replies Redis's error and returns false when invalid.
 bool parseBlockTimeout(Client* c, size_t argi, int64_t* timeout_ms);
+// The whole of BLPOP / BRPOP / BZPOPMIN / BZPOPMAX (keys argv[1..argc-2],
+// timeout last): serves the first key that holds a value of `kind` with
+// serve(entry, key), which pops and replies; a key of another kind answers
+// WRONGTYPE (and counts as empty on a re-run); when no key can be served
+// the client blocks on all of them, or gets a null array when it may not.
+void popFirstOrBlock(Client* c, db::Kind kind,
+                     const std::function<void(db::Entry*, std::string_view)>& serve);
 // True while the command runs again for a blocked client.
 bool isRetryingBlocked(const Client* c);
 bool isBlocked(const Client* c);

@@ -24,26 +24,13 @@ void replyTimeout(Client* c) {
 }
 
 void bpopGeneric(Client* c, bool head) {
-  int64_t timeout;
-  if (!blocking::parseBlockTimeout(c, c->argc() - 1, &timeout)) return;
-  bool quiet = blocking::isRetryingBlocked(c);
-  std::vector<std::string_view> keys;
-  for (size_t i = 1; i + 1 < c->argc(); i++) {
-    std::string_view key = c->arg(i);
-    db::List* l = nullptr;
-    Found f = listops::findList(c, key, quiet, &l);
-    if (f == Found::kWrongType && !quiet) return;
-    if (f != Found::kList) {
-      keys.push_back(key);
-      continue;
-    }
-    std::vector<std::string> v = listops::pop(c, key, l, head, 1);
+  blocking::popFirstOrBlock(c, db::Kind::kList, [&](db::Entry* e, std::string_view key) {
+    std::vector<std::string> v =
+        listops::pop(c, key, static_cast<db::List*>(e->val.collection()), head, 1);
     c->addArrayLen(2);
     c->addBulk(key);
     c->addBulk(v[0]);
-    return;
-  }
-  if (!blocking::blockForKeys(c, keys, timeout)) replyTimeout(c);
+  });
 }
 
 void blpopCommand(Client* c) {

@@ -14,25 +14,9 @@ namespace {
 
 // BZPOPMIN key [key ...] timeout
 void bzpopGeneric(Client* c, bool max) {
-  int64_t timeout;
-  if (!blocking::parseBlockTimeout(c, c->argc() - 1, &timeout)) return;
-  // While re-run for a blocked client a key of another type counts as empty.
-  bool quiet = blocking::isRetryingBlocked(c);
-  std::vector<std::string_view> keys;
-  for (size_t i = 1; i + 1 < c->argc(); i++) {
-    std::string_view key = c->arg(i);
-    db::Entry* e = lookupWrite(c, key);
-    if (e != nullptr && e->val.kind() == db::Kind::kZSet) {
-      zsetPop(c, e, key, max, 1, ZPopShape::kKeyed);
-      return;
-    }
-    if (e != nullptr && !quiet) {
-      c->addWrongType();
-      return;
-    }
-    keys.push_back(key);
-  }
-  if (!blocking::blockForKeys(c, keys, timeout)) c->reply().nullArray();
+  blocking::popFirstOrBlock(c, db::Kind::kZSet, [&](db::Entry* e, std::string_view key) {
+    zsetPop(c, e, key, max, 1, ZPopShape::kKeyed);
+  });
 }
 
 void bzpopminCommand(Client* c) {
