@@ -49,7 +49,12 @@ if [ ! -e "$policy" ]; then
   "${sudo[@]}" chmod +x "$policy"
   made_policy=1
 fi
-cleanup() { [ "$made_policy" = 1 ] && "${sudo[@]}" rm -f "$policy"; }
+# An if, not `[ ] && ...`: an EXIT trap's last status becomes the script's, and
+# a pre-existing policy-rc.d (as in container images) must not turn a good
+# install into a failure.
+cleanup() {
+  if [ "$made_policy" = 1 ]; then "${sudo[@]}" rm -f "$policy"; fi
+}
 trap cleanup EXIT
 if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/install-deps.$$.log 2>&1; then
   "${sudo[@]}" apt-get update -q >>/tmp/install-deps.$$.log 2>&1 || true
