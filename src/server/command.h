@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "server/arg_syntax.h"
+
 namespace server {
 
 class Client;
@@ -43,7 +45,6 @@ enum CommandFlag : uint32_t {
   kNoMulti = 1 << 15,
   kSkipSlowlog = 1 << 16,
   kSortForScript = 1 << 17,
-  kRandom = 1 << 18,  // nondeterministic output
 };
 
 struct Command {
@@ -66,6 +67,10 @@ struct Command {
   // Set after registration (CommandTable::setKeysProc) where needed; when
   // set it wins over first/last/step for COMMAND GETKEYS.
   KeysProc keys_proc = nullptr;
+  // COMMAND DOCS "arguments" and COMMAND INFO tips (space separated), from
+  // commands/syntax_table.cpp (filled in by registerAllCommands).
+  std::vector<ArgSpec> arguments;
+  const char* tips = "";
 
   std::string fullName() const;  // "client|list"
 };

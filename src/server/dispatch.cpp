@@ -6,6 +6,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/families.h"
+#include "server/commands/syntax_table.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -33,6 +34,7 @@ void registerAllCommands() {
   registerListBlockingCommands(t);
   registerZsetBlockingCommands(t);
   registerSortCommands(t);
+  attachCommandDocs(t);
 }
 
 static void replyUnknownCommand(Client* c) {

@@ -1,7 +1,8 @@
 // COMMAND [INFO | DOCS | COUNT | LIST | GETKEYS | GETKEYSANDFLAGS | HELP]:
 // the command table as Redis 7.0 describes it. Key specs are derived from
-// each entry's first/last/step positions (one "range" spec); tips are
-// empty; DOCS gives summary, since, group, complexity and subcommands.
+// each entry's first/last/step positions (one "range" spec); INFO's tips
+// and DOCS's arguments come from commands/syntax_table.cpp; DOCS also gives
+// summary, since, group, complexity and subcommands.
 #include <string>
 
 #include "common/strutil.h"
@@ -13,7 +14,7 @@ namespace server {
 
 namespace {
 
-// Calls fn for each word of a space-separated category list.
+// Calls fn for each word of a space-separated list (categories, tips).
 template <typename Fn>
 void forEachCategory(const char* cats, Fn fn) {
   std::string_view s(cats ? cats : "");
@@ -101,15 +102,51 @@ void addCommandInfo(resp::Writer& w, const Command& cmd) {
     s.append(cat);
     w.status(s);
   });
-  w.setLen(0);  // tips
+  int64_t ntips = 0;
+  forEachCategory(cmd.tips, [&](std::string_view) { ntips++; });
+  w.setLen(ntips);
+  forEachCategory(cmd.tips, [&](std::string_view tip) { w.status(tip); });
   addKeySpecs(w, cmd);
   w.setLen(static_cast<int64_t>(cmd.subcommands.size()));
   for (const Command& sub : cmd.subcommands) addCommandInfo(w, sub);
 }
 
+void addArgumentDocs(resp::Writer& w, const ArgSpec& a, bool has_key_spec) {
+  bool key_index = a.type == ArgType::kKey && has_key_spec;
+  int64_t nflags = int64_t{a.optional} + int64_t{a.multiple} + int64_t{a.multiple_token};
+  w.mapLen(2 + int64_t{key_index} + int64_t{!a.token.empty()} + int64_t{nflags > 0} +
+           int64_t{!a.args.empty()});
+  w.bulk("name");
+  w.bulk(a.name);
+  w.bulk("type");
+  w.bulk(argTypeName(a.type));
+  if (key_index) {
+    // One key spec per command here (see addKeySpecs).
+    w.bulk("key_spec_index");
+    w.integer(0);
+  }
+  if (!a.token.empty()) {
+    w.bulk("token");
+    w.bulk(a.token);
+  }
+  if (nflags > 0) {
+    w.bulk("flags");
+    w.setLen(nflags);
+    if (a.optional) w.status("optional");
+    if (a.multiple) w.status("multiple");
+    if (a.multiple_token) w.status("multiple_token");
+  }
+  if (!a.args.empty()) {
+    w.bulk("arguments");
+    w.arrayLen(static_cast<int64_t>(a.args.size()));
+    for (const ArgSpec& sub : a.args) addArgumentDocs(w, sub, has_key_spec);
+  }
+}
+
 void addCommandDocs(resp::Writer& w, const Command& cmd) {
   bool subs = !cmd.subcommands.empty();
-  w.mapLen(subs ? 5 : 4);
+  bool args = !cmd.arguments.empty();
+  w.mapLen(4 + int64_t{subs} + int64_t{args});
   w.bulk("summary");
   w.bulk(cmd.summary ? cmd.summary : "");
   w.bulk("since");
@@ -118,6 +155,11 @@ void addCommandDocs(resp::Writer& w, const Command& cmd) {
   w.bulk(cmd.group ? cmd.group : "");
   w.bulk("complexity");
   w.bulk(cmd.complexity ? cmd.complexity : "");
+  if (args) {
+    w.bulk("arguments");
+    w.arrayLen(static_cast<int64_t>(cmd.arguments.size()));
+    for (const ArgSpec& a : cmd.arguments) addArgumentDocs(w, a, cmd.first_key > 0);
+  }
   if (subs) {
     w.bulk("subcommands");
     w.mapLen(static_cast<int64_t>(cmd.subcommands.size()));

@@ -402,10 +402,10 @@ void registerHashCommands(CommandTable& t) {
   t.add({"hincrbyfloat", 4, kW, hincrbyfloatCommand, 1, 1, 1, "hash",
          "Increment the float value of a hash field by the given amount", "2.6.0", "O(1)",
          "write hash fast"});
-  t.add({"hrandfield", -2, kReadOnly | kRandom, hrandfieldCommand, 1, 1, 1, "hash",
+  t.add({"hrandfield", -2, kReadOnly, hrandfieldCommand, 1, 1, 1, "hash",
          "Get one or multiple random fields from a hash", "6.2.0",
          "O(N) where N is the number of fields returned", "read hash slow"});
-  t.add({"hscan", -3, kReadOnly | kRandom, hscanCommand, 1, 1, 1, "hash",
+  t.add({"hscan", -3, kReadOnly, hscanCommand, 1, 1, 1, "hash",
          "Incrementally iterate hash fields and associated values", "2.8.0",
          "O(1) for every call. O(N) for a complete iteration, including enough command calls "
          "for the cursor to return back to 0. N is the number of elements inside the "

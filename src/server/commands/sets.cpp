@@ -310,20 +310,20 @@ void registerSetCommands(CommandTable& t) {
          "O(N) where N is the number of elements being checked for membership", "read set fast"});
   t.add({"scard", 2, kReadOnly | kFast, scardCommand, 1, 1, 1, "set",
          "Get the number of members in a set", "1.0.0", "O(1)", "read set fast"});
-  t.add({"spop", -2, kWrite | kRandom | kFast, spopCommand, 1, 1, 1, "set",
+  t.add({"spop", -2, kWrite | kFast, spopCommand, 1, 1, 1, "set",
          "Remove and return one or multiple random members from a set", "1.0.0",
          "Without the count argument O(1), otherwise O(N) where N is the value of the passed "
          "count.",
          "write set fast"});
-  t.add({"srandmember", -2, kReadOnly | kRandom, srandmemberCommand, 1, 1, 1, "set",
+  t.add({"srandmember", -2, kReadOnly, srandmemberCommand, 1, 1, 1, "set",
          "Get one or multiple random members from a set", "1.0.0",
          "Without the count argument O(1), otherwise O(N) where N is the absolute value of the "
          "passed count.",
          "read set slow"});
   t.add({"smove", 4, kWrite | kFast, smoveCommand, 1, 2, 1, "set",
          "Move a member from one set to another", "1.0.0", "O(1)", "write set fast"});
-  t.add({"sscan", -3, kReadOnly | kRandom, sscanCommand, 1, 1, 1, "set",
-         "Incrementally iterate Set elements", "2.8.0",
+  t.add({"sscan", -3, kReadOnly, sscanCommand, 1, 1, 1, "set", "Incrementally iterate Set elements",
+         "2.8.0",
          "O(1) for every call. O(N) for a complete iteration, including enough command calls "
          "for the cursor to return back to 0. N is the number of elements inside the "
          "collection..",

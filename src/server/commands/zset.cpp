@@ -441,10 +441,10 @@ void registerSortedSetCommands(CommandTable& t) {
   t.add({"zrevrank", 3, kReadOnly | kFast, zrevrankCommand, 1, 1, 1, "sorted_set",
          "Determine the index of a member in a sorted set, with scores ordered from high to low",
          "2.0.0", "O(log(N))", "read sortedset fast"});
-  t.add({"zrandmember", -2, kReadOnly | kRandom, zrandmemberCommand, 1, 1, 1, "sorted_set",
+  t.add({"zrandmember", -2, kReadOnly, zrandmemberCommand, 1, 1, 1, "sorted_set",
          "Get one or multiple random elements from a sorted set", "6.2.0",
          "O(N) where N is the number of elements returned", "read sortedset slow"});
-  t.add({"zscan", -3, kReadOnly | kRandom, zscanCommand, 1, 1, 1, "sorted_set",
+  t.add({"zscan", -3, kReadOnly, zscanCommand, 1, 1, 1, "sorted_set",
          "Incrementally iterate sorted sets elements and associated scores", "2.8.0",
          "O(1) for every call. O(N) for a complete iteration, including enough command calls "
          "for the cursor to return back to 0. N is the number of elements inside the "

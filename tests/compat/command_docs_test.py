@@ -1,0 +1,143 @@
+"""COMMAND DOCS arguments and COMMAND INFO tips, checked against Redis 7.0.
+
+Starts Debian's redis-server (7.0) on a free loopback port beside our
+server and compares, for every command ours has, the argument tree of
+COMMAND DOCS (names, types, tokens, optional/multiple flags, nesting) and
+the tips of COMMAND INFO. This is what clients that build hints from
+COMMAND DOCS (redis-cli 7.2+, IDEs) read.
+
+Usage: /usr/bin/python3 command_docs_test.py HOST PORT
+Prints "[ok] name" or "[err] name: detail" per command; exits 1 on any
+failure.
+"""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import redis
+
+REFERENCE = "/usr/bin/redis-server"
+
+
+def raw(conn, *args):
+    conn.send_command(*args)
+    return conn.read_response()
+
+
+def as_map(x):
+    # RESP2 maps arrive as flat [k, v, k, v] lists.
+    if isinstance(x, dict):
+        return {k.decode() if isinstance(k, bytes) else k: v for k, v in x.items()}
+    return {x[i].decode(): x[i + 1] for i in range(0, len(x), 2)}
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def render(a):
+    """One argument as a compact string. A block of one member is drawn as
+    that member (Redis writes "parameter [parameter ...]" either way)."""
+    a = as_map(a)
+    kind = text(a["type"])
+    token = text(a.get("token")) if a.get("token") is not None else None
+    flags = {text(f) for f in a.get("flags", [])}
+    subs = a.get("arguments", [])
+    if kind == "block" and len(subs) == 1:
+        inner = as_map(subs[0])
+        inner_flags = {text(f) for f in inner.get("flags", [])}
+        merged = dict(inner)
+        if token is not None:
+            merged["token"] = token
+        merged["flags"] = sorted(flags | inner_flags)
+        return render(merged)
+    if kind == "pure-token":
+        s = token
+    elif kind == "oneof":
+        s = "<" + " | ".join(render(x) for x in subs) + ">"
+    elif kind == "block":
+        s = "{" + " ".join(render(x) for x in subs) + "}"
+    else:
+        s = text(a["name"]) + ("" if kind == "string" else ":" + kind)
+    if token is not None and kind != "pure-token":
+        s = token + " " + s
+    if "multiple" in flags:
+        s += " ...T" if "multiple_token" in flags else " ..."
+    if "optional" in flags:
+        s = "[" + s + "]"
+    return s
+
+
+def docs_line(conn, name):
+    reply = as_map(raw(conn, "COMMAND", "DOCS", name))
+    if name not in reply:
+        return None
+    doc = as_map(reply[name])
+    return " ".join(render(a) for a in doc.get("arguments", []))
+
+
+def tips(conn, name):
+    info = raw(conn, "COMMAND", "INFO", name)[0]
+    if info is None:
+        return None
+    return sorted(text(t) for t in info[7])
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def main():
+    host, port = sys.argv[1], int(sys.argv[2])
+    ours = redis.Connection(host=host, port=port)
+    names = sorted(text(n) for n in raw(ours, "COMMAND", "LIST"))
+    if not os.access(REFERENCE, os.X_OK):
+        print(f"[err] command docs: {REFERENCE} missing (package redis-server)")
+        return 1
+    ref_port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = subprocess.Popen(
+            [REFERENCE, "--port", str(ref_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", tmp, "--logfile", ""],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            theirs = None
+            for _ in range(100):
+                try:
+                    theirs = redis.Connection(host="127.0.0.1", port=ref_port)
+                    raw(theirs, "PING")
+                    break
+                except redis.ConnectionError:
+                    theirs = None
+                    time.sleep(0.1)
+            if theirs is None:
+                print("[err] command docs: the reference redis-server did not start")
+                return 1
+            version = as_map(raw(theirs, "HELLO", "2"))["version"]
+            failures = 0
+            for name in names:
+                want = (docs_line(theirs, name), tips(theirs, name))
+                got = (docs_line(ours, name), tips(ours, name))
+                if want[0] is None:
+                    print(f"[err] docs {name}: Redis {text(version)} has no such command")
+                    failures += 1
+                elif got == want:
+                    print(f"[ok] docs {name}")
+                else:
+                    print(f"[err] docs {name}: got {got!r}, Redis {text(version)} has {want!r}")
+                    failures += 1
+            return 1 if failures else 0
+        finally:
+            ref.terminate()
+            ref.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
