@@ -3,7 +3,10 @@
 #include <editline/readline.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/help.h"
 #include "cli/split.h"
 
 namespace cli {
@@ -85,6 +89,45 @@ void saveHistory(const std::string& path, const std::vector<std::string>& lines)
   fclose(f);
 }
 
+// Tab completion of the first word: the server's command names (COMMAND
+// LIST, fetched on the first Tab of a connection) and "help", in the case
+// of what was typed so far.
+Session* g_complete_session = nullptr;
+std::vector<std::string> g_command_names;
+
+char* completeCommand(const char* text, int state) {
+  static size_t next;
+  if (state == 0) {
+    next = 0;
+    if (g_command_names.empty() && g_complete_session != nullptr) {
+      client::Reply r;
+      if (g_complete_session->query({"COMMAND", "LIST"}, &r) && !r.isError()) {
+        for (const client::Reply& n : r.elements)
+          if (n.str.find('|') == std::string::npos) g_command_names.push_back(n.str);
+        g_command_names.push_back("help");
+        std::sort(g_command_names.begin(), g_command_names.end());
+      }
+    }
+  }
+  size_t len = strlen(text);
+  bool lower = len == 0 || islower(static_cast<unsigned char>(text[0]));
+  while (next < g_command_names.size()) {
+    const std::string& name = g_command_names[next++];
+    if (strncasecmp(name.c_str(), text, len) != 0) continue;
+    std::string out = name;
+    if (!lower)
+      for (char& ch : out) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
+    return strdup(out.c_str());
+  }
+  return nullptr;
+}
+
+char** completeLine(const char* text, int start, int) {
+  rl_attempted_completion_over = 1;  // no file-name completion
+  if (start != 0) return nullptr;
+  return rl_completion_matches(text, completeCommand);
+}
+
 bool readLine(bool tty, const std::string& prompt, std::string* line) {
   if (tty) {
     char* l = readline(prompt.c_str());
@@ -121,6 +164,8 @@ int runRepl(Options* opt, Session* session, bool tty) {
   std::optional<std::string> hist_path;
   std::vector<std::string> history;
   if (tty) {
+    g_complete_session = session;
+    rl_attempted_completion_function = completeLine;
     using_history();
     stifle_history(static_cast<int>(kHistoryMax));
     hist_path = historyPath();
@@ -151,7 +196,17 @@ int runRepl(Options* opt, Session* session, bool tty) {
       continue;
     }
     if (strcasecmp(cmd.c_str(), "help") == 0 || cmd == "?") {
-      printReplHelp();
+      std::vector<std::string> topics(argv.begin() + 1, argv.end());
+      if (topics.empty()) {
+        printReplHelp();
+        printHelp(session, topics, false);
+        continue;
+      }
+      if (!session->connected() && !session->connect()) continue;
+      if (!printHelp(session, topics, isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "Error: %s\n", session->lastReason().c_str());
+      }
+      fflush(stdout);
       continue;
     }
     if (argv.size() == 3 && strcasecmp(cmd.c_str(), "connect") == 0) {
@@ -161,6 +216,7 @@ int runRepl(Options* opt, Session* session, bool tty) {
       opt->endpoint.path.clear();
       opt->db = 0;
       session->connect();
+      g_command_names.clear();
       continue;
     }
     int64_t repeat = 1;

@@ -107,6 +107,10 @@ bool Session::handshake() {
   return true;
 }
 
+bool Session::query(const std::vector<std::string>& argv, Reply* reply) {
+  return client_.connected() && client_.call(argv, reply);
+}
+
 std::string Session::prompt() const {
   if (!client_.connected()) return "not connected> ";
   std::string p;

@@ -29,6 +29,10 @@ class Session {
   // connection ends.
   RunResult run(const std::vector<std::string>& argv, int64_t repeat);
 
+  // Sends one command and returns its reply without printing it (help,
+  // completion). False when the connection is lost.
+  bool query(const std::vector<std::string>& argv, client::Reply* reply);
+
   // Prompt for interactive mode: "127.0.0.1:6379[2]> ", "redis /tmp/s> " or
   // "not connected> ".
   std::string prompt() const;

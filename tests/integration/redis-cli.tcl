@@ -160,6 +160,47 @@ start_server {tags {cli}} {
   } {1 1}
 }
 
+start_server {tags {cli}} {
+  # Help comes from the server's COMMAND DOCS, so it is exactly what the
+  # server describes (and what the compat suite checks against Redis 7.0).
+  test {cli: help <command> prints syntax, summary, since and group} {
+    cli_out -stdin "help set\n"
+  } "
+  SET key value \[NX|XX\] \[GET\] \[EX seconds|PX milliseconds|EXAT unix-time-seconds|PXAT unix-time-milliseconds|KEEPTTL\]
+  summary: Set the string value of a key
+  since: 1.0.0
+  group: string
+
+"
+
+  test {cli: help for a subcommand, repeats with and without their token} {
+    set out [cli_out -stdin "help client list\nhelp sort_ro\n"]
+    set lines [split $out "\n"]
+    list [lindex $lines 1] [lindex $lines 7]
+  } {{  CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] [ID client-id [client-id ...]]} {  SORT_RO key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA]}}
+
+  test {cli: help @group lists the group's commands in name order} {
+    set out [cli_out -stdin "help @hyperloglog\n"]
+    set names [regexp -all -inline -line {^  (PF[A-Z]+) } $out]
+    list [lmap {whole name} $names {set name}] [string match "*group:*" $out]
+  } {{PFADD PFCOUNT PFDEBUG PFMERGE PFSELFTEST} 0}
+
+  test {cli: help for an unknown topic prints how to ask} {
+    set out [cli_out -stdin "help nosuchcommand\n"]
+    assert_match "*\"help @<group>\" to get a list of commands in <group>*" $out
+  }
+
+  test {cli: Tab completes command names in the case typed} {
+    set ::env(REDISCLI_HISTFILE) /dev/null
+    set pty [file join $::redis::support_dir pty_run.py]
+    set cli [list $::cfg(cli_bin) -h [srv host] -p [srv port]]
+    set lower [exec /usr/bin/python3 $pty {pfc\t\p\n\p\x04} {*}$cli]
+    set upper [exec /usr/bin/python3 $pty {HGETA\t\p\n\p\x04} {*}$cli]
+    unset ::env(REDISCLI_HISTFILE)
+    list [string match "*pfc*ount *" $lower] [string match "*HGETA*LL *" $upper]
+  } {1 1}
+}
+
 start_server {tags {cli needs:unix external:skip}} {
   test {cli -s connects over the unix socket} {
     set out [exec $::cfg(cli_bin) -s [srv unixsocket] set unixk v]
