@@ -276,6 +276,12 @@ void hrandfieldWithCount(Client* c) {
   char fs[db::Hash::kScratch], vs[db::Hash::kScratch];
   if (count < 0) {  // with repetitions
     int64_t n = -count;
+    auto pick_bytes = [&] {
+      std::string_view f, v;
+      h->randomPair(fs, vs, &f, &v);
+      return bulkReplyBytes(f.size()) + (withvalues ? bulkReplyBytes(v.size()) + 4 : 0);
+    };
+    if (refuseOversizedRepeatReply(c, static_cast<uint64_t>(n), pick_bytes)) return;
     w.arrayLen(n * per);
     for (int64_t i = 0; i < n; i++) {
       std::string_view f, v;

@@ -206,6 +206,9 @@ void srandmemberCommand(Client* c) {
     return;
   }
   if (count < 0) {  // with repetitions
+    if (refuseOversizedRepeatReply(c, static_cast<uint64_t>(-count),
+                                   [&] { return bulkReplyBytes(s->random(scratch).size()); }))
+      return;
     w.arrayLen(-count);
     for (int64_t i = 0; i < -count; i++) w.bulk(s->random(scratch));
     return;

@@ -13,6 +13,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/families.h"
+#include "server/commands/random_sample.h"
 #include "server/commands/scan_args.h"
 #include "server/commands/zset_common.h"
 #include "server/keyspace.h"
@@ -288,9 +289,15 @@ void zrandmemberWithCount(Client* c, db::ZSet* z, int64_t count, bool withscores
   if (count < 0) {
     // Repetitions allowed: |count| independent picks.
     uint64_t n = count == INT64_MIN ? uint64_t{1} << 63 : static_cast<uint64_t>(-count);
-    ZElementsReply rep(c, withscores);
     std::string m;
     double s;
+    auto pick_bytes = [&] {
+      randomElement(z, &m, &s);
+      // A score is at most 24 characters, plus framing.
+      return bulkReplyBytes(m.size()) + (withscores ? 32 : 0);
+    };
+    if (refuseOversizedRepeatReply(c, n, pick_bytes)) return;
+    ZElementsReply rep(c, withscores);
     for (uint64_t i = 0; i < n; i++) {
       randomElement(z, &m, &s);
       rep.add(m, s);

@@ -210,6 +210,12 @@ start_server {tags {hash}} {
     assert_error {ERR value is out of range} {r hrandfield h -4611686018427387904 withvalues}
     assert_error {ERR value is out of range} {r hrandfield h 4611686018427387904 withvalues}
     assert_equal [r hrandfield h 4611686018427387903 withvalues] {a 1}
+    # Repetitions: a reply past proto-max-bulk-len is refused, not built
+    # (Redis 7.0 runs out of memory on these).
+    assert_error {ERR count is too large: the reply would take about * bytes, more than proto-max-bulk-len*} \
+        {r hrandfield h -9223372036854775807}
+    assert_error {ERR count is too large: *} {r hrandfield h -4611686018427387903 withvalues}
+    assert_equal [llength [r hrandfield h -1000 withvalues]] 2000
     list [r hrandfield nokey 5] [r hrandfield nokey -5 withvalues] [r hrandfield h 0]
   } {{} {} {}}
 

@@ -252,6 +252,21 @@ start_server {tags {set}} {
     } {40}
   }
 
+  # Redis 7.0 builds such a reply whole and dies of OOM; here a reply with
+  # repetitions larger than proto-max-bulk-len is refused up front.
+  test {SRANDMEMBER with a huge negative count is refused, not built} {
+    r del s
+    r sadd s a
+    assert_error {ERR count is too large: the reply would take about * bytes, more than proto-max-bulk-len (536870912)} \
+        {r srandmember s -9223372036854775807}
+    r config set proto-max-bulk-len 1mb
+    # "a" costs 7 bytes a pick: 200000 picks are 1.4MB, 100000 are 0.7MB.
+    catch {r srandmember s -200000} e
+    set n [llength [r srandmember s -100000]]
+    r config set proto-max-bulk-len 512mb
+    list $e $n [r ping]
+  } {{ERR count is too large: the reply would take about 1400000 bytes, more than proto-max-bulk-len (1048576)} 100000 PONG}
+
   test {SRANDMEMBER edge cases and errors} {
     r del s
     r sadd s a

@@ -193,6 +193,9 @@ start_server {tags {zset}} {
       assert_equal [llength $pairs] 20
       foreach {m s} $pairs { assert_equal [r zscore z $m] $s }
       foreach {m s} [r zrandmember z 4 withscores] { assert_equal [r zscore z $m] $s }
+      # Repetitions past proto-max-bulk-len are refused, not built.
+      assert_error {ERR count is too large: *} {r zrandmember z -4611686018427387903 withscores}
+      assert_error {ERR count is too large: *} {r zrandmember z -9223372036854775807}
       dict size [dict create {*}[r zrandmember z 5 withscores]]
     } {5}
 
