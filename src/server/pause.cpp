@@ -6,6 +6,7 @@
 
 #include "server/client.h"
 #include "server/command.h"
+#include "server/db/db.h"
 #include "server/server.h"
 
 namespace server::pause {
@@ -16,6 +17,13 @@ int64_t g_end_ms = 0;
 event::TimerId g_timer = 0;
 // Held clients in the order they were paused: they resume in that order.
 std::vector<Client*> g_held;
+
+// Every change of mode goes through here: the keyspace stops expiring keys
+// for as long as any pause lasts.
+void setMode(Mode m) {
+  g_mode = m;
+  db::Db::expiry_paused = m != Mode::kOff;
+}
 
 void resumeHeld() {
   std::vector<Client*> held;
@@ -37,7 +45,7 @@ int onTimer(event::EventLoop*, event::TimerId) {
   int64_t left = g_end_ms - event::EventLoop::nowMs();
   if (g_mode != Mode::kOff && left > 0) return static_cast<int>(std::min(left, kMaxWaitMs));
   g_timer = 0;
-  if (g_mode != Mode::kOff) g_mode = Mode::kOff;
+  setMode(Mode::kOff);
   resumeHeld();
   return event::kNoMore;
 }
@@ -50,17 +58,17 @@ void armTimer(int64_t delay_ms) {
 
 void start(Mode mode, int64_t end_ms) {
   if (g_mode == Mode::kOff) {
-    g_mode = mode;
+    setMode(mode);
     g_end_ms = end_ms;
   } else {
-    g_mode = std::max(g_mode, mode);
+    setMode(std::max(g_mode, mode));
     g_end_ms = std::max(g_end_ms, end_ms);
   }
   armTimer(g_end_ms - event::EventLoop::nowMs());
 }
 
 void stop() {
-  g_mode = Mode::kOff;
+  setMode(Mode::kOff);
   g_end_ms = 0;
   // Held clients run from a timer, not inside the UNPAUSE call.
   armTimer(0);

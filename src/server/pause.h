@@ -8,7 +8,9 @@
 // through; commands queued in MULTI are held the same way. A client
 // already holding a request holds everything after it. Monitors are never
 // paused (Redis exempts replicas, which monitors count as). A new pause
-// extends the end time and keeps the stricter mode.
+// extends the end time and keeps the stricter mode. While any pause lasts
+// keys do not expire (db::Db::expiry_paused): they read as absent once
+// their time has passed and are deleted after the pause.
 #pragma once
 
 #include <cstdint>

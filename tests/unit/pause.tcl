@@ -154,4 +154,21 @@ start_server {tags {pause external:skip}} {
     assert_match {*"get" "seen"} $first
     assert_match {*"set" "seen" "1"} $second
   }
+
+  # Redis 7.0 keeps the dataset still during a pause: an expired key reads as
+  # absent but is neither deleted lazily nor by the active cycle.
+  test {Keys do not expire while clients are paused} {
+    r flushall
+    r set short v px 50
+    r set long v
+    r client pause 5000 WRITE
+    after 400
+    # hz 10: the active cycle ran several times meanwhile.
+    set during [list [r get short] [r exists short] [r dbsize] [r randomkey]]
+    set expired_during [info_field [r info stats] expired_keys]
+    r client unpause
+    after 50
+    r get short
+    list $during [expr {[info_field [r info stats] expired_keys] - $expired_during}] [r dbsize]
+  } {{{} 0 2 long} 1 1}
 }

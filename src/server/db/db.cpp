@@ -13,6 +13,7 @@ namespace db {
 int64_t Clock::nowMs = 0;
 uint32_t Clock::lruSeconds = 0;
 void (*Db::onExpired)(Db* db, std::string_view key) = nullptr;
+bool Db::expiry_paused = false;
 
 void Clock::update() {
   struct timeval tv;
@@ -71,7 +72,7 @@ Entry* Db::find(std::string_view key) {
   Entry* e = keys_.find(key);
   if (e == nullptr) return nullptr;
   if (e->hasExpire() && isExpired(e)) {
-    expireNow(e);
+    if (!expiry_paused) expireNow(e);
     return nullptr;
   }
   e->lru = accessedField(e->lru);
@@ -83,6 +84,11 @@ Entry* Db::peek(std::string_view key) {
 }
 
 Entry* Db::add(std::string_view key, Value v) {
+  if (expiry_paused) {
+    // find() hid an expired key without deleting it: it goes now.
+    Entry* old = keys_.find(key);
+    if (old != nullptr) expireNow(old);
+  }
   Entry* e = newEntry(key, std::move(v));
   keys_.insert(e);
   return e;
@@ -155,7 +161,7 @@ Entry* Db::randomEntry() {
     Entry* e = keys_.randomNode();
     if (e == nullptr) return nullptr;
     if (e->hasExpire() && isExpired(e)) {
-      expireNow(e);
+      if (!expiry_paused) expireNow(e);
       continue;
     }
     return e;
@@ -197,7 +203,7 @@ size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
   int64_t start = event::EventLoop::nowUs();
   ExpireNode* batch[64];
   if (sample > 64) sample = 64;
-  while (expires_.size() > 0) {
+  while (!expiry_paused && expires_.size() > 0) {
     size_t n = expires_.sampleNodes(batch, sample);
     size_t expired = 0;
     // Collect first, then delete: deleting changes the table under us.

@@ -132,6 +132,12 @@ class Db {
   // WATCH). Set by the server.
   static void (*onExpired)(Db* db, std::string_view key);
 
+  // True while CLIENT PAUSE is in effect (set by server/pause.cpp): as in
+  // Redis 7.0 the dataset then stays still, so expired keys read as absent
+  // but are not deleted, and the active cycle deletes nothing. Writes are
+  // held during a pause; add() still replaces an expired key kept this way.
+  static bool expiry_paused;
+
  private:
   static Entry* newEntry(std::string_view key, Value v);
   void freeEntry(Entry* e);
