@@ -187,7 +187,7 @@ void nameGroup(ArgSpec* a) {
   }
 }
 
-ArgSpec placeholder(const std::string& word) {
+ArgSpec placeholder(std::string word) {
   static const std::pair<const char*, ArgType> kTypes[] = {{"integer", ArgType::kInteger},
                                                            {"double", ArgType::kDouble},
                                                            {"key", ArgType::kKey},
@@ -195,6 +195,12 @@ ArgSpec placeholder(const std::string& word) {
                                                            {"unix-time", ArgType::kUnixTime},
                                                            {"string", ArgType::kString}};
   ArgSpec a;
+  size_t hash = word.rfind('#');
+  if (hash != std::string::npos && hash + 1 < word.size() &&
+      word.find_first_not_of("0123456789", hash + 1) == std::string::npos) {
+    a.key_spec_index = std::stoi(word.substr(hash + 1));
+    word.resize(hash);
+  }
   a.name = word;
   size_t colon = word.rfind(':');
   if (colon != std::string::npos) {

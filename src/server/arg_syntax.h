@@ -7,7 +7,9 @@
 //                 "unix-time-seconds"), else a token ("NX", "WITHSCORES").
 //                 A placeholder may end in ":type", one of integer, double,
 //                 key, pattern, unix-time, string (the default; a
-//                 placeholder named "key" is a key).
+//                 placeholder named "key" is a key). A final "#N" names
+//                 the key spec the argument belongs to (SORT's BY
+//                 pattern); key arguments default to their order.
 //   [ a | b ]     optional group; "<a | b>" is a required one. More than
 //                 one alternative makes a oneof.
 //   X [X ...]     X repeats ("multiple"); when X starts with a token the
@@ -43,6 +45,7 @@ struct ArgSpec {
   bool optional = false;
   bool multiple = false;
   bool multiple_token = false;
+  int key_spec_index = -1;    // explicit "#N"; -1 when not given
   std::vector<ArgSpec> args;  // oneof alternatives / block members
 };
 

@@ -1,5 +1,6 @@
 // The syntax-line reader behind COMMAND DOCS "arguments", and the command
-// table's lines themselves: every registered command has one and it parses.
+// table's lines themselves: every registered command has one and it parses,
+// and every command with keys has key specs.
 #include "server/arg_syntax.h"
 
 #include <gtest/gtest.h>
@@ -110,6 +111,12 @@ TEST(ArgSyntax, TokensBlocksAndGroups) {
   EXPECT_EQ(addr[0].name, "ip:port");
   EXPECT_EQ(addr[0].type, ArgType::kString);
   EXPECT_TRUE(parse("").empty());
+  // "#N" ties an argument to a key spec; it is not part of the name.
+  auto sort = parse("key [BY pattern:pattern#1]");
+  EXPECT_EQ(sort[1].name, "pattern");
+  EXPECT_EQ(sort[1].type, ArgType::kPattern);
+  EXPECT_EQ(sort[1].key_spec_index, 1);
+  EXPECT_EQ(sort[0].key_spec_index, -1);
 }
 
 TEST(ArgSyntax, MalformedLines) {
@@ -130,6 +137,10 @@ TEST(SyntaxTable, EveryCommandHasAParsedLine) {
   size_t checked = 0;
   auto check = [&](const Command& cmd) {
     EXPECT_NE(commandSyntax(cmd.name), nullptr) << cmd.name << " has no syntax line";
+    // A command with keys says where they are.
+    if (cmd.first_key > 0 || cmd.keys_proc != nullptr) {
+      EXPECT_FALSE(cmd.key_specs.empty()) << cmd.name << " has no key specs";
+    }
     checked++;
   };
   for (Command* cmd : server.commands.all()) {

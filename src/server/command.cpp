@@ -48,6 +48,12 @@ void CommandTable::setKeysProc(std::string_view name, KeysProc proc) {
   cmd->keys_proc = proc;
 }
 
+void CommandTable::setKeyFlagsProc(std::string_view name, KeyFlagsProc proc) {
+  Command* cmd = find(name);
+  if (cmd == nullptr) abort();
+  cmd->key_flags_proc = proc;
+}
+
 Command* CommandTable::find(std::string_view name) {
   if (index_.empty()) return nullptr;
   size_t mask = index_.size() - 1;
@@ -94,6 +100,7 @@ std::vector<const char*> commandFlagNames(uint32_t flags) {
       {kFast, "fast"},
       {kNoAuth, "no_auth"},
       {kMayReplicate, "may_replicate"},
+      {kNoAsyncLoading, "no_async_loading"},
       {kNoMulti, "no_multi"},
       {kAllowBusy, "allow_busy"},
   };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/arg_syntax.h"
+#include "server/key_spec.h"
 
 namespace server {
 
@@ -23,6 +24,11 @@ using KeysProc = bool (*)(const std::vector<std::string_view>& argv, std::vector
 
 // The usual KeysProc shape: a count at argv[count_index], then that many
 // keys. False when the count is not a positive integer or runs past argv.
+// For commands whose key flags depend on the arguments (SET with or
+// without GET, BITFIELD reading or writing): the key's flags for this
+// argv, space separated, as COMMAND GETKEYSANDFLAGS reports them.
+using KeyFlagsProc = const char* (*)(const std::vector<std::string_view>& argv);
+
 bool keysAfterCount(const std::vector<std::string_view>& argv, size_t count_index,
                     std::vector<size_t>* out);
 
@@ -45,6 +51,7 @@ enum CommandFlag : uint32_t {
   kNoMulti = 1 << 15,
   kSkipSlowlog = 1 << 16,
   kSortForScript = 1 << 17,
+  kNoAsyncLoading = 1 << 18,
 };
 
 struct Command {
@@ -67,9 +74,12 @@ struct Command {
   // Set after registration (CommandTable::setKeysProc) where needed; when
   // set it wins over first/last/step for COMMAND GETKEYS.
   KeysProc keys_proc = nullptr;
-  // COMMAND DOCS "arguments" and COMMAND INFO tips (space separated), from
-  // commands/syntax_table.cpp (filled in by registerAllCommands).
+  KeyFlagsProc key_flags_proc = nullptr;
+  // COMMAND DOCS "arguments", COMMAND INFO key specs and tips (space
+  // separated), from commands/syntax_table.cpp (filled in by
+  // registerAllCommands).
   std::vector<ArgSpec> arguments;
+  std::vector<KeySpec> key_specs;
   const char* tips = "";
 
   std::string fullName() const;  // "client|list"
@@ -87,6 +97,7 @@ class CommandTable {
   // Attaches a KeysProc to an already registered command (aborts if the
   // name is unknown: a registration bug).
   void setKeysProc(std::string_view name, KeysProc proc);
+  void setKeyFlagsProc(std::string_view name, KeyFlagsProc proc);
   // Resolves "client list" to the subcommand when the command has them;
   // returns the container itself when it has none.
   Command* findSub(Command* parent, std::string_view sub);

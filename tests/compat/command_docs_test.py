@@ -1,10 +1,12 @@
-"""COMMAND DOCS arguments and COMMAND INFO tips, checked against Redis 7.0.
+"""COMMAND DOCS and COMMAND INFO, checked against Redis 7.0.
 
 Starts Debian's redis-server (7.0) on a free loopback port beside our
 server and compares, for every command ours has, the argument tree of
-COMMAND DOCS (names, types, tokens, optional/multiple flags, nesting) and
-the tips of COMMAND INFO. This is what clients that build hints from
-COMMAND DOCS (redis-cli 7.2+, IDEs) read.
+COMMAND DOCS (names, types, tokens, optional/multiple flags, nesting, key
+spec indexes) and COMMAND INFO (arity, flags, legacy key positions, tips,
+key specs); then COMMAND GETKEYSANDFLAGS for a list of full commands. This
+is what clients that build hints from COMMAND DOCS (redis-cli 7.2+, IDEs)
+and cluster clients that locate keys read.
 
 Usage: /usr/bin/python3 command_docs_test.py HOST PORT
 Prints "[ok] name" or "[err] name: detail" per command; exits 1 on any
@@ -62,6 +64,8 @@ def render(a):
         s = "{" + " ".join(render(x) for x in subs) + "}"
     else:
         s = text(a["name"]) + ("" if kind == "string" else ":" + kind)
+        if "key_spec_index" in a:
+            s += "#" + str(a["key_spec_index"])
     if token is not None and kind != "pure-token":
         s = token + " " + s
     if "multiple" in flags:
@@ -79,11 +83,65 @@ def docs_line(conn, name):
     return " ".join(render(a) for a in doc.get("arguments", []))
 
 
-def tips(conn, name):
-    info = raw(conn, "COMMAND", "INFO", name)[0]
-    if info is None:
+def key_spec(k):
+    """One key spec as "FLAGS; BEGIN; FIND" (server/key_spec.h's notation)."""
+    k = as_map(k)
+    flags = " ".join(text(f) for f in k["flags"])
+    begin, find = as_map(k["begin_search"]), as_map(k["find_keys"])
+    b_spec = as_map(begin["spec"]) if begin["spec"] else {}
+    f_spec = as_map(find["spec"]) if find["spec"] else {}
+    b_type, f_type = text(begin["type"]), text(find["type"])
+    if b_type == "index":
+        b = f"index {b_spec['index']}"
+    elif b_type == "keyword":
+        b = f"keyword {text(b_spec['keyword'])} {b_spec['startfrom']}"
+    else:
+        b = b_type
+    if f_type == "range":
+        f = f"range {f_spec['lastkey']} {f_spec['keystep']} {f_spec['limit']}"
+    elif f_type == "keynum":
+        f = f"keynum {f_spec['keynumidx']} {f_spec['firstkey']} {f_spec['keystep']}"
+    else:
+        f = f_type
+    return f"{flags}; {b}; {f}"
+
+
+def info(conn, name):
+    """Arity, flags, legacy key positions, tips and key specs."""
+    entry = raw(conn, "COMMAND", "INFO", name)[0]
+    if entry is None:
         return None
-    return sorted(text(t) for t in info[7])
+    return {
+        "arity": entry[1],
+        "flags": sorted(text(f) for f in entry[2]),
+        "legacy keys": (entry[3], entry[4], entry[5]),
+        "tips": sorted(text(t) for t in entry[7]),
+        "key specs": " | ".join(key_spec(k) for k in entry[8]),
+    }
+
+
+# Full commands whose keys and key flags COMMAND GETKEYSANDFLAGS reports:
+# fixed positions, key counts, keywords, argument-dependent flags, not-keys
+# and refusals.
+GETKEYS_SAMPLES = [
+    "GET k", "SET k v", "SET k v GET", "MSET a 1 b 2", "MSETNX a 1 b 2", "DEL a b",
+    "UNLINK a", "EXISTS a b", "TOUCH a", "WATCH a b", "COPY a b", "RENAME a b",
+    "RENAMENX a b", "GETEX k PERSIST", "LCS a b", "OBJECT ENCODING k", "MEMORY USAGE k",
+    "BITFIELD k GET u8 0", "BITFIELD k SET u8 0 1", "BITFIELD k OVERFLOW SAT INCRBY u8 0 1",
+    "BITOP AND d a b", "PFMERGE d a b", "PFCOUNT a b", "LMOVE a b LEFT RIGHT",
+    "LMPOP 2 a b LEFT COUNT 1", "BLMPOP 0 2 a b RIGHT", "BLPOP a b 0", "SMOVE a b m",
+    "SDIFFSTORE d a b", "SINTERCARD 2 a b LIMIT 1", "ZUNIONSTORE d 2 a b WEIGHTS 1 2",
+    "ZINTER 2 a b", "ZRANGESTORE d s 0 1", "ZMPOP 1 z MIN", "SORT k BY w_* GET o_* STORE d",
+    "SORT k", "SORT_RO k", "HSET h f v", "SPUBLISH ch m", "SSUBSCRIBE a b", "PING",
+    "ZUNIONSTORE d 0 a", "LMPOP 3 a b LEFT", "NOSUCH a",
+]
+
+
+def getkeys(conn, line):
+    try:
+        return raw(conn, "COMMAND", "GETKEYSANDFLAGS", *line.split())
+    except redis.ResponseError as e:
+        return f"error: {e}"
 
 
 def free_port():
@@ -123,8 +181,8 @@ def main():
             version = as_map(raw(theirs, "HELLO", "2"))["version"]
             failures = 0
             for name in names:
-                want = (docs_line(theirs, name), tips(theirs, name))
-                got = (docs_line(ours, name), tips(ours, name))
+                want = (docs_line(theirs, name), info(theirs, name))
+                got = (docs_line(ours, name), info(ours, name))
                 if want[0] is None:
                     print(f"[err] docs {name}: Redis {text(version)} has no such command")
                     failures += 1
@@ -132,6 +190,13 @@ def main():
                     print(f"[ok] docs {name}")
                 else:
                     print(f"[err] docs {name}: got {got!r}, Redis {text(version)} has {want!r}")
+                    failures += 1
+            for line in GETKEYS_SAMPLES:
+                want, got = getkeys(theirs, line), getkeys(ours, line)
+                if got == want:
+                    print(f"[ok] getkeysandflags {line}")
+                else:
+                    print(f"[err] getkeysandflags {line}: got {got!r}, Redis has {want!r}")
                     failures += 1
             return 1 if failures else 0
         finally:

@@ -178,6 +178,21 @@ void bitfieldRoCommand(Client* c) {
   bitfieldGeneric(c, true);
 }
 
+// GETKEYSANDFLAGS: only GETs read the key; a SET or INCRBY writes it.
+const char* bitfieldKeyFlags(const std::vector<std::string_view>& argv) {
+  for (size_t i = 2; i < argv.size(); i++) {
+    std::string_view op = argv[i];
+    if (strutil::equalsIgnoreCase(op, "get")) {
+      i += 2;
+    } else if (strutil::equalsIgnoreCase(op, "set") || strutil::equalsIgnoreCase(op, "incrby")) {
+      return "RW access update";
+    } else if (strutil::equalsIgnoreCase(op, "overflow")) {
+      i += 1;
+    }
+  }
+  return "RO access";
+}
+
 }  // namespace
 
 void registerBitfieldCommands(CommandTable& t) {
@@ -188,6 +203,7 @@ void registerBitfieldCommands(CommandTable& t) {
          "Perform arbitrary bitfield integer operations on strings. Read-only variant of "
          "BITFIELD",
          "6.0.0", "O(1) for each subcommand specified", "read bitmap fast"});
+  t.setKeyFlagsProc("bitfield", bitfieldKeyFlags);
 }
 
 }  // namespace server

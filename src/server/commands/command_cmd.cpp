@@ -1,8 +1,8 @@
 // COMMAND [INFO | DOCS | COUNT | LIST | GETKEYS | GETKEYSANDFLAGS | HELP]:
-// the command table as Redis 7.0 describes it. Key specs are derived from
-// each entry's first/last/step positions (one "range" spec); INFO's tips
+// the command table as Redis 7.0 describes it. INFO's key specs and tips
 // and DOCS's arguments come from commands/syntax_table.cpp; DOCS also gives
 // summary, since, group, complexity and subcommands.
+#include <algorithm>
 #include <string>
 
 #include "common/strutil.h"
@@ -35,51 +35,85 @@ bool hasCategory(const Command& cmd, std::string_view cat) {
   return found;
 }
 
-// Key access flags of the single key spec (Redis's RO/RW + access/update).
-void keySpecFlags(const Command& cmd, const char** a, const char** b) {
-  if (cmd.flags & kWrite) {
-    *a = "RW";
-    *b = "update";
-  } else {
-    *a = "RO";
-    *b = "access";
-  }
+// Redis's "movablekeys": the keys' places depend on the arguments (a
+// KeysProc, or a spec other than a fixed index and range).
+bool hasMovableKeys(const Command& cmd) {
+  if (cmd.keys_proc != nullptr) return true;
+  for (const KeySpec& k : cmd.key_specs)
+    if (k.begin != KeySpec::Begin::kIndex || k.find != KeySpec::Find::kRange) return true;
+  return false;
+}
+
+void addFlagSet(resp::Writer& w, const std::vector<std::string>& flags) {
+  w.setLen(static_cast<int64_t>(flags.size()));
+  for (const std::string& f : flags) w.status(f);
 }
 
 void addKeySpecs(resp::Writer& w, const Command& cmd) {
-  if (cmd.first_key <= 0) {
-    w.setLen(0);
-    return;
+  w.arrayLen(static_cast<int64_t>(cmd.key_specs.size()));
+  for (const KeySpec& k : cmd.key_specs) {
+    w.mapLen(3);
+    w.bulk("flags");
+    addFlagSet(w, k.flags);
+    w.bulk("begin_search");
+    w.mapLen(2);
+    w.bulk("type");
+    switch (k.begin) {
+      case KeySpec::Begin::kIndex:
+        w.bulk("index");
+        w.bulk("spec");
+        w.mapLen(1);
+        w.bulk("index");
+        w.integer(k.index);
+        break;
+      case KeySpec::Begin::kKeyword:
+        w.bulk("keyword");
+        w.bulk("spec");
+        w.mapLen(2);
+        w.bulk("keyword");
+        w.bulk(k.keyword);
+        w.bulk("startfrom");
+        w.integer(k.startfrom);
+        break;
+      case KeySpec::Begin::kUnknown:
+        w.bulk("unknown");
+        w.bulk("spec");
+        w.mapLen(0);
+        break;
+    }
+    w.bulk("find_keys");
+    w.mapLen(2);
+    w.bulk("type");
+    switch (k.find) {
+      case KeySpec::Find::kRange:
+        w.bulk("range");
+        w.bulk("spec");
+        w.mapLen(3);
+        w.bulk("lastkey");
+        w.integer(k.lastkey);
+        w.bulk("keystep");
+        w.integer(k.keystep);
+        w.bulk("limit");
+        w.integer(k.limit);
+        break;
+      case KeySpec::Find::kKeynum:
+        w.bulk("keynum");
+        w.bulk("spec");
+        w.mapLen(3);
+        w.bulk("keynumidx");
+        w.integer(k.keynumidx);
+        w.bulk("firstkey");
+        w.integer(k.firstkey);
+        w.bulk("keystep");
+        w.integer(k.keystep);
+        break;
+      case KeySpec::Find::kUnknown:
+        w.bulk("unknown");
+        w.bulk("spec");
+        w.mapLen(0);
+        break;
+    }
   }
-  const char *f1, *f2;
-  keySpecFlags(cmd, &f1, &f2);
-  w.setLen(1);
-  w.mapLen(3);
-  w.bulk("flags");
-  w.setLen(2);
-  w.status(f1);
-  w.status(f2);
-  w.bulk("begin_search");
-  w.mapLen(2);
-  w.bulk("type");
-  w.bulk("index");
-  w.bulk("spec");
-  w.mapLen(1);
-  w.bulk("index");
-  w.integer(cmd.first_key);
-  w.bulk("find_keys");
-  w.mapLen(2);
-  w.bulk("type");
-  w.bulk("range");
-  w.bulk("spec");
-  w.mapLen(3);
-  w.bulk("lastkey");
-  // Relative to the first key; negative values count from the end.
-  w.integer(cmd.last_key < 0 ? cmd.last_key : cmd.last_key - cmd.first_key);
-  w.bulk("keystep");
-  w.integer(cmd.key_step);
-  w.bulk("limit");
-  w.integer(0);
 }
 
 void addCommandInfo(resp::Writer& w, const Command& cmd) {
@@ -87,8 +121,7 @@ void addCommandInfo(resp::Writer& w, const Command& cmd) {
   w.bulk(cmd.name);
   w.integer(cmd.arity);
   std::vector<const char*> flags = commandFlagNames(cmd.flags);
-  // Keys found by a KeysProc depend on the arguments (Redis's flag for it).
-  if (cmd.keys_proc != nullptr) flags.push_back("movablekeys");
+  if (hasMovableKeys(cmd)) flags.push_back("movablekeys");
   w.setLen(static_cast<int64_t>(flags.size()));
   for (const char* f : flags) w.status(f);
   w.integer(cmd.first_key);
@@ -111,19 +144,29 @@ void addCommandInfo(resp::Writer& w, const Command& cmd) {
   for (const Command& sub : cmd.subcommands) addCommandInfo(w, sub);
 }
 
-void addArgumentDocs(resp::Writer& w, const ArgSpec& a, bool has_key_spec) {
-  bool key_index = a.type == ArgType::kKey && has_key_spec;
+// Key arguments point at the key spec that finds them: the one the syntax
+// line names ("#N"), else the n-th key argument at the n-th spec (the last
+// one for any after it), which is how the specs are ordered.
+void addArgumentDocs(resp::Writer& w, const ArgSpec& a, const Command& cmd, size_t* key_ordinal) {
+  int64_t spec_index = -1;
+  if (!cmd.key_specs.empty()) {
+    if (a.key_spec_index >= 0) {
+      spec_index = a.key_spec_index;
+    } else if (a.type == ArgType::kKey) {
+      spec_index = static_cast<int64_t>(std::min(*key_ordinal, cmd.key_specs.size() - 1));
+      (*key_ordinal)++;
+    }
+  }
   int64_t nflags = int64_t{a.optional} + int64_t{a.multiple} + int64_t{a.multiple_token};
-  w.mapLen(2 + int64_t{key_index} + int64_t{!a.token.empty()} + int64_t{nflags > 0} +
+  w.mapLen(2 + int64_t{spec_index >= 0} + int64_t{!a.token.empty()} + int64_t{nflags > 0} +
            int64_t{!a.args.empty()});
   w.bulk("name");
   w.bulk(a.name);
   w.bulk("type");
   w.bulk(argTypeName(a.type));
-  if (key_index) {
-    // One key spec per command here (see addKeySpecs).
+  if (spec_index >= 0) {
     w.bulk("key_spec_index");
-    w.integer(0);
+    w.integer(spec_index);
   }
   if (!a.token.empty()) {
     w.bulk("token");
@@ -139,7 +182,7 @@ void addArgumentDocs(resp::Writer& w, const ArgSpec& a, bool has_key_spec) {
   if (!a.args.empty()) {
     w.bulk("arguments");
     w.arrayLen(static_cast<int64_t>(a.args.size()));
-    for (const ArgSpec& sub : a.args) addArgumentDocs(w, sub, has_key_spec);
+    for (const ArgSpec& sub : a.args) addArgumentDocs(w, sub, cmd, key_ordinal);
   }
 }
 
@@ -158,7 +201,8 @@ void addCommandDocs(resp::Writer& w, const Command& cmd) {
   if (args) {
     w.bulk("arguments");
     w.arrayLen(static_cast<int64_t>(cmd.arguments.size()));
-    for (const ArgSpec& a : cmd.arguments) addArgumentDocs(w, a, cmd.first_key > 0);
+    size_t key_ordinal = 0;
+    for (const ArgSpec& a : cmd.arguments) addArgumentDocs(w, a, cmd, &key_ordinal);
   }
   if (subs) {
     w.bulk("subcommands");
@@ -306,14 +350,21 @@ bool getKeys(Client* c, const Command** out, std::vector<size_t>* keys) {
     *out = cmd;
     return true;
   }
-  if (cmd->first_key <= 0) {
+  // The key specs find the keys, leaving out names that are not keys
+  // (SPUBLISH's shard channel), as Redis 7.0 does.
+  std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
+  bool any_spec = false;
+  for (const KeySpec& k : cmd->key_specs) {
+    if (std::find(k.flags.begin(), k.flags.end(), "not_key") != k.flags.end()) continue;
+    any_spec = true;
+    size_t before = keys->size();
+    keysOfSpec(k, argv, keys);
+    for (size_t i = before; i < keys->size(); i++) (*keys)[i] += 2;
+  }
+  if (!any_spec) {
     c->addError("The command has no key arguments");
     return false;
   }
-  int last = cmd->last_key < 0 ? n + cmd->last_key : cmd->last_key;
-  int step = cmd->key_step > 0 ? cmd->key_step : 1;
-  for (int i = cmd->first_key; i <= last && i < n; i += step)
-    keys->push_back(2 + static_cast<size_t>(i));
   if (keys->empty()) {
     c->addError("Invalid arguments specified for command");
     return false;
@@ -330,20 +381,41 @@ void commandGetkeysCommand(Client* c) {
   for (size_t k : keys) c->addBulk(c->arg(k));
 }
 
+// The flags of the key at argv position `pos`: the command's own answer
+// when they vary with the arguments, else those of the spec that locates
+// it; keys only a KeysProc finds (SORT ... STORE) belong to the last spec
+// whose search is unknown.
+std::vector<std::string> keyFlags(const Command& cmd, const std::vector<std::string_view>& argv,
+                                  size_t pos) {
+  std::vector<std::string> flags;
+  if (cmd.key_flags_proc != nullptr) {
+    forEachCategory(cmd.key_flags_proc(argv), [&](std::string_view f) { flags.emplace_back(f); });
+    return flags;
+  }
+  const KeySpec* unknown = nullptr;
+  for (const KeySpec& k : cmd.key_specs) {
+    std::vector<size_t> found;
+    keysOfSpec(k, argv, &found);
+    for (size_t f : found)
+      if (f == pos) return k.flags;
+    if (k.begin == KeySpec::Begin::kUnknown) unknown = &k;
+  }
+  if (unknown != nullptr) return unknown->flags;
+  return cmd.key_specs.empty() ? flags : cmd.key_specs[0].flags;
+}
+
 void commandGetkeysandflagsCommand(Client* c) {
   const Command* cmd;
   std::vector<size_t> keys;
   if (!getKeys(c, &cmd, &keys)) return;
-  const char *f1, *f2;
-  keySpecFlags(*cmd, &f1, &f2);
+  // The command's own argv, its name at 0 (the key specs' frame).
+  std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
   resp::Writer& w = c->reply();
   w.arrayLen(static_cast<int64_t>(keys.size()));
   for (size_t k : keys) {
     w.arrayLen(2);
     w.bulk(c->arg(k));
-    w.setLen(2);
-    w.status(f1);
-    w.status(f2);
+    addFlagSet(w, keyFlags(*cmd, argv, k - 2));
   }
 }
 

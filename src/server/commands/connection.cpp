@@ -172,8 +172,8 @@ void resetCommand(Client* c) {
 void registerConnectionCommands(CommandTable& t) {
   t.add({"ping", -1, kFast | kSentinel, pingCommand, 0, 0, 0, "connection", "Ping the server",
          "1.0.0", "O(1)", "fast connection"});
-  t.add({"echo", 2, kFast, echoCommand, 0, 0, 0, "connection", "Echo the given string", "1.0.0",
-         "O(1)", "fast connection"});
+  t.add({"echo", 2, kFast | kLoading | kStale, echoCommand, 0, 0, 0, "connection",
+         "Echo the given string", "1.0.0", "O(1)", "fast connection"});
   t.add({"quit", -1, kNoAuth | kAllowBusy | kFast | kNoScript | kLoading | kStale, quitCommand, 0,
          0, 0, "connection", "Close the connection", "1.0.0", "O(1)", "fast connection"});
   t.add({"select", 2, kLoading | kStale | kFast, selectCommand, 0, 0, 0, "connection",

@@ -103,10 +103,10 @@ void registerServerCommands(CommandTable& t) {
   t.add({"lastsave", 1, kLoading | kStale | kFast, lastsaveCommand, 0, 0, 0, "server",
          "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "O(1)",
          "admin fast dangerous"});
-  t.add({"save", 1, kAdmin | kNoScript | kNoMulti, saveCommand, 0, 0, 0, "server",
+  t.add({"save", 1, kAdmin | kNoScript | kNoMulti | kNoAsyncLoading, saveCommand, 0, 0, 0, "server",
          "Synchronously save the dataset to disk", "1.0.0",
          "O(N) where N is the total number of keys in all databases", "admin slow dangerous"});
-  t.add({"bgsave", -1, kAdmin | kNoScript, bgsaveCommand, 0, 0, 0, "server",
+  t.add({"bgsave", -1, kAdmin | kNoScript | kNoAsyncLoading, bgsaveCommand, 0, 0, 0, "server",
          "Asynchronously save the dataset to disk", "1.0.0", "O(1)", "admin slow dangerous"});
   t.add({"role", 1, kNoScript | kLoading | kStale | kFast | kSentinel, roleCommand, 0, 0, 0,
          "server", "Return the role of the instance in the context of replication", "2.8.12",

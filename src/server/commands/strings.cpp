@@ -368,6 +368,13 @@ void setrangeCommand(Client* c) {
   c->addInteger(static_cast<int64_t>(len));
 }
 
+// GETKEYSANDFLAGS: SET overwrites its key; with GET it also reads it.
+const char* setKeyFlags(const std::vector<std::string_view>& argv) {
+  for (size_t i = 3; i < argv.size(); i++)
+    if (strutil::equalsIgnoreCase(argv[i], "get")) return "RW access update";
+  return "OW update";
+}
+
 }  // namespace
 
 void registerStringCommands(CommandTable& t) {
@@ -379,6 +386,7 @@ void registerStringCommands(CommandTable& t) {
          "1.0.0", "O(1)", "read string fast"});
   t.add({"set", -3, kWrite | kDenyOom, setCommand, 1, 1, 1, "string",
          "Set the string value of a key", "1.0.0", "O(1)", "write string slow"});
+  t.setKeyFlagsProc("set", setKeyFlags);
   t.add({"setnx", 3, kWrite | kDenyOom | kFast, setnxCommand, 1, 1, 1, "string",
          "Set the value of a key, only if the key does not exist", "1.0.0", "O(1)",
          "write string fast"});

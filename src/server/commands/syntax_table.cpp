@@ -1,6 +1,7 @@
 // The facts here are the argument lists of the Redis 7.0 command reference
-// (https://redis.io/commands), written in our notation; the compatibility
-// suite checks them against Redis 7.0's own COMMAND DOCS.
+// (https://redis.io/commands) and the key specs and tips Redis 7.0's
+// COMMAND INFO reports, written in our notations; the compatibility suite
+// checks them against Redis 7.0's own COMMAND DOCS and COMMAND INFO.
 #include "server/commands/syntax_table.h"
 
 #include <algorithm>
@@ -14,7 +15,7 @@ namespace {
 
 struct Entry {
   const char* name;
-  const char* syntax;  // or the tips, in kTips
+  const char* syntax;  // or the key specs / tips in kKeySpecs / kTips
 };
 
 // Sorted by name (checked by a unit test), looked up by binary search.
@@ -206,11 +207,11 @@ constexpr Entry kSyntax[] = {
     {"smismember", "key member [member ...]"},
     {"smove", "source:key destination:key member"},
     {"sort",
-     "key [BY pattern:pattern] [LIMIT offset:integer count:integer] [GET pattern:pattern [GET "
-     "pattern:pattern ...]] [ASC | DESC] [ALPHA] [STORE destination:key]"},
+     "key [BY pattern:pattern#1] [LIMIT offset:integer count:integer] [GET pattern:pattern#1 "
+     "[GET pattern:pattern#1 ...]] [ASC | DESC] [ALPHA] [STORE destination:key#2]"},
     {"sort_ro",
-     "key [BY pattern:pattern] [LIMIT offset:integer count:integer] [GET pattern:pattern [GET "
-     "pattern:pattern ...]] [ASC | DESC] [ALPHA]"},
+     "key [BY pattern:pattern#1] [LIMIT offset:integer count:integer] [GET pattern:pattern#1 "
+     "[GET pattern:pattern#1 ...]] [ASC | DESC] [ALPHA]"},
     {"spop", "key [count:integer]"},
     {"spublish", "shardchannel message"},
     {"srandmember", "key [count:integer]"},
@@ -277,6 +278,164 @@ constexpr Entry kSyntax[] = {
     {"zunionstore",
      "destination:key numkeys:integer key [key ...] [WEIGHTS weight:integer [weight:integer ...]] "
      "[AGGREGATE <SUM | MIN | MAX>]"},
+};
+
+// COMMAND INFO's key specs (notation in server/key_spec.h), for the
+// commands that have keys.
+constexpr Entry kKeySpecs[] = {
+    {"append", "RW insert; index 1; range 0 1 0"},
+    {"bitcount", "RO access; index 1; range 0 1 0"},
+    {"bitfield", "RW access update variable_flags; index 1; range 0 1 0"},
+    {"bitfield_ro", "RO access; index 1; range 0 1 0"},
+    {"bitop", "OW update; index 2; range 0 1 0 | RO access; index 3; range -1 1 0"},
+    {"bitpos", "RO access; index 1; range 0 1 0"},
+    {"blmove", "RW access delete; index 1; range 0 1 0 | RW insert; index 2; range 0 1 0"},
+    {"blmpop", "RW access delete; index 2; keynum 0 1 1"},
+    {"blpop", "RW access delete; index 1; range -2 1 0"},
+    {"brpop", "RW access delete; index 1; range -2 1 0"},
+    {"brpoplpush", "RW access delete; index 1; range 0 1 0 | RW insert; index 2; range 0 1 0"},
+    {"bzmpop", "RW access delete; index 2; keynum 0 1 1"},
+    {"bzpopmax", "RW access delete; index 1; range -2 1 0"},
+    {"bzpopmin", "RW access delete; index 1; range -2 1 0"},
+    {"copy", "RO access; index 1; range 0 1 0 | OW update; index 2; range 0 1 0"},
+    {"decr", "RW access update; index 1; range 0 1 0"},
+    {"decrby", "RW access update; index 1; range 0 1 0"},
+    {"del", "RM delete; index 1; range -1 1 0"},
+    {"exists", "RO; index 1; range -1 1 0"},
+    {"expire", "RW update; index 1; range 0 1 0"},
+    {"expireat", "RW update; index 1; range 0 1 0"},
+    {"expiretime", "RO access; index 1; range 0 1 0"},
+    {"get", "RO access; index 1; range 0 1 0"},
+    {"getbit", "RO access; index 1; range 0 1 0"},
+    {"getdel", "RW access delete; index 1; range 0 1 0"},
+    {"getex", "RW access update; index 1; range 0 1 0"},
+    {"getrange", "RO access; index 1; range 0 1 0"},
+    {"getset", "RW access update; index 1; range 0 1 0"},
+    {"hdel", "RW delete; index 1; range 0 1 0"},
+    {"hexists", "RO; index 1; range 0 1 0"},
+    {"hget", "RO access; index 1; range 0 1 0"},
+    {"hgetall", "RO access; index 1; range 0 1 0"},
+    {"hincrby", "RW access update; index 1; range 0 1 0"},
+    {"hincrbyfloat", "RW access update; index 1; range 0 1 0"},
+    {"hkeys", "RO access; index 1; range 0 1 0"},
+    {"hlen", "RO; index 1; range 0 1 0"},
+    {"hmget", "RO access; index 1; range 0 1 0"},
+    {"hmset", "RW update; index 1; range 0 1 0"},
+    {"hrandfield", "RO access; index 1; range 0 1 0"},
+    {"hscan", "RO access; index 1; range 0 1 0"},
+    {"hset", "RW update; index 1; range 0 1 0"},
+    {"hsetnx", "RW insert; index 1; range 0 1 0"},
+    {"hstrlen", "RO; index 1; range 0 1 0"},
+    {"hvals", "RO access; index 1; range 0 1 0"},
+    {"incr", "RW access update; index 1; range 0 1 0"},
+    {"incrby", "RW access update; index 1; range 0 1 0"},
+    {"incrbyfloat", "RW access update; index 1; range 0 1 0"},
+    {"lcs", "RO access; index 1; range 1 1 0"},
+    {"lindex", "RO access; index 1; range 0 1 0"},
+    {"linsert", "RW insert; index 1; range 0 1 0"},
+    {"llen", "RO; index 1; range 0 1 0"},
+    {"lmove", "RW access delete; index 1; range 0 1 0 | RW insert; index 2; range 0 1 0"},
+    {"lmpop", "RW access delete; index 1; keynum 0 1 1"},
+    {"lpop", "RW access delete; index 1; range 0 1 0"},
+    {"lpos", "RO access; index 1; range 0 1 0"},
+    {"lpush", "RW insert; index 1; range 0 1 0"},
+    {"lpushx", "RW insert; index 1; range 0 1 0"},
+    {"lrange", "RO access; index 1; range 0 1 0"},
+    {"lrem", "RW delete; index 1; range 0 1 0"},
+    {"lset", "RW update; index 1; range 0 1 0"},
+    {"ltrim", "RW delete; index 1; range 0 1 0"},
+    {"memory|usage", "RO; index 2; range 0 1 0"},
+    {"mget", "RO access; index 1; range -1 1 0"},
+    {"move", "RW access update; index 1; range 0 1 0"},
+    {"mset", "OW update; index 1; range -1 2 0"},
+    {"msetnx", "OW insert; index 1; range -1 2 0"},
+    {"object|encoding", "RO; index 2; range 0 1 0"},
+    {"object|freq", "RO; index 2; range 0 1 0"},
+    {"object|idletime", "RO; index 2; range 0 1 0"},
+    {"object|refcount", "RO; index 2; range 0 1 0"},
+    {"persist", "RW update; index 1; range 0 1 0"},
+    {"pexpire", "RW update; index 1; range 0 1 0"},
+    {"pexpireat", "RW update; index 1; range 0 1 0"},
+    {"pexpiretime", "RO access; index 1; range 0 1 0"},
+    {"pfadd", "RW insert; index 1; range 0 1 0"},
+    {"pfcount", "RW access; index 1; range -1 1 0"},
+    {"pfdebug", "RW access; index 2; range 0 1 0"},
+    {"pfmerge", "RW access insert; index 1; range 0 1 0 | RO access; index 2; range -1 1 0"},
+    {"psetex", "OW update; index 1; range 0 1 0"},
+    {"pttl", "RO access; index 1; range 0 1 0"},
+    {"rename", "RW access delete; index 1; range 0 1 0 | OW update; index 2; range 0 1 0"},
+    {"renamenx", "RW access delete; index 1; range 0 1 0 | OW insert; index 2; range 0 1 0"},
+    {"rpop", "RW access delete; index 1; range 0 1 0"},
+    {"rpoplpush", "RW access delete; index 1; range 0 1 0 | RW insert; index 2; range 0 1 0"},
+    {"rpush", "RW insert; index 1; range 0 1 0"},
+    {"rpushx", "RW insert; index 1; range 0 1 0"},
+    {"sadd", "RW insert; index 1; range 0 1 0"},
+    {"scard", "RO; index 1; range 0 1 0"},
+    {"sdiff", "RO access; index 1; range -1 1 0"},
+    {"sdiffstore", "OW update; index 1; range 0 1 0 | RO access; index 2; range -1 1 0"},
+    {"set", "RW access update variable_flags; index 1; range 0 1 0"},
+    {"setbit", "RW access update; index 1; range 0 1 0"},
+    {"setex", "OW update; index 1; range 0 1 0"},
+    {"setnx", "OW insert; index 1; range 0 1 0"},
+    {"setrange", "RW update; index 1; range 0 1 0"},
+    {"sinter", "RO access; index 1; range -1 1 0"},
+    {"sintercard", "RO access; index 1; keynum 0 1 1"},
+    {"sinterstore", "RW update; index 1; range 0 1 0 | RO access; index 2; range -1 1 0"},
+    {"sismember", "RO; index 1; range 0 1 0"},
+    {"smembers", "RO access; index 1; range 0 1 0"},
+    {"smismember", "RO access; index 1; range 0 1 0"},
+    {"smove", "RW access delete; index 1; range 0 1 0 | RW insert; index 2; range 0 1 0"},
+    {"sort",
+     "RO access; index 1; range 0 1 0 | RO access; unknown; unknown | OW update; unknown; unknown"},
+    {"sort_ro", "RO access; index 1; range 0 1 0 | RO access; unknown; unknown"},
+    {"spop", "RW access delete; index 1; range 0 1 0"},
+    {"spublish", "not_key; index 1; range 0 1 0"},
+    {"srandmember", "RO access; index 1; range 0 1 0"},
+    {"srem", "RW delete; index 1; range 0 1 0"},
+    {"sscan", "RO access; index 1; range 0 1 0"},
+    {"ssubscribe", "not_key; index 1; range -1 1 0"},
+    {"strlen", "RO; index 1; range 0 1 0"},
+    {"substr", "RO access; index 1; range 0 1 0"},
+    {"sunion", "RO access; index 1; range -1 1 0"},
+    {"sunionstore", "OW update; index 1; range 0 1 0 | RO access; index 2; range -1 1 0"},
+    {"sunsubscribe", "not_key; index 1; range -1 1 0"},
+    {"touch", "RO; index 1; range -1 1 0"},
+    {"ttl", "RO access; index 1; range 0 1 0"},
+    {"type", "RO; index 1; range 0 1 0"},
+    {"unlink", "RM delete; index 1; range -1 1 0"},
+    {"watch", "RO; index 1; range -1 1 0"},
+    {"zadd", "RW update; index 1; range 0 1 0"},
+    {"zcard", "RO; index 1; range 0 1 0"},
+    {"zcount", "RO access; index 1; range 0 1 0"},
+    {"zdiff", "RO access; index 1; keynum 0 1 1"},
+    {"zdiffstore", "OW update; index 1; range 0 1 0 | RO access; index 2; keynum 0 1 1"},
+    {"zincrby", "RW access update; index 1; range 0 1 0"},
+    {"zinter", "RO access; index 1; keynum 0 1 1"},
+    {"zintercard", "RO access; index 1; keynum 0 1 1"},
+    {"zinterstore", "OW update; index 1; range 0 1 0 | RO access; index 2; keynum 0 1 1"},
+    {"zlexcount", "RO access; index 1; range 0 1 0"},
+    {"zmpop", "RW access delete; index 1; keynum 0 1 1"},
+    {"zmscore", "RO access; index 1; range 0 1 0"},
+    {"zpopmax", "RW access delete; index 1; range 0 1 0"},
+    {"zpopmin", "RW access delete; index 1; range 0 1 0"},
+    {"zrandmember", "RO access; index 1; range 0 1 0"},
+    {"zrange", "RO access; index 1; range 0 1 0"},
+    {"zrangebylex", "RO access; index 1; range 0 1 0"},
+    {"zrangebyscore", "RO access; index 1; range 0 1 0"},
+    {"zrangestore", "OW update; index 1; range 0 1 0 | RO access; index 2; range 0 1 0"},
+    {"zrank", "RO access; index 1; range 0 1 0"},
+    {"zrem", "RW delete; index 1; range 0 1 0"},
+    {"zremrangebylex", "RW delete; index 1; range 0 1 0"},
+    {"zremrangebyrank", "RW delete; index 1; range 0 1 0"},
+    {"zremrangebyscore", "RW delete; index 1; range 0 1 0"},
+    {"zrevrange", "RO access; index 1; range 0 1 0"},
+    {"zrevrangebylex", "RO access; index 1; range 0 1 0"},
+    {"zrevrangebyscore", "RO access; index 1; range 0 1 0"},
+    {"zrevrank", "RO access; index 1; range 0 1 0"},
+    {"zscan", "RO access; index 1; range 0 1 0"},
+    {"zscore", "RO access; index 1; range 0 1 0"},
+    {"zunion", "RO access; index 1; keynum 0 1 1"},
+    {"zunionstore", "OW update; index 1; range 0 1 0 | RO access; index 2; keynum 0 1 1"},
 };
 
 // COMMAND INFO's tips (space separated), for the commands that have any.
@@ -359,22 +518,32 @@ const char* commandTips(std::string_view full_name) {
   return tips != nullptr ? tips : "";
 }
 
+const char* commandKeySpecs(std::string_view full_name) {
+  const char* specs = lookup(std::begin(kKeySpecs), std::end(kKeySpecs), full_name);
+  return specs != nullptr ? specs : "";
+}
+
 bool commandTablesSorted() {
   return sorted(std::begin(kSyntax), std::end(kSyntax)) &&
+         sorted(std::begin(kKeySpecs), std::end(kKeySpecs)) &&
          sorted(std::begin(kTips), std::end(kTips));
 }
 
 namespace {
 
+[[noreturn]] void tableBug(const Command& cmd, const char* what, const std::string& err) {
+  fprintf(stderr, "command table: %s: %s: %s\n", cmd.name, what, err.c_str());
+  abort();
+}
+
 void attachTo(Command* cmd) {
   cmd->tips = commandTips(cmd->name);
-  const char* line = commandSyntax(cmd->name);
-  if (line == nullptr) return;
   std::string err;
-  if (!parseArgSyntax(line, &cmd->arguments, &err)) {
-    fprintf(stderr, "syntax table: %s: %s\n", cmd->name, err.c_str());
-    abort();
-  }
+  if (!parseKeySpecs(commandKeySpecs(cmd->name), &cmd->key_specs, &err))
+    tableBug(*cmd, "key specs", err);
+  const char* line = commandSyntax(cmd->name);
+  if (line != nullptr && !parseArgSyntax(line, &cmd->arguments, &err))
+    tableBug(*cmd, "syntax", err);
 }
 
 }  // namespace

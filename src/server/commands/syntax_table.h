@@ -1,6 +1,6 @@
 // Every command's argument syntax, in the notation arg_syntax.h reads (the
 // syntax lines of the Redis 7.0 command reference, with types added), and
-// the COMMAND INFO tips of those that have them.
+// the COMMAND INFO key specs and tips of those that have them.
 #pragma once
 
 #include <string_view>
@@ -13,6 +13,10 @@ namespace server {
 // does not have. Commands without arguments have "".
 const char* commandSyntax(std::string_view full_name);
 
+// COMMAND INFO's key specs for the command (server/key_spec.h notation;
+// "" when it has no keys).
+const char* commandKeySpecs(std::string_view full_name);
+
 // COMMAND INFO's tips for the command, space separated ("" when none).
 const char* commandTips(std::string_view full_name);
 
@@ -20,8 +24,8 @@ const char* commandTips(std::string_view full_name);
 bool commandTablesSorted();
 
 // Sets each registered command's (and subcommand's) `tips` and parses its
-// syntax line into its `arguments`. A line that does not parse is a bug in the table: start-up
-// stops with the command's name and the reason.
+// key specs and syntax line into `key_specs` and `arguments`. A line that does not parse is a bug
+// in the table: start-up stops with the command's name and the reason.
 void attachCommandDocs(CommandTable& t);
 
 }  // namespace server
