@@ -75,7 +75,7 @@ endif
 all: $(BINARIES)
 
 src/redis-server: $(call obj,src/server/main.cpp $(SERVER_SRCS) $(NET_SRCS) $(BASE_SRCS))
-	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -llzf -lm
 
 src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -ledit -lm
@@ -87,7 +87,7 @@ src/rdma-test-peer: $(call obj,$(PEER_SRCS) $(filter src/net/rdma/% src/net/conn
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
 build/unit-tests: $(call obj,$(TEST_SRCS) $(SERVER_SRCS) $(NET_SRCS) $(CLIENT_SRCS) $(BASE_SRCS))
-	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lgmock -lgtest_main -lgtest -lm
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -llzf -lgmock -lgtest_main -lgtest -lm
 
 $(OBJDIR)/%.o: %.cpp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

@@ -22,6 +22,10 @@ int fill() {
   return static_cast<int>(g_server->config.list_max_listpack_size);
 }
 
+int compressDepth() {
+  return static_cast<int>(g_server->config.list_compress_depth);
+}
+
 db::List* asList(db::Entry* e) {
   return static_cast<db::List*>(e->val.collection());
 }
@@ -42,7 +46,7 @@ void afterRemoval(Client* c, std::string_view key, db::List* l) {
   if (l->empty())
     c->db()->remove(key);
   else
-    l->updateEncoding(fill());
+    l->updateEncoding(fill(), compressDepth());
 }
 
 db::List* createList(Client* c, std::string_view key) {
@@ -68,7 +72,7 @@ void move(Client* c, std::string_view src, db::List* from, std::string_view dst,
   from->pop(from_head, &v);
   if (src == dst) {
     from->push(v, to_head);
-    from->updateEncoding(fill());
+    from->updateEncoding(fill(), compressDepth());
     keyModified(c, src);
     c->addBulk(v);
     return;
@@ -77,7 +81,7 @@ void move(Client* c, std::string_view src, db::List* from, std::string_view dst,
   // Look the destination up again: deleting the source may move entries.
   if (findList(c, dst, true, &to) == Found::kMissing) to = createList(c, dst);
   to->push(v, to_head);
-  to->updateEncoding(fill());
+  to->updateEncoding(fill(), compressDepth());
   keyModified(c, src);
   keyModified(c, dst);
   c->addBulk(v);
@@ -166,9 +170,9 @@ void pushGeneric(Client* c, bool head, bool only_existing) {
   }
   size_t bytes = 0;
   for (size_t i = 2; i < c->argc(); i++) bytes += db::listpackEncodedSize(c->arg(i));
-  l->prepareGrowth(listops::fill(), bytes, c->argc() - 2);
+  l->prepareGrowth(listops::fill(), bytes, c->argc() - 2, listops::compressDepth());
   for (size_t i = 2; i < c->argc(); i++) l->push(c->arg(i), head);
-  l->updateEncoding(listops::fill());
+  l->updateEncoding(listops::fill(), listops::compressDepth());
   c->addInteger(static_cast<int64_t>(l->size()));
   keyModified(c, key);
 }
@@ -304,7 +308,7 @@ void lsetCommand(Client* c) {
     return;
   }
   l->replace(it, c->arg(3));
-  l->updateEncoding(listops::fill());
+  l->updateEncoding(listops::fill(), listops::compressDepth());
   c->addOk();
   keyModified(c, key);
 }
@@ -331,7 +335,7 @@ void linsertCommand(Client* c) {
   for (db::List::Iter it = l->first(); it.valid(); it = l->next(it)) {
     if (!l->get(it).equals(pivot)) continue;
     l->insert(it, c->arg(4), after);
-    l->updateEncoding(listops::fill());
+    l->updateEncoding(listops::fill(), listops::compressDepth());
     c->addInteger(static_cast<int64_t>(l->size()));
     keyModified(c, key);
     return;
@@ -368,14 +372,15 @@ void lremCommand(Client* c) {
   } else {
     db::List::Iter it = l->last();
     while (it.valid() && static_cast<uint64_t>(removed) < limit) {
-      db::List::Iter before = l->prev(it);
-      // `before` survives the erase: it lies earlier in the same node or
-      // in another node (db/quicklist.h).
-      if (l->get(it).equals(elem)) {
-        l->erase(it);
-        removed++;
+      if (!l->get(it).equals(elem)) {
+        it = l->prev(it);
+        continue;
       }
-      it = before;
+      // Only the iterator erase() returns survives it: step back from the
+      // element after the erased one (or from the new last element).
+      db::List::Iter after = l->erase(it);
+      removed++;
+      it = after.valid() ? l->prev(after) : l->last();
     }
   }
   if (removed > 0) {

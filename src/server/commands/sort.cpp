@@ -261,7 +261,8 @@ void sortGeneric(Client* c, bool readonly) {
     delete l;
     if (d->remove(a.store)) keyModified(c, a.store);
   } else {
-    l->updateEncoding(static_cast<int>(g_server->config.list_max_listpack_size));
+    l->updateEncoding(static_cast<int>(g_server->config.list_max_listpack_size),
+                      static_cast<int>(g_server->config.list_compress_depth));
     d->set(a.store, db::Value::fromCollection(db::Kind::kList, l), false);
     keyModified(c, a.store);
   }

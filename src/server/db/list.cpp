@@ -113,18 +113,18 @@ void List::eraseRange(size_t start, size_t n) {
   }
 }
 
-void List::prepareGrowth(int fill, size_t bytes, size_t count) {
+void List::prepareGrowth(int fill, size_t bytes, size_t count, int compress) {
   if (ql_ != nullptr) return;
   size_t have = lp_.bytes() != 0 ? lp_.bytes() : Listpack::kHeader;
   if (!listpackOverLimit(fill, have + bytes, lp_.size() + count)) return;
-  ql_ = Quicklist::fromListpack(lp_, fill);
+  ql_ = Quicklist::fromListpack(lp_, fill, compress);
   lp_ = Listpack();
 }
 
-void List::updateEncoding(int fill) {
+void List::updateEncoding(int fill, int compress) {
   if (ql_ == nullptr) {
     if (listpackOverLimit(fill, lp_.bytes(), lp_.size())) {
-      ql_ = Quicklist::fromListpack(lp_, fill);
+      ql_ = Quicklist::fromListpack(lp_, fill, compress);
       lp_ = Listpack();
     }
     return;
@@ -135,7 +135,7 @@ void List::updateEncoding(int fill) {
   if (ql_->nodeCount() > 2) return;
   size_t bytes = Listpack::kHeader;
   for (Quicklist::Node* n = ql_->head(); n != nullptr; n = n->next)
-    bytes += n->lp.bytes() - Listpack::kHeader;
+    bytes += n->bytes() - Listpack::kHeader;
   size_t count_limit = fillCountLimit(fill);
   if (bytes > fillByteLimit(fill) / 2) return;
   if (count_limit != SIZE_MAX && ql_->size() > count_limit / 2) return;

@@ -62,11 +62,12 @@ class List : public Collection {
   void eraseRange(size_t start, size_t n);
 
   // Converts to the encoding the current size calls for (see above).
-  void updateEncoding(int fill);
+  // compress: list-compress-depth for a quicklist made now.
+  void updateEncoding(int fill, int compress = 0);
   // Before adding `count` elements of `bytes` encoded bytes in all: turns a
   // listpack that would exceed the limit into a quicklist first, so a big
   // multi-element push never grows (and memmoves) one oversized listpack.
-  void prepareGrowth(int fill, size_t bytes, size_t count);
+  void prepareGrowth(int fill, size_t bytes, size_t count, int compress = 0);
 
  private:
   Listpack lp_;

@@ -214,6 +214,15 @@ Listpack Listpack::clone() const {
   return out;
 }
 
+Listpack Listpack::fromBytes(const uint8_t* p, size_t n) {
+  Listpack out;
+  if (n != 0) {
+    out.buf_ = xrealloc(nullptr, n);
+    memcpy(out.buf_, p, n);
+  }
+  return out;
+}
+
 size_t Listpack::size() const {
   return buf_ ? load32(buf_ + 4) : 0;
 }

@@ -58,6 +58,10 @@ class Listpack {
   Listpack(const Listpack&) = delete;
   Listpack& operator=(const Listpack&) = delete;
   Listpack clone() const;
+  // The whole buffer (bytes() long; nullptr when empty), and a listpack
+  // made from such a buffer (list compression stores and restores it).
+  const uint8_t* data() const { return buf_; }
+  static Listpack fromBytes(const uint8_t* p, size_t n);
 
   size_t size() const;   // number of elements
   size_t bytes() const;  // bytes of the buffer (what MEMORY USAGE counts)

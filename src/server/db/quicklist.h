@@ -10,11 +10,19 @@
 //
 // Iterators (Iter) name one element: its node and its position inside the
 // node's listpack. Any modification invalidates every iterator except the
-// one a call returns. Compression (list-compress-depth) is not implemented.
+// one a call returns; so does starting a new walk (at, first, last) or
+// walking two nodes away from an iterator with next/prev.
+//
+// Compression (list-compress-depth D > 0), as Redis does it: every node
+// more than D nodes from both ends is kept LZF-compressed when that saves
+// at least 8 bytes, the D nodes at each end never are. A compressed node an
+// iterator reaches is expanded, and compressed again once the walk has moved
+// two nodes on, a new walk starts or the list is modified.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "server/db/listpack.h"
@@ -36,7 +44,15 @@ class Quicklist {
   struct Node {
     Node* prev = nullptr;
     Node* next = nullptr;
-    Listpack lp;
+    Listpack lp;  // the elements; empty while the node is packed
+    // An interior node's listpack, LZF-compressed (list-compress-depth).
+    std::unique_ptr<uint8_t[]> packed;
+    uint32_t packed_bytes = 0;
+    uint32_t raw_bytes = 0;  // lp.bytes() and lp.size() before packing
+    uint32_t raw_count = 0;
+    bool isPacked() const { return packed != nullptr; }
+    size_t size() const { return packed ? raw_count : lp.size(); }
+    size_t bytes() const { return packed ? raw_bytes : lp.bytes(); }
   };
   struct Iter {
     Node* node = nullptr;
@@ -44,19 +60,22 @@ class Quicklist {
     bool valid() const { return node != nullptr; }
   };
 
-  explicit Quicklist(int fill) : fill_(fill) {}
+  // compress: list-compress-depth, fixed for the list's life (as Redis).
+  explicit Quicklist(int fill, int compress = 0) : fill_(fill), compress_(compress) {}
   ~Quicklist();
   Quicklist(const Quicklist&) = delete;
   Quicklist& operator=(const Quicklist&) = delete;
   Quicklist* clone() const;
   // Splits a listpack into nodes within the limit (listpack -> quicklist).
-  static Quicklist* fromListpack(const Listpack& lp, int fill);
+  static Quicklist* fromListpack(const Listpack& lp, int fill, int compress = 0);
 
   size_t size() const { return count_; }
   size_t nodeCount() const { return len_; }
   Node* head() const { return head_; }
   Node* tail() const { return tail_; }
   int fill() const { return fill_; }
+  int compressDepth() const { return compress_; }
+  size_t packedNodes() const;
   void setFill(int fill) { fill_ = fill; }
   size_t memoryUsage() const;
 
@@ -70,7 +89,7 @@ class Quicklist {
   Iter last() const;
   Iter next(Iter it) const;
   Iter prev(Iter it) const;
-  LpValue get(Iter it) const { return it.node->lp.get(it.pos); }
+  LpValue get(Iter it) const { return it.node->lp.get(it.pos); }  // it's node is never packed
 
   // Inserts s before (after = false) or after the element at it.
   void insert(Iter it, std::string_view s, bool after);
@@ -93,8 +112,29 @@ class Quicklist {
   void unlinkNode(Node* n);
   // Moves the elements from pos to the end of n into a new node after n.
   Node* splitAfter(Node* n, Listpack::Pos pos);
+  // insert() on expanded nodes, before compression settles.
+  void insertRaw(Node* n, Listpack::Pos pos, std::string_view s, bool after);
+
+  // ---- compression (no-ops when compress_ == 0)
+  // Expands n if packed and lends it (an iterator may point into it).
+  Node* reach(Node* n) const;
+  void unpack(Node* n) const;
+  // Compresses n when it is interior, not lent and the saving is worth it.
+  void pack(Node* n) const;
+  bool nearEnd(const Node* n) const;  // within compress_ nodes of an end
+  bool isLent(const Node* n) const { return n != nullptr && (lent_[0] == n || lent_[1] == n); }
+  // Packs the lent nodes again, all but keep.
+  void returnLent(const Node* keep = nullptr) const;
+  // After nodes came or went: the end nodes expanded, the first interior
+  // node on each side packed.
+  void settleEnds() const;
+  // After a change around n: n and its neighbours packed where interior.
+  void settleAround(Node* n) const;
 
   int fill_;
+  int compress_;
+  // Expanded interior nodes that live iterators may point into.
+  mutable Node* lent_[2] = {nullptr, nullptr};
   Node* head_ = nullptr;
   Node* tail_ = nullptr;
   size_t count_ = 0;  // elements

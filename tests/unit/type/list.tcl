@@ -434,4 +434,43 @@ start_server {tags {list}} {
       assert_equal $final $model
     }
   }
+
+  # Compressed interior nodes: the same commands on a list made with
+  # list-compress-depth 1 and one made without must answer alike, and the
+  # compressed one must be much smaller.
+  test {list-compress-depth compresses long lists and keeps every command's answers} {
+    r config set list-max-listpack-size 16
+    r config set list-compress-depth 0
+    r del plain packed
+    set items {}
+    for {set i 0} {$i < 3000} {incr i} { lappend items "item-[string repeat x 24]-[expr {$i % 7}]" }
+    r rpush plain {*}$items
+    r config set list-compress-depth 1
+    r rpush packed {*}$items
+    set plain_mem [r memory usage plain samples 0]
+    set packed_mem [r memory usage packed samples 0]
+    assert {$packed_mem * 3 < $plain_mem}
+    foreach k {plain packed} {
+      r lset $k 1500 middle
+      r linsert $k before middle before-middle
+      r lrem $k -3 "item-[string repeat x 24]-3"
+      r lrem $k 2 "item-[string repeat x 24]-5"
+      r lpush $k head
+      r rpush $k tail
+      r ltrim $k 5 -5
+    }
+    foreach {a b} {0 -1 100 200 1490 1510 -300 -1} {
+      assert_equal [r lrange packed $a $b] [r lrange plain $a $b]
+    }
+    set answers {}
+    foreach k {plain packed} {
+      lappend answers [list [r lindex $k 1497] [r lpos $k middle] [r llen $k] \
+          [r lpos $k "item-[string repeat x 24]-6" rank -2]]
+    }
+    r config set list-compress-depth 0
+    r config set list-max-listpack-size -2
+    assert_equal [lindex $answers 0] [lindex $answers 1]
+    assert_equal [r lrange packed 0 -1] [r lrange plain 0 -1]
+    r llen packed
+  } {2989}
 }
