@@ -86,6 +86,15 @@ std::vector<uint8_t>& scratch() {
   static std::vector<uint8_t> buf;
   return buf;
 }
+
+// A node holding one huge element must not leave a buffer that size behind.
+void releaseScratch() {
+  std::vector<uint8_t>& buf = scratch();
+  if (buf.capacity() > (size_t{1} << 20)) {
+    buf.clear();
+    buf.shrink_to_fit();
+  }
+}
 }  // namespace
 
 void Quicklist::unpack(Node* n) const {
@@ -98,6 +107,7 @@ void Quicklist::unpack(Node* n) const {
   n->lp = Listpack::fromBytes(buf.data(), got);
   n->packed.reset();
   n->packed_bytes = 0;
+  releaseScratch();
 }
 
 void Quicklist::pack(Node* n) const {
@@ -108,13 +118,15 @@ void Quicklist::pack(Node* n) const {
   buf.resize(raw);
   unsigned got = lzf_compress(n->lp.data(), static_cast<unsigned>(raw), buf.data(),
                               static_cast<unsigned>(raw - kMinPackGain));
-  if (got == 0) return;  // would not save enough
-  n->packed.reset(new uint8_t[got]);
-  memcpy(n->packed.get(), buf.data(), got);
-  n->packed_bytes = got;
-  n->raw_bytes = static_cast<uint32_t>(raw);
-  n->raw_count = static_cast<uint32_t>(n->lp.size());
-  n->lp = Listpack();
+  if (got != 0) {  // 0: would not save enough
+    n->packed.reset(new uint8_t[got]);
+    memcpy(n->packed.get(), buf.data(), got);
+    n->packed_bytes = got;
+    n->raw_bytes = static_cast<uint32_t>(raw);
+    n->raw_count = static_cast<uint32_t>(n->lp.size());
+    n->lp = Listpack();
+  }
+  releaseScratch();
 }
 
 bool Quicklist::nearEnd(const Node* n) const {
