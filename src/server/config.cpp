@@ -63,11 +63,11 @@ bool parseRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out, std:
   return true;
 }
 
-// "1gb", "512mb", "100k" (k = 1000, kb = 1024, as in redis.conf).
+// "1gb", "512mb", "100k" (k = 1000, kb = 1024, as in redis.conf). No sign:
+// like Redis, "-1" is not a memory value.
 bool parseMemory(const std::string& v, int64_t* out) {
   size_t i = 0;
-  while (i < v.size() && (isdigit(static_cast<unsigned char>(v[i])) || (i == 0 && v[i] == '-')))
-    i++;
+  while (i < v.size() && isdigit(static_cast<unsigned char>(v[i]))) i++;
   std::string num = v.substr(0, i), unit = v.substr(i);
   int64_t n;
   if (!strutil::parseInt64(num, &n)) return false;
@@ -89,7 +89,7 @@ bool parseMemory(const std::string& v, int64_t* out) {
     mul = 1024ll * 1024 * 1024;
   else
     return false;
-  if (n != 0 && (n > INT64_MAX / mul || n < INT64_MIN / mul)) return false;
+  if (n != 0 && n > INT64_MAX / mul) return false;
   *out = n * mul;
   return true;
 }

@@ -42,6 +42,9 @@ TEST(Config, ErrorsNameLineAndReason) {
   EXPECT_NE(err.find("wrong number of arguments"), std::string::npos);
   EXPECT_FALSE(loadConfigText(&c, "client-query-buffer-limit 12zb\n", &err));
   EXPECT_NE(err.find("argument must be a memory value"), std::string::npos);
+  // No sign, as in Redis: -1 is not a memory value either.
+  EXPECT_FALSE(loadConfigText(&c, "maxmemory -1\n", &err));
+  EXPECT_NE(err.find("argument must be a memory value"), std::string::npos);
   EXPECT_FALSE(loadConfigText(&c, "save 100\n", &err));
   EXPECT_FALSE(loadConfigText(&c, "requirepass \"unterminated\n", &err));
   EXPECT_NE(err.find("Unbalanced quotes"), std::string::npos);
@@ -52,8 +55,8 @@ TEST(Config, ErrorsNameLineAndReason) {
 TEST(Config, MemoryUnits) {
   Config c;
   std::string err;
-  ASSERT_TRUE(loadConfigText(&c, "client-query-buffer-limit 1gb\nproto-max-bulk-len 5000000\n",
-                             &err));
+  ASSERT_TRUE(
+      loadConfigText(&c, "client-query-buffer-limit 1gb\nproto-max-bulk-len 5000000\n", &err));
   EXPECT_EQ(c.client_query_buffer_limit, 1024ll * 1024 * 1024);
   EXPECT_EQ(c.proto_max_bulk_len, 5000000);
   ASSERT_TRUE(loadConfigText(&c, "proto-max-bulk-len 2m\n", &err));

@@ -156,7 +156,21 @@ start_server {tags {introspection}} {
     assert_error {ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following*} \
       {r config set maxmemory-policy bogus}
     assert_error {ERR wrong number of arguments for 'config|set' command} {r config set timeout}
+    assert_error {ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value} \
+      {r config set maxmemory -1}
   }
+
+  # Redis 7.0 refuses a name given twice (in any case) but takes an option
+  # and its alias in one call, applied in order.
+  test {CONFIG SET: a name twice is a duplicate, an option and its alias are not} {
+    assert_error {ERR CONFIG SET failed (possibly related to argument 'MAXMEMORY') - duplicate parameter} \
+      {r config set maxmemory 1mb MAXMEMORY 2mb}
+    assert_equal [r config get maxmemory] {maxmemory 0}
+    r config set hash-max-ziplist-entries 100 hash-max-listpack-entries 200
+    set got [r config get hash-max-listpack-entries]
+    r config set hash-max-listpack-entries 128
+    set got
+  } {hash-max-listpack-entries 200}
 
   test {COMMAND COUNT, LIST and INFO} {
     set count [r command count]

@@ -73,7 +73,10 @@ void configSetCommand(Client* c) {
   }
   Config& cfg = g_server->config;
   // Check every name before changing anything: the call is all or nothing.
+  // A name given twice is refused; an option and its alias (as Redis 7.0
+  // treats them) are two names, applied in order.
   std::vector<std::string> names;
+  std::vector<std::string_view> given_names;
   for (size_t i = 2; i < c->argc(); i += 2) {
     std::string given(c->arg(i));
     std::string name = configCanonicalName(given);
@@ -89,8 +92,8 @@ void configSetCommand(Client* c) {
           given.c_str());
       return;
     }
-    for (const std::string& n : names) {
-      if (n == name) {
+    for (std::string_view n : given_names) {
+      if (strutil::equalsIgnoreCase(n, given)) {
         c->addErrorFormat(
             "CONFIG SET failed (possibly related to argument '%s') - duplicate parameter",
             given.c_str());
@@ -98,6 +101,7 @@ void configSetCommand(Client* c) {
       }
     }
     names.push_back(name);
+    given_names.push_back(c->arg(i));
   }
   Config backup = cfg;
   for (size_t k = 0; k < names.size(); k++) {
