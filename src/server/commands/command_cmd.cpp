@@ -44,6 +44,19 @@ bool hasMovableKeys(const Command& cmd) {
   return false;
 }
 
+// A space-separated list (categories, tips) as a set of statuses, each
+// word after `prefix`.
+void addWordSet(resp::Writer& w, const char* words, std::string_view prefix) {
+  int64_t n = 0;
+  forEachCategory(words, [&](std::string_view) { n++; });
+  w.setLen(n);
+  forEachCategory(words, [&](std::string_view word) {
+    std::string s(prefix);
+    s.append(word);
+    w.status(s);
+  });
+}
+
 void addFlagSet(resp::Writer& w, const std::vector<std::string>& flags) {
   w.setLen(static_cast<int64_t>(flags.size()));
   for (const std::string& f : flags) w.status(f);
@@ -127,18 +140,8 @@ void addCommandInfo(resp::Writer& w, const Command& cmd) {
   w.integer(cmd.first_key);
   w.integer(cmd.last_key);
   w.integer(cmd.key_step);
-  int64_t ncat = 0;
-  forEachCategory(cmd.acl_categories, [&](std::string_view) { ncat++; });
-  w.setLen(ncat);
-  forEachCategory(cmd.acl_categories, [&](std::string_view cat) {
-    std::string s = "@";
-    s.append(cat);
-    w.status(s);
-  });
-  int64_t ntips = 0;
-  forEachCategory(cmd.tips, [&](std::string_view) { ntips++; });
-  w.setLen(ntips);
-  forEachCategory(cmd.tips, [&](std::string_view tip) { w.status(tip); });
+  addWordSet(w, cmd.acl_categories, "@");
+  addWordSet(w, cmd.tips, "");
   addKeySpecs(w, cmd);
   w.setLen(static_cast<int64_t>(cmd.subcommands.size()));
   for (const Command& sub : cmd.subcommands) addCommandInfo(w, sub);
@@ -340,8 +343,10 @@ bool getKeys(Client* c, const Command** out, std::vector<size_t>* keys) {
     c->addError("Invalid number of arguments specified for command");
     return false;
   }
+  // The command's own argv, its name at 0 (the frame of KeysProcs and key
+  // specs).
+  std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
   if (cmd->keys_proc != nullptr) {
-    std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
     if (!cmd->keys_proc(argv, keys) || keys->empty()) {
       c->addError("Invalid arguments specified for command");
       return false;
@@ -352,7 +357,6 @@ bool getKeys(Client* c, const Command** out, std::vector<size_t>* keys) {
   }
   // The key specs find the keys, leaving out names that are not keys
   // (SPUBLISH's shard channel), as Redis 7.0 does.
-  std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
   bool any_spec = false;
   for (const KeySpec& k : cmd->key_specs) {
     if (std::find(k.flags.begin(), k.flags.end(), "not_key") != k.flags.end()) continue;
@@ -381,41 +385,37 @@ void commandGetkeysCommand(Client* c) {
   for (size_t k : keys) c->addBulk(c->arg(k));
 }
 
-// The flags of the key at argv position `pos`: the command's own answer
-// when they vary with the arguments, else those of the spec that locates
-// it; keys only a KeysProc finds (SORT ... STORE) belong to the last spec
-// whose search is unknown.
-std::vector<std::string> keyFlags(const Command& cmd, const std::vector<std::string_view>& argv,
-                                  size_t pos) {
-  std::vector<std::string> flags;
-  if (cmd.key_flags_proc != nullptr) {
-    forEachCategory(cmd.key_flags_proc(argv), [&](std::string_view f) { flags.emplace_back(f); });
-    return flags;
-  }
-  const KeySpec* unknown = nullptr;
-  for (const KeySpec& k : cmd.key_specs) {
-    std::vector<size_t> found;
-    keysOfSpec(k, argv, &found);
-    for (size_t f : found)
-      if (f == pos) return k.flags;
-    if (k.begin == KeySpec::Begin::kUnknown) unknown = &k;
-  }
-  if (unknown != nullptr) return unknown->flags;
-  return cmd.key_specs.empty() ? flags : cmd.key_specs[0].flags;
-}
-
 void commandGetkeysandflagsCommand(Client* c) {
   const Command* cmd;
   std::vector<size_t> keys;
   if (!getKeys(c, &cmd, &keys)) return;
   // The command's own argv, its name at 0 (the key specs' frame).
   std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
+  // Each key's flags: the command's own answer when they vary with the
+  // arguments, else those of the first spec that locates it; keys only a
+  // KeysProc finds (SORT ... STORE) belong to the last spec whose search is
+  // unknown. Every spec is searched once, not once per key.
+  std::vector<std::string> own;
+  if (cmd->key_flags_proc != nullptr) {
+    forEachCategory(cmd->key_flags_proc(argv), [&](std::string_view f) { own.emplace_back(f); });
+  }
+  std::vector<const KeySpec*> owner(argv.size(), nullptr);
+  const KeySpec* fallback = cmd->key_specs.empty() ? nullptr : &cmd->key_specs[0];
+  for (const KeySpec& k : cmd->key_specs) {
+    std::vector<size_t> found;
+    keysOfSpec(k, argv, &found);
+    for (size_t pos : found)
+      if (owner[pos] == nullptr) owner[pos] = &k;
+    if (k.begin == KeySpec::Begin::kUnknown) fallback = &k;
+  }
+  static const std::vector<std::string> kNoFlags;
   resp::Writer& w = c->reply();
   w.arrayLen(static_cast<int64_t>(keys.size()));
   for (size_t k : keys) {
     w.arrayLen(2);
     w.bulk(c->arg(k));
-    addFlagSet(w, keyFlags(*cmd, argv, k - 2));
+    const KeySpec* spec = owner[k - 2] != nullptr ? owner[k - 2] : fallback;
+    addFlagSet(w, cmd->key_flags_proc != nullptr ? own : spec != nullptr ? spec->flags : kNoFlags);
   }
 }
 
