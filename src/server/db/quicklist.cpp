@@ -392,8 +392,8 @@ Quicklist::Iter Quicklist::erase(Iter it) {
   bool gone = n->lp.empty();
   if (gone) unlinkNode(n);
   reach(next);
+  // n, reached by the caller's walk, is lent (or an end): this packs it.
   returnLent(next);
-  if (!gone) pack(n);
   if (gone) settleEnds();
   return next != nullptr ? Iter{next, next->lp.first()} : Iter{};
 }

@@ -89,7 +89,7 @@ class Quicklist {
   Iter last() const;
   Iter next(Iter it) const;
   Iter prev(Iter it) const;
-  LpValue get(Iter it) const { return it.node->lp.get(it.pos); }  // it's node is never packed
+  LpValue get(Iter it) const { return it.node->lp.get(it.pos); }  // its node is never packed
 
   // Inserts s before (after = false) or after the element at it.
   void insert(Iter it, std::string_view s, bool after);
