@@ -3,13 +3,17 @@
 # side by side, with one neutral load generator (Debian's redis-benchmark).
 # Interleaved A/B rounds; server pinned to CPU 0, load generator to CPU 1
 # (when there are at least 2). Writes the table to BENCHMARKS.md.
+# Each round runs three servers: ours as shipped, ours with busy polling
+# (`busy-poll-us`, off by default) and Redis.
 # Knobs: BENCH_ROUNDS (default 3), BENCH_N (requests per run, default 200000),
-#        BENCH_KEYS (keys, or zset members, per memory data set; default 1000000).
+#        BENCH_KEYS (keys, or zset members, per memory data set; default 1000000),
+#        BENCH_BUSY_POLL_US (busy-poll-us of the third server; default 100).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
 N=${BENCH_N:-200000}
 KEYS=${BENCH_KEYS:-1000000}
+BP_US=${BENCH_BUSY_POLL_US:-100}
 OURS=src/redis-server
 REDIS=/usr/bin/redis-server
 RB=/usr/bin/redis-benchmark
@@ -23,10 +27,11 @@ trap cleanup EXIT
 if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 GEN_CPU=1; else SRV_CPU=0 GEN_CPU=0; fi
 free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
-start() {  # name binary -> sets PORT PID
+start() {  # name binary [extra server args] -> sets PORT PID
   local name=$1 bin=$2
+  shift 2
   PORT=$(free_port)
-  taskset -c $SRV_CPU "$bin" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
+  taskset -c $SRV_CPU "$bin" "$@" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
     --maxclients 2000 --logfile "$work/$name.log" &
   PID=$!
   pids+=("$PID")
@@ -35,20 +40,26 @@ start() {  # name binary -> sets PORT PID
 }
 stop() { $RCLI -p "$1" shutdown nosave >/dev/null 2>&1 || true; wait "$2" 2>/dev/null || true; }
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+# Times the process blocked (voluntary context switches): each is a sleep in
+# epoll_wait that a client's request must then pay to wake.
+sleeps() { awk '/^voluntary_ctxt_switches/{print $2}' "/proc/$1/status"; }
 
-# One benchmark run; prints "rps p50 p99 cpu" (cpu: server CPU microseconds per request).
+# One benchmark run; prints "rps p50 p99 cpu sleeps" (cpu: server CPU
+# microseconds per request; sleeps: server sleeps per request).
 run_case() {  # port pid args...
   local port=$1 pid=$2
   shift 2
-  local t0 t1 out ops
+  local t0 t1 v0 v1 out ops
   ops=$(sed -E 's/.*-n ([0-9]+).*/\1/' <<<"$*")
   t0=$(cpu_ticks "$pid")
+  v0=$(sleeps "$pid")
   out=$(taskset -c $GEN_CPU $RB -p "$port" --csv "$@" 2>/dev/null | tail -n +2)
   t1=$(cpu_ticks "$pid")
+  v1=$(sleeps "$pid")
   # "test","rps","avg","min","p50","p95","p99","max" per test; average tests.
-  echo "$out" | tr -d '"' | awk -F, -v ticks=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v ops="$ops" '
+  echo "$out" | tr -d '"' | awk -F, -v ticks=$((t1 - t0)) -v vcs=$((v1 - v0)) -v hz="$(getconf CLK_TCK)" -v ops="$ops" '
     {rps+=$2; p50+=$5; p99+=$7; n++}
-    END {printf "%.0f %.3f %.3f %.2f\n", rps/n, p50/n, p99/n, ticks/hz/ops*1e6}'
+    END {printf "%.0f %.3f %.3f %.2f %.3f\n", rps/n, p50/n, p99/n, ticks/hz/ops*1e6, vcs/ops}'
 }
 
 declare -A res
@@ -67,9 +78,12 @@ cases=(
 )
 echo "bench: $ROUNDS interleaved rounds, server on CPU $SRV_CPU, load on CPU $GEN_CPU"
 for round in $(seq "$ROUNDS"); do
-  for srv in ours redis; do
-    bin=$OURS; [ $srv = redis ] && bin=$REDIS
-    start $srv "$bin"
+  for srv in ours ours-bp redis; do
+    case $srv in
+      ours) start $srv $OURS ;;
+      ours-bp) start $srv $OURS --busy-poll-us "$BP_US" ;;
+      redis) start $srv $REDIS ;;
+    esac
     $RB -p "$PORT" -t set -r 100000 -n 200000 -d 3 -q >/dev/null 2>&1  # warm the keyspace
     for c in "${cases[@]}"; do
       name=${c%%|*}
@@ -83,7 +97,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-field() {  # srv case column(1=rps 2=p50 3=p99 4=cpu)
+field() {  # srv case column(1=rps 2=p50 3=p99 4=cpu 5=sleeps)
   for round in $(seq "$ROUNDS"); do echo "${res[$1,$2,$round]}" | awk -v c="$3" '{print $c}'; done | median
 }
 
@@ -180,12 +194,26 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
   echo "persistence off, one at a time, $ROUNDS interleaved rounds; medians. Ratio = ours / Redis 7.0."
   echo "This machine is shared and noisy: trust ratios and instruction counts over absolute figures."
   echo
-  echo "| case | ours ops/s | Redis ops/s | ratio | ours p50 ms | Redis p50 ms | ours p99 ms | Redis p99 ms | ours CPU µs/op | Redis CPU µs/op |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "Sleeps/op: times the server blocked in epoll_wait per request (voluntary context"
+  echo "switches); each one is a wake-up that the next request pays for."
+  echo
+  echo "| case | ours ops/s | Redis ops/s | ratio | ours p50 ms | Redis p50 ms | ours p99 ms | Redis p99 ms | ours CPU µs/op | Redis CPU µs/op | ours sleeps/op | Redis sleeps/op |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   for c in "${cases[@]}"; do
     name=${c%%|*}
     ro=$(field ours "$name" 1); rr=$(field redis "$name" 1)
-    echo "| $name | $ro | $rr | $(ratio "$ro" "$rr") | $(field ours "$name" 2) | $(field redis "$name" 2) | $(field ours "$name" 3) | $(field redis "$name" 3) | $(field ours "$name" 4) | $(field redis "$name" 4) |"
+    echo "| $name | $ro | $rr | $(ratio "$ro" "$rr") | $(field ours "$name" 2) | $(field redis "$name" 2) | $(field ours "$name" 3) | $(field redis "$name" 3) | $(field ours "$name" 4) | $(field redis "$name" 4) | $(field ours "$name" 5) | $(field redis "$name" 5) |"
+  done
+  echo
+  echo "Ours with \`busy-poll-us $BP_US\` (off by default; for a server with a core of its own),"
+  echo "same rounds; ratio against the Redis column above:"
+  echo
+  echo "| case | ops/s | ratio | p50 ms | p99 ms | CPU µs/op | sleeps/op |"
+  echo "|---|---|---|---|---|---|---|"
+  for c in "${cases[@]}"; do
+    name=${c%%|*}
+    rb=$(field ours-bp "$name" 1); rr=$(field redis "$name" 1)
+    echo "| $name | $rb | $(ratio "$rb" "$rr") | $(field ours-bp "$name" 2) | $(field ours-bp "$name" 3) | $(field ours-bp "$name" 4) | $(field ours-bp "$name" 5) |"
   done
   echo
   echo "Server instructions per request (callgrind, difference of 60k and 20k requests, -c 50):"

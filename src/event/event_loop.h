@@ -12,7 +12,8 @@
 //   next delay in ms or kNoMore to delete itself.
 // - beforeSleep runs once per iteration before waiting. If it (or anything
 //   else) calls setDontWait(), the next wait does not block.
-// - An idle loop blocks in epoll_wait until the nearest timer: no busy waiting.
+// - An idle loop blocks in epoll_wait until the nearest timer: no busy waiting,
+//   unless setBusyPoll() asked for it (below).
 #pragma once
 
 #include <sys/epoll.h>
@@ -53,6 +54,11 @@ class EventLoop {
   void setBeforeSleep(std::function<void(EventLoop*)> hook) { before_sleep_ = std::move(hook); }
   void setAfterSleep(std::function<void(EventLoop*)> hook) { after_sleep_ = std::move(hook); }
   void setDontWait(bool on) { dont_wait_ = on; }
+  // Busy polling: before blocking, keep polling epoll without sleeping for up
+  // to `us` microseconds (never past the nearest timer's deadline), then block
+  // as usual. 0 (the default) turns it off; negative counts as 0. Costs CPU
+  // while idle; meant for a process with a core of its own.
+  void setBusyPoll(int64_t us) { busy_poll_us_ = us > 0 ? us : 0; }
 
   // Runs until stop(). processEvents() runs one iteration; with block=false it
   // never waits. Returns the number of events and timers processed.
@@ -75,6 +81,8 @@ class EventLoop {
     bool deleted = false;
   };
   int processTimers();
+  // epoll_wait into fired_, busy polling first when it is on.
+  int waitForEvents(int timeout_ms);
   int64_t msUntilNextTimer() const;
   void grow(int fd);
 
@@ -87,6 +95,7 @@ class EventLoop {
   std::function<void(EventLoop*)> after_sleep_;
   bool stop_ = false;
   bool dont_wait_ = false;
+  int64_t busy_poll_us_ = 0;
 };
 
 }  // namespace event

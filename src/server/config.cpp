@@ -305,6 +305,7 @@ const std::vector<Option>& options() {
       INT_OPT("maxclients", maxclients, 1, UINT32_MAX, true),
       INT_OPT("databases", databases, 1, INT_MAX, false),
       INT_OPT("hz", hz, 0, INT_MAX, true),
+      INT_OPT("busy-poll-us", busy_poll_us, 0, 1000000, true),
       Option{"loglevel", true, 1, 1,
              [](Config& c, const Args& a, std::string* e) {
                logging::Level l;

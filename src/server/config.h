@@ -23,6 +23,9 @@ struct Config {
   int64_t maxclients = 10000;
   int64_t databases = 16;
   int64_t hz = 10;
+  // Microseconds the event loop polls without sleeping before it blocks;
+  // 0 = off (see redis.conf).
+  int64_t busy_poll_us = 0;
   std::string loglevel = "notice";
   std::string logfile;
   std::string dir;

@@ -309,6 +309,7 @@ void Server::beforeSleep() {
   handlePendingWrites();
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);
+  loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
   if (shutdown_asap) {
     prepareShutdown();
     loop.stop();

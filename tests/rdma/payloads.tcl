@@ -3,7 +3,8 @@
 # and read over the other, plus 10,000 pipelined commands. Values travel
 # through redis-cli -x (stdin as the last argument) and come back through
 # redis-cli --raw into a file, which is exact for binary data (--raw adds one
-# newline). Runs only in the rxe VM (needs:rdma).
+# newline). Then pipelined commands and a 1 MiB value with busy-poll-us set.
+# Runs only in the rxe VM (needs:rdma).
 
 source [file join $::repo_root tests rdma helpers rdma.tcl]
 set ::rdma_port [find_free_port]
@@ -132,6 +133,22 @@ start_server [list tags {needs:rdma external:skip} \
     assert_equal [r dbsize] 10000
     r mget rdma:stdin:0 rdma:stdin:4321 rdma:stdin:9999
   } {v0 v4321 v9999}
+
+  test {RDMA data: with busy-poll-us set, pipelined commands and a 1 MiB value cross intact} {
+    # The busy-polling loop picks completion-channel events up without
+    # sleeping; what arrives must be the same as through the sleeping loop.
+    r config set busy-poll-us 2000
+    r del rdma:bp
+    lassign [peer --pipeline --repeat 2000 -- INCR rdma:bp] status peer_out
+    assert_equal $status 0 [string range $peer_out end-200 end]
+    assert_equal [llength [regexp -all -inline {reply: :\d+} $peer_out]] 2000
+    random_file $src 1048576
+    cli_set_file rdma rdma:bpval $src
+    cli_get_file rdma rdma:bpval $out
+    assert_same_bytes $src $out
+    r config set busy-poll-us 0
+    r get rdma:bp
+  } {2000}
 
   file delete $src $out
   wait_rdma_clients 0

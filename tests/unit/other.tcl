@@ -23,6 +23,41 @@ start_server {tags {other}} {
   } {protected-mode yes}
 }
 
+# busy-poll-us keeps the event loop polling instead of sleeping; what a user
+# sees is the CPU time an idle server burns.
+proc used_cpu {} {
+  set info [r info cpu]
+  expr {[info_field $info used_cpu_sys] + [info_field $info used_cpu_user]}
+}
+
+start_server {tags {other external:skip}} {
+  test {busy-poll-us is off by default, bounded and settable at runtime} {
+    assert_equal [r config get busy-poll-us] {busy-poll-us 0}
+    assert_error {*argument must be between 0 and 1000000*} {r config set busy-poll-us -1}
+    assert_error {*argument must be between 0 and 1000000*} {r config set busy-poll-us 1000001}
+    assert_error {*argument couldn't be parsed into an integer*} {r config set busy-poll-us 1ms}
+    r config set busy-poll-us 200
+    r config get busy-poll-us
+  } {busy-poll-us 200}
+
+  test {busy-poll-us: an idle server spins only while it is set} {
+    r config set busy-poll-us 1000000
+    set c0 [used_cpu]
+    after 1000
+    set spun [expr {[used_cpu] - $c0}]
+    r config set busy-poll-us 0
+    set c0 [used_cpu]
+    after 1000
+    set idle [expr {[used_cpu] - $c0}]
+    assert_morethan $spun 0.2
+    assert_lessthan $idle 0.1
+    # Requests are served while spinning as when sleeping.
+    r config set busy-poll-us 1000
+    r set k v
+    assert_equal [r get k] v
+  }
+}
+
 start_server {tags {other external:skip} overrides {timeout 1}} {
   test {Idle clients are closed after timeout seconds} {
     set c [redis_client]

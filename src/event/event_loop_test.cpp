@@ -1,0 +1,111 @@
+#include "event/event_loop.h"
+
+#include <gtest/gtest.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <thread>
+
+namespace event {
+namespace {
+
+int64_t threadCpuUs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+struct Pipe {
+  int fds[2] = {-1, -1};
+  Pipe() { EXPECT_EQ(pipe(fds), 0); }
+  ~Pipe() {
+    close(fds[0]);
+    close(fds[1]);
+  }
+};
+
+void readOne(EventLoop*, int fd, void* data, int mask) {
+  char c;
+  if ((mask & kReadable) && read(fd, &c, 1) == 1) *static_cast<char*>(data) = c;
+}
+
+// Runs one blocking iteration with a 300 ms timer as the only thing to wait
+// for; returns the thread's CPU time over it, in microseconds.
+int64_t cpuOverIdleIteration(EventLoop& loop) {
+  bool fired = false;
+  loop.addTimer(300, [&](EventLoop*, TimerId) {
+    fired = true;
+    return kNoMore;
+  });
+  int64_t cpu0 = threadCpuUs();
+  while (!fired) loop.processEvents(true);
+  return threadCpuUs() - cpu0;
+}
+
+TEST(EventLoop, IdleLoopSleepsUntilTheTimer) {
+  EventLoop loop;
+  int64_t t0 = EventLoop::nowMs();
+  int64_t cpu = cpuOverIdleIteration(loop);
+  EXPECT_GE(EventLoop::nowMs() - t0, 300);
+  EXPECT_LT(cpu, 100000) << "an idle loop without busy polling must block";
+}
+
+TEST(EventLoop, BusyPollSpinsThenSleeps) {
+  EventLoop loop;
+  loop.setBusyPoll(100000);  // 100 ms of the 300 ms wait
+  int64_t cpu = cpuOverIdleIteration(loop);
+  // The spin burns CPU (at least some of its 100 ms, however the thread is
+  // scheduled); the remaining 200 ms are spent blocked, not spinning.
+  EXPECT_GT(cpu, 10000);
+  EXPECT_LT(cpu, 250000);
+}
+
+TEST(EventLoop, BusyPollDeliversAnEventFromAnotherThread) {
+  EventLoop loop;
+  Pipe p;
+  char got = 0;
+  ASSERT_EQ(loop.addFileEvent(p.fds[0], kReadable, readOne, &got), 0);
+  loop.setBusyPoll(10 * 1000000);
+  std::thread writer([&] {
+    usleep(5000);
+    EXPECT_EQ(write(p.fds[1], "x", 1), 1);
+  });
+  int64_t t0 = EventLoop::nowMs();
+  int handled = loop.processEvents(true);
+  writer.join();
+  EXPECT_EQ(handled, 1);
+  EXPECT_EQ(got, 'x');
+  EXPECT_LT(EventLoop::nowMs() - t0, 5000) << "the event must end the spin";
+}
+
+TEST(EventLoop, BusyPollKeepsTimerDeadlines) {
+  EventLoop loop;
+  loop.setBusyPoll(10 * 1000000);  // a spin far longer than the timer's delay
+  bool fired = false;
+  loop.addTimer(20, [&](EventLoop*, TimerId) {
+    fired = true;
+    return kNoMore;
+  });
+  int64_t t0 = EventLoop::nowMs();
+  while (!fired) loop.processEvents(true);
+  EXPECT_LT(EventLoop::nowMs() - t0, 5000);
+}
+
+TEST(EventLoop, DontWaitSkipsTheSpin) {
+  EventLoop loop;
+  loop.setBusyPoll(10 * 1000000);
+  loop.setDontWait(true);
+  int64_t t0 = EventLoop::nowMs();
+  EXPECT_EQ(loop.processEvents(true), 0);
+  EXPECT_LT(EventLoop::nowMs() - t0, 5000);
+}
+
+TEST(EventLoop, BusyPollOffAgain) {
+  EventLoop loop;
+  loop.setBusyPoll(200000);
+  loop.setBusyPoll(-5);  // negative counts as off
+  EXPECT_LT(cpuOverIdleIteration(loop), 100000);
+}
+
+}  // namespace
+}  // namespace event
