@@ -104,15 +104,13 @@ TEST(RequestParser, EmptyInlineLine) {
 
 TEST(RequestParser, ProtocolErrors) {
   EXPECT_EQ(parseInSteps("*abc\r\n", 100).error, "Protocol error: invalid multibulk length");
-  EXPECT_EQ(parseInSteps("*3000000000\r\n", 100).error,
-            "Protocol error: invalid multibulk length");
+  EXPECT_EQ(parseInSteps("*3000000000\r\n", 100).error, "Protocol error: invalid multibulk length");
   EXPECT_EQ(parseInSteps("*1\r\n+foo\r\n", 100).error, "Protocol error: expected '$', got '+'");
   EXPECT_EQ(parseInSteps("*1\r\n$-5\r\n", 100).error, "Protocol error: invalid bulk length");
   EXPECT_EQ(parseInSteps("*1\r\n$x\r\n", 100).error, "Protocol error: invalid bulk length");
   ParserLimits small;
   small.max_bulk_len = 10;
-  EXPECT_EQ(parseInSteps("*1\r\n$11\r\n", 100, small).error,
-            "Protocol error: invalid bulk length");
+  EXPECT_EQ(parseInSteps("*1\r\n$11\r\n", 100, small).error, "Protocol error: invalid bulk length");
   EXPECT_EQ(parseInSteps(std::string(70000, 'a'), 100000).error,
             "Protocol error: too big inline request");
   EXPECT_EQ(parseInSteps("*" + std::string(70000, '1'), 100000).error,
@@ -128,8 +126,7 @@ TEST(RequestParser, UnauthenticatedLimits) {
             "Protocol error: unauthenticated multibulk length");
   EXPECT_EQ(parseInSteps("*1\r\n$16385\r\n", 100, l).error,
             "Protocol error: unauthenticated bulk length");
-  EXPECT_EQ(parseInSteps("*2\r\n$4\r\nAUTH\r\n$3\r\npwd\r\n", 100, l).result,
-            RequestParser::kDone);
+  EXPECT_EQ(parseInSteps("*2\r\n$4\r\nAUTH\r\n$3\r\npwd\r\n", 100, l).result, RequestParser::kDone);
 }
 
 TEST(RequestParser, HugeCountDoesNotAllocate) {
