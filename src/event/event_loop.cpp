@@ -104,7 +104,7 @@ int64_t EventLoop::nowUs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
 }
 
-int64_t EventLoop::msUntilNextTimer() const {
+int EventLoop::timerWaitMs() const {
   int64_t nearest = -1;
   for (const auto& [id, t] : timers_) {
     if (t.deleted) continue;
@@ -112,7 +112,7 @@ int64_t EventLoop::msUntilNextTimer() const {
   }
   if (nearest == -1) return -1;
   int64_t d = nearest - nowMs();
-  return d < 0 ? 0 : d;
+  return static_cast<int>(std::clamp<int64_t>(d, 0, INT_MAX));
 }
 
 int EventLoop::processTimers() {
@@ -162,10 +162,7 @@ int EventLoop::waitForEvents(int timeout_ms) {
       int n = epoll_wait(epfd_, fired_.data(), size, 0);
       if (n != 0) return n;
     } while (nowUs() < end);
-    if (timeout_ms > 0) {
-      int64_t t = msUntilNextTimer();
-      timeout_ms = t < 0 ? -1 : static_cast<int>(std::min<int64_t>(t, INT_MAX));
-    }
+    if (timeout_ms > 0) timeout_ms = timerWaitMs();
   }
   return epoll_wait(epfd_, fired_.data(), size, timeout_ms);
 }
@@ -176,8 +173,7 @@ int EventLoop::processEvents(bool block) {
   if (!block || dont_wait_) {
     timeout = 0;
   } else {
-    int64_t t = msUntilNextTimer();
-    timeout = t < 0 ? -1 : (t > INT_MAX ? INT_MAX : static_cast<int>(t));
+    timeout = timerWaitMs();
   }
   dont_wait_ = false;
   int n = waitForEvents(timeout);

@@ -83,7 +83,9 @@ class EventLoop {
   int processTimers();
   // epoll_wait into fired_, busy polling first when it is on.
   int waitForEvents(int timeout_ms);
-  int64_t msUntilNextTimer() const;
+  // Milliseconds until the nearest timer as an epoll_wait timeout: -1 when
+  // there is none, 0 when one is due, at most INT_MAX.
+  int timerWaitMs() const;
   void grow(int fd);
 
   int epfd_;
