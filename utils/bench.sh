@@ -100,6 +100,14 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 field() {  # srv case column(1=rps 2=p50 3=p99 4=cpu 5=sleeps)
   for round in $(seq "$ROUNDS"); do echo "${res[$1,$2,$round]}" | awk -v c="$3" '{print $c}'; done | median
 }
+# Median over rounds of srv's ops/s over Redis's in the same round: the two
+# runs of a round are minutes apart at most, so a slow drift in the machine's
+# load cancels, where a ratio of medians mixes rounds.
+round_ratio() {  # srv case
+  for round in $(seq "$ROUNDS"); do
+    echo "${res[$1,$2,$round]} ${res[redis,$2,$round]}" | awk '{printf "%.6f\n", $1 / $6}'
+  done | median | awk '{printf "%.2f", $1}'
+}
 
 # Instructions per request: callgrind over two request counts; the
 # difference divided by the extra requests cancels start-up and shutdown.
@@ -191,7 +199,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
   echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -r)."
   echo "Load generator: Debian's redis-benchmark on CPU $GEN_CPU; servers on CPU $SRV_CPU,"
-  echo "persistence off, one at a time, $ROUNDS interleaved rounds; medians. Ratio = ours / Redis 7.0."
+  echo "persistence off, one at a time, $ROUNDS interleaved rounds; medians. Ratio: the median over"
+  echo "rounds of ours / Redis 7.0 ops/s within a round (not the ratio of the two medians)."
   echo "This machine is shared and noisy: trust ratios and instruction counts over absolute figures."
   echo
   echo "Sleeps/op: times the server blocked in epoll_wait per request (voluntary context"
@@ -202,18 +211,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
   for c in "${cases[@]}"; do
     name=${c%%|*}
     ro=$(field ours "$name" 1); rr=$(field redis "$name" 1)
-    echo "| $name | $ro | $rr | $(ratio "$ro" "$rr") | $(field ours "$name" 2) | $(field redis "$name" 2) | $(field ours "$name" 3) | $(field redis "$name" 3) | $(field ours "$name" 4) | $(field redis "$name" 4) | $(field ours "$name" 5) | $(field redis "$name" 5) |"
+    echo "| $name | $ro | $rr | $(round_ratio ours "$name") | $(field ours "$name" 2) | $(field redis "$name" 2) | $(field ours "$name" 3) | $(field redis "$name" 3) | $(field ours "$name" 4) | $(field redis "$name" 4) | $(field ours "$name" 5) | $(field redis "$name" 5) |"
   done
   echo
   echo "Ours with \`busy-poll-us $BP_US\` (off by default; for a server with a core of its own),"
-  echo "same rounds; ratio against the Redis column above:"
+  echo "same rounds; ratio against Redis in the same round as above:"
   echo
   echo "| case | ops/s | ratio | p50 ms | p99 ms | CPU µs/op | sleeps/op |"
   echo "|---|---|---|---|---|---|---|"
   for c in "${cases[@]}"; do
     name=${c%%|*}
-    rb=$(field ours-bp "$name" 1); rr=$(field redis "$name" 1)
-    echo "| $name | $rb | $(ratio "$rb" "$rr") | $(field ours-bp "$name" 2) | $(field ours-bp "$name" 3) | $(field ours-bp "$name" 4) | $(field ours-bp "$name" 5) |"
+    rb=$(field ours-bp "$name" 1)
+    echo "| $name | $rb | $(round_ratio ours-bp "$name") | $(field ours-bp "$name" 2) | $(field ours-bp "$name" 3) | $(field ours-bp "$name" 4) | $(field ours-bp "$name" 5) |"
   done
   echo
   echo "Server instructions per request (callgrind, difference of 60k and 20k requests, -c 50):"
