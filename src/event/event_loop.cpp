@@ -148,8 +148,34 @@ int EventLoop::processTimers() {
   return processed;
 }
 
+void EventLoop::addPoller(Poller* p) {
+  if (std::find(pollers_.begin(), pollers_.end(), p) == pollers_.end()) pollers_.push_back(p);
+}
+
+void EventLoop::removePoller(Poller* p) {
+  pollers_.erase(std::remove(pollers_.begin(), pollers_.end(), p), pollers_.end());
+}
+
+bool EventLoop::pollPollers() {
+  bool found = false;
+  for (Poller* p : pollers_) found |= p->poll();
+  return found;
+}
+
+bool EventLoop::rearmPollers() {
+  // Swapped out first: rearm() may register its poller again.
+  std::vector<Poller*> list;
+  list.swap(pollers_);
+  bool found = false;
+  for (Poller* p : list) found |= p->rearm();
+  return found;
+}
+
 int EventLoop::waitForEvents(int timeout_ms) {
   const int size = static_cast<int>(fired_.size());
+  // Once per iteration whatever epoll reports: a poller's fd is silent, so a
+  // loop kept busy by other fds would otherwise never hear of its work.
+  if (!pollers_.empty() && pollPollers()) timeout_ms = 0;
   if (timeout_ms != 0 && busy_poll_us_ > 0) {
     // A thread that never sleeps is never woken: neither this loop nor the
     // peer whose write makes an fd ready pays for a wake-up, which on loopback
@@ -161,9 +187,11 @@ int EventLoop::waitForEvents(int timeout_ms) {
     do {
       int n = epoll_wait(epfd_, fired_.data(), size, 0);
       if (n != 0) return n;
+      if (!pollers_.empty() && pollPollers()) return 0;
     } while (nowUs() < end);
     if (timeout_ms > 0) timeout_ms = timerWaitMs();
   }
+  if (timeout_ms != 0 && !pollers_.empty() && rearmPollers()) timeout_ms = 0;
   return epoll_wait(epfd_, fired_.data(), size, timeout_ms);
 }
 

@@ -14,6 +14,8 @@
 //   else) calls setDontWait(), the next wait does not block.
 // - An idle loop blocks in epoll_wait until the nearest timer: no busy waiting,
 //   unless setBusyPoll() asked for it (below).
+// - Pollers (below) are polled once per iteration, and on every turn of a
+//   busy-poll spin, and are re-armed before the loop blocks.
 #pragma once
 
 #include <sys/epoll.h>
@@ -28,6 +30,31 @@ namespace event {
 enum Mask : int { kNone = 0, kReadable = 1, kWritable = 2, kBarrier = 4 };
 
 class EventLoop;
+
+// A source of work that can be checked in user space without a system call,
+// with an fd notification that can be switched off meanwhile (an RDMA
+// completion queue left unarmed). While registered (addPoller) the loop polls
+// it instead of waiting for its fd; before blocking, the loop drops every
+// poller from its list and re-arms each, so an idle source wakes the loop
+// through its fd again.
+class Poller {
+ public:
+  // Checks for work without blocking and without running handlers (work
+  // found is handed over the way the source's fd handler would, e.g. marked
+  // pending for the before-sleep hook). Returns true if any was found; the
+  // loop then does not block in this iteration. Must not add or remove
+  // pollers.
+  virtual bool poll() = 0;
+  // The loop is about to block and has already removed this poller from its
+  // list: turn the fd notification back on, then check once more (work that
+  // arrived before it was on raises no notification). Returns true if any
+  // work was found; the loop then does not block. May call addPoller().
+  virtual bool rearm() = 0;
+
+ protected:
+  ~Poller() = default;
+};
+
 using FileHandler = void (*)(EventLoop* loop, int fd, void* data, int mask);
 using TimerId = int64_t;
 constexpr int kNoMore = -1;
@@ -59,6 +86,13 @@ class EventLoop {
   // as usual. 0 (the default) turns it off; negative counts as 0. Costs CPU
   // while idle; meant for a process with a core of its own.
   void setBusyPoll(int64_t us) { busy_poll_us_ = us > 0 ? us : 0; }
+  int64_t busyPollUs() const { return busy_poll_us_; }
+
+  // Registers a poller until the loop next blocks (see Poller). Adding one
+  // already registered does nothing. removePoller() is for a source going
+  // away; it is safe at any time except from inside Poller::poll().
+  void addPoller(Poller* p);
+  void removePoller(Poller* p);
 
   // Runs until stop(). processEvents() runs one iteration; with block=false it
   // never waits. Returns the number of events and timers processed.
@@ -81,8 +115,13 @@ class EventLoop {
     bool deleted = false;
   };
   int processTimers();
-  // epoll_wait into fired_, busy polling first when it is on.
+  // epoll_wait into fired_, busy polling first when it is on; pollers are
+  // polled first and re-armed before blocking.
   int waitForEvents(int timeout_ms);
+  // Polls every registered poller; true if any found work.
+  bool pollPollers();
+  // Empties the poller list, re-arming each; true if any found work.
+  bool rearmPollers();
   // Milliseconds until the nearest timer as an epoll_wait timeout: -1 when
   // there is none, 0 when one is due, at most INT_MAX.
   int timerWaitMs() const;
@@ -98,6 +137,7 @@ class EventLoop {
   bool stop_ = false;
   bool dont_wait_ = false;
   int64_t busy_poll_us_ = 0;
+  std::vector<Poller*> pollers_;
 };
 
 }  // namespace event

@@ -107,5 +107,101 @@ TEST(EventLoop, BusyPollOffAgain) {
   EXPECT_LT(cpuOverIdleIteration(loop), 100000);
 }
 
+// A poller whose source has work on the found_at-th poll (0: never), and
+// whose re-arm reports work if rearm_finds is set.
+class FakePoller : public Poller {
+ public:
+  explicit FakePoller(int found_at = 0, bool rearm_finds = false)
+      : found_at_(found_at), rearm_finds_(rearm_finds) {}
+  bool poll() override { return ++polls == found_at_; }
+  bool rearm() override {
+    rearms++;
+    return rearm_finds_;
+  }
+  int polls = 0;
+  int rearms = 0;
+
+ private:
+  int found_at_;
+  bool rearm_finds_;
+};
+
+// Runs blocking iterations until a guard timer of `ms` fires or `done` holds;
+// returns the milliseconds it took.
+int64_t runUntil(EventLoop& loop, int64_t ms, const std::function<bool()>& done) {
+  bool fired = false;
+  TimerId guard = loop.addTimer(ms, [&](EventLoop*, TimerId) {
+    fired = true;
+    return kNoMore;
+  });
+  int64_t t0 = EventLoop::nowMs();
+  while (!fired && !done()) loop.processEvents(true);
+  loop.deleteTimer(guard);
+  return EventLoop::nowMs() - t0;
+}
+
+TEST(EventLoop, PollerWorkEndsTheSpin) {
+  EventLoop loop;
+  loop.setBusyPoll(10 * 1000000);
+  FakePoller p(3);
+  loop.addPoller(&p);
+  int64_t t0 = EventLoop::nowMs();
+  EXPECT_EQ(loop.processEvents(true), 0);
+  EXPECT_LT(EventLoop::nowMs() - t0, 5000) << "work found by a poll must end the spin";
+  EXPECT_EQ(p.polls, 3);
+  EXPECT_EQ(p.rearms, 0) << "a loop that found work does not block, so nothing is re-armed";
+}
+
+TEST(EventLoop, PollersAreRearmedOnceBeforeBlocking) {
+  EventLoop loop;
+  FakePoller p;
+  loop.addPoller(&p);
+  loop.addPoller(&p);  // registered once
+  bool fired = false;
+  loop.addTimer(50, [&](EventLoop*, TimerId) {
+    fired = true;
+    return kNoMore;
+  });
+  while (!fired) loop.processEvents(true);
+  EXPECT_EQ(p.polls, 1) << "dropped from the list once re-armed";
+  EXPECT_EQ(p.rearms, 1);
+}
+
+TEST(EventLoop, RearmThatFindsWorkKeepsTheLoopAwake) {
+  EventLoop loop;
+  FakePoller p(0, true);
+  loop.addPoller(&p);
+  int iterations = 0;
+  int64_t took = runUntil(loop, 10000, [&] { return ++iterations > 1; });
+  EXPECT_LT(took, 5000) << "the loop blocked although re-arming found work";
+  EXPECT_EQ(p.rearms, 1);
+}
+
+TEST(EventLoop, PollersArePolledWhileOtherFdsKeepTheLoopBusy) {
+  EventLoop loop;
+  Pipe p;
+  ASSERT_EQ(write(p.fds[1], "x", 1), 1);  // never read: readable every time
+  ASSERT_EQ(loop.addFileEvent(
+                p.fds[0], kReadable, [](EventLoop*, int, void*, int) {}, nullptr),
+            0);
+  loop.setBusyPoll(10 * 1000000);
+  FakePoller poller;
+  loop.addPoller(&poller);
+  for (int i = 0; i < 5; i++) EXPECT_EQ(loop.processEvents(true), 1);
+  EXPECT_EQ(poller.polls, 5) << "a silent source must not starve behind busy fds";
+  EXPECT_EQ(poller.rearms, 0);
+}
+
+TEST(EventLoop, RemovedPollerIsNotCalled) {
+  EventLoop loop;
+  FakePoller p;
+  loop.addPoller(&p);
+  loop.removePoller(&p);
+  loop.processEvents(false);
+  runUntil(loop, 20, [] { return false; });
+  EXPECT_EQ(p.polls, 0);
+  EXPECT_EQ(p.rearms, 0);
+}
+
 }  // namespace
 }  // namespace event

@@ -3,7 +3,8 @@
 # and read over the other, plus 10,000 pipelined commands. Values travel
 # through redis-cli -x (stdin as the last argument) and come back through
 # redis-cli --raw into a file, which is exact for binary data (--raw adds one
-# newline). Then pipelined commands and a 1 MiB value with busy-poll-us set.
+# newline). Then pipelined commands and a 1 MiB value with busy-poll-us set,
+# and busy polling's direct CQ polls counted against completion events.
 # Runs only in the rxe VM (needs:rdma).
 
 source [file join $::repo_root tests rdma helpers rdma.tcl]
@@ -149,6 +150,34 @@ start_server [list tags {needs:rdma external:skip} \
     r config set busy-poll-us 0
     r get rdma:bp
   } {2000}
+
+  test {RDMA busy polling: completions are reaped from the CQ, not through events} {
+    # One request at a time, so the server waits between requests. Sleeping,
+    # it hears of each request through a completion event; spinning, it polls
+    # the CQ of a connection that just had an event, leaving it unarmed (no
+    # interrupt, no channel read) until it sleeps again. 1 s outlasts the gap
+    # between requests; serverCron's timer may still re-arm a few times.
+    r del rdma:poll
+    set ev0 [rdma_info rdma_completion_events]
+    set po0 [rdma_info rdma_polled_completions]
+    lassign [peer --repeat 300 -- INCR rdma:poll] status peer_out
+    assert_equal $status 0 [string range $peer_out end-200 end]
+    set ev1 [rdma_info rdma_completion_events]
+    set po1 [rdma_info rdma_polled_completions]
+    assert_morethan [expr {$ev1 - $ev0}] 299
+    assert_equal $po1 $po0
+
+    r config set busy-poll-us 1000000
+    lassign [peer --repeat 300 -- INCR rdma:poll] status peer_out
+    r config set busy-poll-us 0
+    assert_equal $status 0 [string range $peer_out end-200 end]
+    assert_equal [llength [regexp -all -inline {reply: :\d+} $peer_out]] 300
+    set ev2 [rdma_info rdma_completion_events]
+    set po2 [rdma_info rdma_polled_completions]
+    assert_lessthan [expr {$ev2 - $ev1}] 100
+    assert_morethan [expr {$po2 - $po1}] 299
+    r get rdma:poll
+  } {600}
 
   file delete $src $out
   wait_rdma_clients 0

@@ -294,6 +294,7 @@ bool RdmaConnection::notifyHandshake() {
 
 void RdmaConnection::doClose() {
   stopKickTimer();
+  loop_->removePoller(this);
   if (handshake_timer_ != 0) {
     loop_->deleteTimer(handshake_timer_);
     handshake_timer_ = 0;
@@ -312,7 +313,9 @@ void RdmaConnection::doClose() {
       state_ == ConnState::kConnected && !inflight_.empty()) {
     // The last writes (often the final reply) have not completed yet:
     // disconnecting now would flush them. The Linger owns the resources
-    // from here and disconnects once they are done.
+    // from here and disconnects once they are done, hearing of them
+    // through completion events: the CQ must be armed.
+    armCq();
     Linger::start(shared_, loop_, std::move(ep_), inflight_.size(), false);
     inflight_.clear();
     ep_.reset();

@@ -94,10 +94,19 @@ void RdmaConnection::onCompletion(event::EventLoop*, int, void* data, int) {
   // otherwise never raise an event.
   while (ibv_get_cq_event(c->ep_.comp.get(), &cq, &ctx) == 0) {
     ibv_ack_cq_events(cq, 1);
+    c->shared_->stats.completion_events++;
     got = true;
   }
-  if (got && ibv_req_notify_cq(c->ep_.cq.get(), 0) != 0) {
-    c->fail(callFailed("ibv_req_notify_cq"), false);
+  if (got) {
+    c->cq_armed_ = false;
+    bool handshaking = c->connect_cb_ != nullptr || c->accept_cb_ != nullptr;
+    if (c->loop_->busyPollUs() > 0 && !handshaking && c->state_ == ConnState::kConnected) {
+      // The loop spins before it sleeps: it polls this CQ instead of
+      // waiting for the next event, and re-arms it before blocking.
+      c->loop_->addPoller(c);
+    } else {
+      c->armCq();
+    }
   }
   c->drainCq();
   if (c->connect_cb_ != nullptr || c->accept_cb_ != nullptr) {
@@ -106,7 +115,42 @@ void RdmaConnection::onCompletion(event::EventLoop*, int, void* data, int) {
   c->dispatch();
 }
 
-bool RdmaConnection::drainCq() {
+bool RdmaConnection::armCq() {
+  if (cq_armed_ || !ep_.cq) return true;
+  if (ibv_req_notify_cq(ep_.cq.get(), 0) != 0) {
+    fail(callFailed("ibv_req_notify_cq"), false);
+    return false;
+  }
+  cq_armed_ = true;
+  return true;
+}
+
+bool RdmaConnection::pollCq() {
+  if (!ep_.cq) return false;
+  uint64_t reaped = 0;
+  drainCq(&reaped);
+  bool broken = state_ == ConnState::kError;
+  if (reaped == 0 && !broken) return false;
+  shared_->stats.polled_completions += reaped;
+  // Handlers run from processPendingData(), never from inside the loop's wait.
+  updatePending();
+  return true;
+}
+
+bool RdmaConnection::poll() {
+  return pollCq();
+}
+
+bool RdmaConnection::rearm() {
+  // Arm first, then drain: a completion between the two raises an event.
+  if (!armCq()) {
+    updatePending();
+    return true;
+  }
+  return pollCq();
+}
+
+bool RdmaConnection::drainCq(uint64_t* reaped) {
   if (!ep_.cq) return false;
   ibv_wc wcs[kPollBatch];
   for (;;) {
@@ -115,6 +159,7 @@ bool RdmaConnection::drainCq() {
       fail("ibv_poll_cq failed", false);
       return false;
     }
+    if (reaped != nullptr) *reaped += static_cast<uint64_t>(n);
     for (int i = 0; i < n; i++) {
       // After an error the rest is only reaped (flushes of a dead QP).
       if (state_ != ConnState::kError && !handleCompletion(wcs[i])) return false;

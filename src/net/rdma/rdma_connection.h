@@ -13,6 +13,13 @@
 // room to write. Such connections sit in Shared::pending; the server's
 // before-sleep calls processPendingData() (and does not block while any
 // remain), which calls the handlers.
+//
+// Busy polling: while the loop busy-polls (busy-poll-us), a connection that
+// got a completion event leaves its CQ unarmed and registers as the loop's
+// Poller; the loop then reaps its completions with ibv_poll_cq on every spin
+// (no interrupt, no channel read, no wake-up) and re-arms the CQ only before
+// it blocks. Idle connections stay armed and reach the loop through their
+// completion channel as usual.
 #pragma once
 
 #include <deque>
@@ -44,6 +51,8 @@ struct Stats {
   uint64_t reregistrations = 0;
   uint64_t tx_full_waits = 0;
   uint64_t errors = 0;
+  uint64_t completion_events = 0;   // fetched from completion channels
+  uint64_t polled_completions = 0;  // reaped by busy polling, without an event
 };
 
 // State owned by the type and shared by all its connections.
@@ -93,7 +102,7 @@ class Linger {
   event::TimerId timer_ = 0;
 };
 
-class RdmaConnection : public Connection {
+class RdmaConnection : public Connection, private event::Poller {
  public:
   // Outbound (cm.cpp): creates the id and starts address resolution; `cb`
   // runs once connected (TX ready both ways) or failed. nullptr + *err if it
@@ -141,8 +150,17 @@ class RdmaConnection : public Connection {
 
   // ---- datapath.cpp ----
   static void onCompletion(event::EventLoop* loop, int fd, void* data, int mask);
-  // Polls the CQ until empty; returns false on a fatal error (state kError).
-  bool drainCq();
+  // Polls the CQ until empty, adding the completions reaped to *reaped if
+  // given; returns false on a fatal error (state kError).
+  bool drainCq(uint64_t* reaped = nullptr);
+  // event::Poller, while the CQ is left unarmed for busy polling.
+  bool poll() override;
+  bool rearm() override;
+  // Drains as the poller does; true if anything changed.
+  bool pollCq();
+  // Arms the CQ for the next completion event if it is not; false (and
+  // kError) if that failed.
+  bool armCq();
   bool handleCompletion(const ibv_wc& wc);
   bool onData(uint32_t bytes);
   bool onControl(uint32_t slot, uint32_t bytes);
@@ -175,6 +193,7 @@ class RdmaConnection : public Connection {
   bool peer_closed_ = false;   // DISCONNECTED seen: EOF after buffered data
   bool watching_ = false;      // fds registered in the loop
   bool disconnected_ = false;  // rdma_disconnect() already called
+  bool cq_armed_ = true;       // resources arm the CQ at creation
   event::TimerId handshake_timer_ = 0;
   event::TimerId kick_timer_ = 0;
   std::string peer_addr_;

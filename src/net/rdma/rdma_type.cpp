@@ -90,6 +90,8 @@ class RdmaType : public ConnectionType {
     line("rdma_reregistrations", s.reregistrations);
     line("rdma_tx_full_waits", s.tx_full_waits);
     line("rdma_errors", s.errors);
+    line("rdma_completion_events", s.completion_events);
+    line("rdma_polled_completions", s.polled_completions);
     line("rdma_rx_size", shared_.opts.rx_size);
     line("rdma_connections", shared_.live.size());
     line("rdma_pinned_bytes", static_cast<uint64_t>(r.pinned_bytes));
