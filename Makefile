@@ -132,6 +132,7 @@ bench:
 	@utils/bench.sh
 
 bench-rdma: test-deps
+	@utils/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@utils/rxe-vm/run-bench.sh
 

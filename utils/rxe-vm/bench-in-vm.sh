@@ -2,13 +2,17 @@
 # Runs INSIDE the soft-RoCE VM (utils/rxe-vm/run-bench.sh starts it): one
 # server listening on TCP and RDMA at the VM's rxe address, and our
 # redis-benchmark against it over each transport, alternating, in the same
-# run. Prints a Markdown table on stdout. Builds nothing.
-# Knobs: BENCH_N (requests per run, default 20000), BENCH_ROUNDS (default 3).
+# run, each case with the server sleeping and busy polling (busy-poll-us);
+# then the server's system calls per request over RDMA, counted by strace.
+# Prints Markdown on stdout. Builds nothing.
+# Knobs: BENCH_N (requests per run, default 20000), BENCH_ROUNDS (default 3),
+# BENCH_BUSY_POLL_US (default 1000: longer than a round trip in this VM).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ADDR=${RXE_VM_ADDR:-10.99.0.1}
 N=${BENCH_N:-20000}
 ROUNDS=${BENCH_ROUNDS:-3}
+BP=${BENCH_BUSY_POLL_US:-1000}
 TCP_PORT=6379
 RDMA_PORT=6380
 work=$(mktemp -d)
@@ -21,27 +25,69 @@ for _ in $(seq 100); do
   sleep 0.2
 done
 
+cli() { src/redis-cli -h "$ADDR" -p $TCP_PORT "$@"; }
+rinfo() { cli info rdma | tr -d '\r' | awk -F: -v k="$1" '$1 == k {print $2}'; }
 declare -A res
 cases=("ping -c 1 -P 1" "get -c 1 -P 1" "set -c 1 -P 1" "get -c 10 -P 1" "get -c 10 -P 16")
+modes=(0 "$BP")
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 for round in $(seq "$ROUNDS"); do
-  for t in tcp rdma; do
-    for c in "${cases[@]}"; do
-      read -r test args <<<"$c"
-      [ "$test" = ping ] && test=ping_mbulk
-      flags=(-h "$ADDR" -p $TCP_PORT)
-      [ $t = rdma ] && flags=(-h "$ADDR" -p $RDMA_PORT --rdma)
-      # shellcheck disable=SC2086
-      line=$(src/redis-benchmark "${flags[@]}" -t "$test" -n "$N" -r 10000 -d 3 --csv $args |
-        tail -n 1 | tr -d '"')
-      # "test","rps","avg","min","p50","p95","p99","max"
-      res[$t,$c,$round]=$(awk -F, '{print $2, $5, $7}' <<<"$line")
-      echo "round $round $t $c: ${res[$t,$c,$round]}" >&2
+  for bp in "${modes[@]}"; do
+    cli config set busy-poll-us "$bp" >/dev/null
+    for t in tcp rdma; do
+      for c in "${cases[@]}"; do
+        read -r test args <<<"$c"
+        [ "$test" = ping ] && test=ping_mbulk
+        flags=(-h "$ADDR" -p $TCP_PORT)
+        [ $t = rdma ] && flags=(-h "$ADDR" -p $RDMA_PORT --rdma)
+        # shellcheck disable=SC2086
+        line=$(src/redis-benchmark "${flags[@]}" -t "$test" -n "$N" -r 10000 -d 3 --csv $args |
+          tail -n 1 | tr -d '"')
+        # "test","rps","avg","min","p50","p95","p99","max"
+        res[$t,$c,$bp,$round]=$(awk -F, '{print $2, $5, $7}' <<<"$line")
+        echo "round $round busy-poll-us $bp $t $c: ${res[$t,$c,$bp,$round]}" >&2
+      done
     done
   done
 done
+cli config set busy-poll-us 0 >/dev/null
 
-field() { for r in $(seq "$ROUNDS"); do awk -v k="$3" '{print $k}' <<<"${res[$1,$2,$r]}"; done | median; }
+# System calls the server makes per request over RDMA: strace -c attached to
+# it over SC_N GETs from one client, sleeping and busy polling. Clock reads
+# are left out (vDSO calls on real hardware; system calls in this VM, which
+# has no usable clocksource for the vDSO), and so is epoll_wait, which a spin
+# calls as often as time allows.
+SC_N=2000
+declare -A sc ev po
+for bp in "${modes[@]}"; do
+  cli config set busy-poll-us "$bp" >/dev/null
+  e0=$(rinfo rdma_completion_events)
+  p0=$(rinfo rdma_polled_completions)
+  strace -c -f -p $srv -o "$work/strace.$bp" 2>/dev/null &
+  st=$!
+  sleep 1
+  src/redis-benchmark -h "$ADDR" -p $RDMA_PORT --rdma -t get -n $SC_N -c 1 -r 10000 -q >/dev/null
+  kill -INT $st
+  wait $st || true
+  e1=$(rinfo rdma_completion_events)
+  p1=$(rinfo rdma_polled_completions)
+  ev[$bp]=$((e1 - e0)) po[$bp]=$((p1 - p0))
+  # strace -c rows: % time, seconds, usecs/call, calls, [errors,] syscall.
+  sc[$bp]=$(awk -v n=$SC_N '
+    $NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" {
+      if ($NF ~ /^(clock_gettime|gettimeofday|epoll_wait)$/) next
+      calls[$NF] += $4; all += $4
+    }
+    END {
+      out = sprintf("%.2f", all / n)
+      for (k in calls) if (calls[k] / n >= 0.05) out = out sprintf(" %s %.2f", k, calls[k] / n)
+      print out
+    }' "$work/strace.$bp")
+  echo "syscalls busy-poll-us $bp: ${sc[$bp]} events ${ev[$bp]} polled ${po[$bp]}" >&2
+done
+cli config set busy-poll-us 0 >/dev/null
+
+field() { for r in $(seq "$ROUNDS"); do awk -v k="$4" '{print $k}' <<<"${res[$1,$2,$3,$r]}"; done | median; }
 echo "# RDMA benchmark (soft-RoCE, functional)"
 echo
 echo "Produced by \`make bench-rdma\` (utils/rxe-vm/run-bench.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
@@ -53,12 +99,27 @@ echo "on a dummy netdev. It shows that the RDMA path works end to end under load
 echo "compares with TCP on the same emulated machine; on RDMA NICs the ratios differ."
 echo
 echo "One server listening on both; our redis-benchmark, $N requests per run, -r 10000 -d 3,"
-echo "$ROUNDS alternating rounds, medians. Ratio = RDMA / TCP."
+echo "$ROUNDS alternating rounds, medians. Ratio = RDMA / TCP. Each case runs with the server"
+echo "sleeping between requests (busy-poll-us 0, the default) and busy polling"
+echo "(busy-poll-us $BP)."
 echo
-echo "| case | TCP ops/s | RDMA ops/s | ratio | TCP p50 ms | RDMA p50 ms | TCP p99 ms | RDMA p99 ms |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| case | busy-poll-us | TCP ops/s | RDMA ops/s | ratio | TCP p50 ms | RDMA p50 ms | TCP p99 ms | RDMA p99 ms |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for c in "${cases[@]}"; do
-  to=$(field tcp "$c" 1); ro=$(field rdma "$c" 1)
-  ratio=$(awk -v a="$ro" -v b="$to" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}')
-  echo "| $c | $to | $ro | $ratio | $(field tcp "$c" 2) | $(field rdma "$c" 2) | $(field tcp "$c" 3) | $(field rdma "$c" 3) |"
+  for bp in "${modes[@]}"; do
+    to=$(field tcp "$c" "$bp" 1); ro=$(field rdma "$c" "$bp" 1)
+    ratio=$(awk -v a="$ro" -v b="$to" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}')
+    echo "| $c | $bp | $to | $ro | $ratio | $(field tcp "$c" "$bp" 2) | $(field rdma "$c" "$bp" 2) | $(field tcp "$c" "$bp" 3) | $(field rdma "$c" "$bp" 3) |"
+  done
+done
+echo
+echo "Server system calls per request over RDMA (strace -c attached to the server, $SC_N"
+echo "GETs, -c 1; clock reads and epoll_wait left out, see utils/rxe-vm/bench-in-vm.sh), and"
+echo "how its completions were reaped (INFO rdma):"
+echo
+echo "| busy-poll-us | syscalls/request | by call | completion events | polled completions |"
+echo "|---|---|---|---|---|"
+for bp in "${modes[@]}"; do
+  read -r total rest <<<"${sc[$bp]}"
+  echo "| $bp | $total | ${rest:--} | ${ev[$bp]} | ${po[$bp]} |"
 done
