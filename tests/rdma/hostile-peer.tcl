@@ -58,6 +58,35 @@ start_server [list tags {needs:rdma external:skip} \
     }
   }
 
+  test {RDMA: with busy polling, violations and vanishing peers still cost only their connection} {
+    # The spinning server reaps these completions from unarmed CQs, not from
+    # events: the error must still reach the connection's handler, and every
+    # verbs object be freed.
+    r config set busy-poll-us 1000000
+    set objects [rdma_info rdma_verbs_objects]
+    set polled [rdma_info rdma_polled_completions]
+    foreach mode {bad-magic oob-imm zero-imm write-no-reg} {
+      lassign [peer --mode $mode] status out
+      assert_equal $status 0 "$mode: $out"
+      assert_match "*result: server-closed*" $out
+    }
+    foreach mode {disconnect-mid kill-mid} {
+      lassign [peer --mode $mode] status out
+      assert_equal $status 0 "$mode: $out"
+    }
+    lassign [peer --repeat 50 -- PING] status out
+    assert_equal $status 0 $out
+    wait_for_condition 50 100 {[rdma_info rdma_connected_clients] == 0 &&
+                               [rdma_info rdma_verbs_objects] == $objects} {
+      fail "left: [rdma_info rdma_connected_clients] clients,\
+            [rdma_info rdma_verbs_objects] verbs objects (before: $objects)"
+    }
+    assert_morethan [rdma_info rdma_polled_completions] $polled
+    assert_equal [r exists rdma-test-peer:partial] 0
+    r config set busy-poll-us 0
+    r ping
+  } {PONG}
+
   test {RDMA: protocol violations are logged with the reason} {
     set log [read_file [srv stdout]]
     assert_match "*protocol error: control message with bad magic*" $log

@@ -73,6 +73,14 @@ proc server_rss_kb {} {
   return $kb
 }
 
+# True when the server binary is built with AddressSanitizer (make
+# SANITIZER=address): its allocator keeps freed memory in quarantine, so RSS
+# grows without a leak, and LeakSanitizer reports real leaks at exit instead.
+proc server_has_asan {} {
+  if {[catch {exec ldd $::cfg(server_bin)} libs]} { return 0 }
+  return [string match *libasan* $libs]
+}
+
 # A scratch file path in the VM's own RAM overlay (fast, vanishes with the
 # VM); deleted by the caller.
 proc scratch_file {name} {
