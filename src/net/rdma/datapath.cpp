@@ -89,7 +89,8 @@ void RdmaConnection::onCompletion(event::EventLoop*, int, void* data, int) {
   ibv_cq* cq = nullptr;
   void* ctx = nullptr;
   bool got = false;
-  // Each event fetched is acknowledged exactly once; then re-arm, then
+  // Each event fetched is acknowledged exactly once; then re-arm (or, when
+  // the loop busy-polls, leave that to its re-arm before blocking), then
   // drain: a completion arriving between the drain and the re-arm would
   // otherwise never raise an event.
   while (ibv_get_cq_event(c->ep_.comp.get(), &cq, &ctx) == 0) {
@@ -125,20 +126,18 @@ bool RdmaConnection::armCq() {
   return true;
 }
 
-bool RdmaConnection::pollCq() {
+bool RdmaConnection::poll() {
   if (!ep_.cq) return false;
+  bool was_broken = state_ == ConnState::kError;
   uint64_t reaped = 0;
   drainCq(&reaped);
-  bool broken = state_ == ConnState::kError;
-  if (reaped == 0 && !broken) return false;
+  // Only news counts: reporting a known error on every poll would keep the
+  // loop from ever blocking.
+  if (reaped == 0 && (was_broken || state_ != ConnState::kError)) return false;
   shared_->stats.polled_completions += reaped;
   // Handlers run from processPendingData(), never from inside the loop's wait.
   updatePending();
   return true;
-}
-
-bool RdmaConnection::poll() {
-  return pollCq();
 }
 
 bool RdmaConnection::rearm() {
@@ -147,7 +146,7 @@ bool RdmaConnection::rearm() {
     updatePending();
     return true;
   }
-  return pollCq();
+  return poll();
 }
 
 bool RdmaConnection::drainCq(uint64_t* reaped) {

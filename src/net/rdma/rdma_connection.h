@@ -153,11 +153,10 @@ class RdmaConnection : public Connection, private event::Poller {
   // Polls the CQ until empty, adding the completions reaped to *reaped if
   // given; returns false on a fatal error (state kError).
   bool drainCq(uint64_t* reaped = nullptr);
-  // event::Poller, while the CQ is left unarmed for busy polling.
+  // event::Poller, while the CQ is left unarmed for busy polling: poll()
+  // drains the CQ and marks the connection pending if anything changed.
   bool poll() override;
   bool rearm() override;
-  // Drains as the poller does; true if anything changed.
-  bool pollCq();
   // Arms the CQ for the next completion event if it is not; false (and
   // kError) if that failed.
   bool armCq();
