@@ -50,7 +50,6 @@ for round in $(seq "$ROUNDS"); do
     done
   done
 done
-cli config set busy-poll-us 0 >/dev/null
 
 # System calls the server makes per request over RDMA: strace -c attached to
 # it over SC_N GETs from one client, sleeping and busy polling. Clock reads
