@@ -32,7 +32,8 @@ struct Side {
   bool echo = false;              // send back what is read
   size_t read_chunk = 64 * 1024;  // bytes per read() call
   bool one_read_per_call = false;
-  size_t close_after = 0;  // close inside the read handler after this many bytes
+  size_t close_after = 0;           // close inside the read handler after this many bytes
+  bool close_when_flushed = false;  // close as soon as `out` is all written
   bool connected = false, failed = false, eof = false, closed = false;
   int write_handler_calls = 0;
 };
@@ -94,6 +95,7 @@ void flush(Side* s) {
   s->out.clear();
   s->out_pos = 0;
   s->conn->setWriteHandler(nullptr);
+  if (s->close_when_flushed) closeSide(s);
 }
 
 void onWritable(net::Connection* c) {
@@ -202,6 +204,8 @@ class Conformance : public ::testing::TestWithParam<std::string> {
     s->read_chunk = t->server_read_chunk_;
     s->one_read_per_call = t->server_one_read_;
     s->close_after = t->server_close_after_;
+    s->out = t->server_greeting_;
+    s->close_when_flushed = !t->server_greeting_.empty();
     s->conn = c;
     c->setPrivateData(s);
     t->servers_.push_back(s);
@@ -266,6 +270,7 @@ class Conformance : public ::testing::TestWithParam<std::string> {
   bool server_one_read_ = false;
   size_t server_read_chunk_ = 64 * 1024;
   size_t server_close_after_ = 0;
+  std::string server_greeting_;  // written at accept, then the server closes
 };
 
 TEST_P(Conformance, Echo) {
@@ -332,6 +337,26 @@ TEST_P(Conformance, CloseFromInsideHandler) {
   ASSERT_TRUE(runUntil([&] { return c2->closed; }));
   EXPECT_EQ(c2->in, "abc");
   roundTrip("still serving");
+}
+
+TEST_P(Conformance, LastWriteBeforeCloseArrives) {
+  // A final reply written just before close (QUIT's +OK, an error) must
+  // arrive, and the connection must then end by itself. Over rdma that
+  // small write goes out unsignaled: the closing connection has to make its
+  // completion visible (a fence) or the linger would wait out kLingerMs.
+  std::string objects = infoField(type_, "rdma_verbs_objects");
+  server_echo_ = false;
+  server_greeting_ = pattern(100, 5);
+  Side* c = connectClient();
+  ASSERT_TRUE(runUntil([&] { return !servers_.empty() && servers_[0]->closed; }));
+  int64_t closed_ms = event::EventLoop::nowMs();
+  ASSERT_TRUE(runUntil([&] { return c->closed; })) << "the client never saw the close";
+  EXPECT_TRUE(c->eof) << c->failed;
+  EXPECT_TRUE(c->in == server_greeting_) << "got " << c->in.size() << " of 100 bytes";
+  // Half the linger's 2 s deadline: the round trip takes milliseconds even
+  // under the rxe VM's CPU emulation.
+  EXPECT_LT(event::EventLoop::nowMs() - closed_ms, 1000) << "ended by the linger's deadline";
+  EXPECT_EQ(infoField(type_, "rdma_verbs_objects"), objects);
 }
 
 TEST_P(Conformance, PeerClosesMidTransfer) {

@@ -153,7 +153,7 @@ start_server [list tags {needs:rdma external:skip} \
 
   test {RDMA busy polling: completions are reaped from the CQ, not through events} {
     # One request at a time, so the server waits between requests. Sleeping,
-    # it hears of each request through a completion event; spinning, it polls
+    # it hears of each request through one completion event; spinning, it polls
     # the CQ of a connection that just had an event, leaving it unarmed (no
     # interrupt, no channel read) until it sleeps again. 1 s outlasts the gap
     # between requests; serverCron's timer may still re-arm a few times.
@@ -165,6 +165,9 @@ start_server [list tags {needs:rdma external:skip} \
     set ev1 [rdma_info rdma_completion_events]
     set po1 [rdma_info rdma_polled_completions]
     assert_morethan [expr {$ev1 - $ev0}] 299
+    # One event per request: the replies' RDMA writes are mostly unsignaled,
+    # so their completions wake nobody (signaled, it would be two).
+    assert_lessthan [expr {$ev1 - $ev0}] 360
     assert_equal $po1 $po0
 
     r config set busy-poll-us 1000000
@@ -178,6 +181,41 @@ start_server [list tags {needs:rdma external:skip} \
     assert_morethan [expr {$po2 - $po1}] 299
     r get rdma:poll
   } {600}
+
+  test {RDMA: a sleeping server reads its completion channel once per event} {
+    # System calls are what a sleeping server's round trip costs on top of
+    # the NIC's: each completion event is one read() of the channel, and a
+    # second read() that finds nothing (EAGAIN) would be pure overhead. strace
+    # counts every read() of the server while one client sends requests one
+    # at a time, so the server sleeps, and hears of each through an event.
+    # The Tcl client is idle meanwhile: the server reads no other fd.
+    set trace [scratch_file strace]
+    set st [exec strace -f -c -e trace=read -o $trace -p [srv pid] 2>/dev/null &]
+    wait_for_condition 50 100 {[regexp {TracerPid:\s+[1-9]} [read_file /proc/[srv pid]/status]]} {
+      fail "strace did not attach to the server"
+    }
+    set ev0 [rdma_info rdma_completion_events]
+    lassign [peer --repeat 200 -- INCR rdma:reads] status peer_out
+    set ev1 [rdma_info rdma_completion_events]
+    exec kill -INT $st
+    # strace -c writes its table when it detaches.
+    wait_for_condition 50 100 {[string match "*total*" [read_file $trace]]} {
+      fail "strace wrote no summary"
+    }
+    assert_equal $status 0 [string range $peer_out end-200 end]
+    assert_equal [llength [regexp -all -inline {reply: :\d+} $peer_out]] 200
+    # strace -c's row: % time, seconds, usecs/call, calls, [errors,] read
+    set reads 0
+    foreach line [split [read_file $trace] "\n"] {
+      if {[lindex $line end] eq "read"} { set reads [lindex $line 3] }
+    }
+    file delete $trace
+    set events [expr {$ev1 - $ev0}]
+    assert_morethan $events 199
+    # INFO rdma's own request reads the TCP socket once or twice.
+    assert_lessthan $reads [expr {$events + 10}]
+    r get rdma:reads
+  } {200}
 
   file delete $src $out
   wait_rdma_clients 0

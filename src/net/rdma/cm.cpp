@@ -309,15 +309,18 @@ void RdmaConnection::doClose() {
     if (ep_.comp) loop_->removeFileEvent(ep_.comp->fd, event::kReadable);
     watching_ = false;
   }
+  size_t completions = 0;
   if (ep_.comp && established_ && !disconnected_ && !peer_closed_ &&
-      state_ == ConnState::kConnected && !inflight_.empty()) {
+      state_ == ConnState::kConnected && !inflight_.empty() &&
+      (completions = signalLastWrite()) > 0) {
     // The last writes (often the final reply) have not completed yet:
     // disconnecting now would flush them. The Linger owns the resources
     // from here and disconnects once they are done, hearing of them
     // through completion events: the CQ must be armed.
     armCq();
-    Linger::start(shared_, loop_, std::move(ep_), inflight_.size(), false);
+    Linger::start(shared_, loop_, std::move(ep_), completions, false);
     inflight_.clear();
+    inflight_bytes_ = 0;
     ep_.reset();
     state_ = ConnState::kClosed;
     return;

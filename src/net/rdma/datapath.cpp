@@ -86,19 +86,12 @@ bool RdmaConnection::postRegister() {
 
 void RdmaConnection::onCompletion(event::EventLoop*, int, void* data, int) {
   auto* c = static_cast<RdmaConnection*>(data);
-  ibv_cq* cq = nullptr;
-  void* ctx = nullptr;
-  bool got = false;
-  // Each event fetched is acknowledged exactly once; then re-arm (or, when
-  // the loop busy-polls, leave that to its re-arm before blocking), then
-  // drain: a completion arriving between the drain and the re-arm would
-  // otherwise never raise an event.
-  while (ibv_get_cq_event(c->ep_.comp.get(), &cq, &ctx) == 0) {
-    ibv_ack_cq_events(cq, 1);
+  // The event is acknowledged as it is fetched; then re-arm (or, when the
+  // loop busy-polls, leave that to its re-arm before blocking), then drain:
+  // a completion arriving between the drain and the re-arm would otherwise
+  // never raise an event.
+  if (takeCqEvent(c->ep_.comp.get())) {
     c->shared_->stats.completion_events++;
-    got = true;
-  }
-  if (got) {
     c->cq_armed_ = false;
     bool handshaking = c->connect_cb_ != nullptr || c->accept_cb_ != nullptr;
     if (c->loop_->busyPollUs() > 0 && !handshaking && c->state_ == ConnState::kConnected) {
@@ -191,7 +184,13 @@ bool RdmaConnection::handleCompletion(const ibv_wc& wc) {
       return onControl(static_cast<uint32_t>(wc.wr_id), wc.byte_len) &&
              postRecv(static_cast<uint32_t>(wc.wr_id));
     case IBV_WC_RDMA_WRITE:
-      if (!inflight_.empty()) inflight_.pop_front();
+      // A signaled write: it and the unsignaled ones before it are done.
+      while (!inflight_.empty()) {
+        InFlight done = inflight_.front();
+        inflight_.pop_front();
+        inflight_bytes_ -= done.len;
+        if (done.signaled) break;
+      }
       if (inflight_.empty()) st_head_ = 0;
       return true;
     case IBV_WC_SEND:
@@ -255,6 +254,28 @@ bool RdmaConnection::writable() const {
          tx_off_ < remote_.length && inflight_.size() < kMaxWritesInFlight && stagingSlot(&off) > 0;
 }
 
+size_t RdmaConnection::signalLastWrite() {
+  size_t signaled = 0;
+  for (const InFlight& w : inflight_) signaled += w.signaled ? 1 : 0;
+  if (inflight_.empty() || inflight_.back().signaled) return signaled;
+  // Zero bytes to the start of the peer's registered buffer: nothing is
+  // written and the peer's application hears nothing, but its completion
+  // comes after every write before it.
+  ibv_send_wr wr = {};
+  wr.wr_id = kWrData;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = remote_.addr;
+  wr.wr.rdma.rkey = remote_.key;
+  ibv_send_wr* bad = nullptr;
+  if (int rc = ibv_post_send(ep_.qp.get(), &wr, &bad); rc != 0) {
+    LOG_VERBOSE("RDMA connection %s: %s", peer_addr_.c_str(),
+                postFailed("send (closing fence)", rc).c_str());
+    return 0;
+  }
+  return signaled + 1;
+}
+
 ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
   if (state_ == ConnState::kError) return -1;
   if (state_ != ConnState::kConnected) {
@@ -305,7 +326,11 @@ ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-    wr.send_flags = IBV_SEND_SIGNALED;
+    // Signaled now and then, and whenever half the ring or the write slots
+    // are taken: a writer that runs out of either always has a signaled
+    // write in flight to free them.
+    bool signaled = inflight_.size() + 1 >= kSignalEvery || inflight_bytes_ + n >= ep_.tx.size / 2;
+    wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
     wr.imm_data = htonl(static_cast<uint32_t>(n));
     wr.wr.rdma.remote_addr = remote_.addr + tx_off_;
     wr.wr.rdma.rkey = remote_.key;
@@ -314,7 +339,8 @@ ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
       fail(postFailed("send (RDMA write)", rc), false);
       break;
     }
-    inflight_.push_back({off, static_cast<uint32_t>(n)});
+    inflight_.push_back({off, static_cast<uint32_t>(n), signaled});
+    inflight_bytes_ += static_cast<uint32_t>(n);
     st_head_ = off + static_cast<uint32_t>(n);
     tx_off_ += static_cast<uint32_t>(n);
     done += n;

@@ -47,14 +47,7 @@ void Linger::start(Shared* shared, event::EventLoop* loop, Endpoint&& ep, size_t
 
 void Linger::onCompletion(event::EventLoop*, int, void* data, int) {
   auto* l = static_cast<Linger*>(data);
-  ibv_cq* cq = nullptr;
-  void* ctx = nullptr;
-  bool got = false;
-  while (ibv_get_cq_event(l->ep_.comp.get(), &cq, &ctx) == 0) {
-    ibv_ack_cq_events(cq, 1);
-    got = true;
-  }
-  if (got) ibv_req_notify_cq(l->ep_.cq.get(), 0);
+  if (takeCqEvent(l->ep_.comp.get())) ibv_req_notify_cq(l->ep_.cq.get(), 0);
   l->poll();
 }
 

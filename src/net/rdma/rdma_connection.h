@@ -73,7 +73,9 @@ struct Shared {
 // work requests, so a final reply written just before close (QUIT's +OK,
 // -DENIED, a protocol error) would be lost; the Linger keeps the QP until
 // those writes complete, the peer disconnects, a completion fails, or
-// kLingerMs passes, then disconnects and frees everything. It belongs to
+// kLingerMs passes, then disconnects and frees everything. `writes` counts
+// the completions to wait for: the signaled writes in flight, the last of
+// which is signaled (RdmaConnection::signalLastWrite). It belongs to
 // Shared::lingering and frees itself.
 class Linger {
  public:
@@ -165,6 +167,10 @@ class RdmaConnection : public Connection, private event::Poller {
   bool onControl(uint32_t slot, uint32_t bytes);
   bool postRecv(uint32_t slot);
   bool postRegister();
+  // Before close: makes sure the last write in flight raises a completion,
+  // posting a signaled zero-length RDMA write (a fence) after it if it was
+  // unsignaled. Returns the completions to wait for, 0 if posting failed.
+  size_t signalLastWrite();
   ssize_t writeChunks(const struct iovec* iov, int iovcnt);
   // Contiguous free staging bytes for the next write, at *off.
   uint32_t stagingSlot(uint32_t* off) const;
@@ -209,11 +215,14 @@ class RdmaConnection : public Connection, private event::Poller {
   uint32_t tx_off_ = 0;
 
   // TX staging ring over ep_.tx: writes in flight own [offset, offset+len).
+  // A write stays here until a signaled one at or after it completes.
   struct InFlight {
     uint32_t offset;
     uint32_t len;
+    bool signaled;
   };
   std::deque<InFlight> inflight_;
+  uint32_t inflight_bytes_ = 0;
   uint32_t st_head_ = 0;
   int ctrl_inflight_ = 0;
   uint32_t ctrl_next_ = 0;

@@ -249,6 +249,14 @@ bool Endpoint::createVerbs(uint32_t rx_size, int vector, std::string* err) {
          ctrl_tx.create(p, kCtrlSlots * kCtrl, 0, err);
 }
 
+bool takeCqEvent(ibv_comp_channel* ch) {
+  ibv_cq* cq = nullptr;
+  void* ctx = nullptr;
+  if (ibv_get_cq_event(ch, &cq, &ctx) != 0) return false;
+  ibv_ack_cq_events(cq, 1);
+  return true;
+}
+
 uint64_t pinnedPerConnection(uint32_t rx_size) {
   return 2ull * rx_size + (kRecvDepth + kCtrlSlots) * sizeof(wire::CtrlMsg);
 }

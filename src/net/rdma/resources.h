@@ -112,6 +112,13 @@ struct Endpoint {
   void reset();
 };
 
+// Fetches and acknowledges one event of a non-blocking completion channel:
+// true when there was one. One per call, not a loop until EAGAIN: a CQ armed
+// once raises at most one event, and epoll (level-triggered) reports the fd
+// again if more are queued, so a second read would only find nothing at the
+// cost of a system call per completion event.
+bool takeCqEvent(ibv_comp_channel* ch);
+
 // Bytes one connection pins with the given RX size.
 uint64_t pinnedPerConnection(uint32_t rx_size);
 // Fails (with a sentence saying what is needed) when RLIMIT_MEMLOCK cannot

@@ -34,7 +34,14 @@ constexpr int kMaxWritesInFlight = 64;
 // Control message slots (send side); at most one RegisterLocalAddr per
 // direction is ever outstanding, the rest is headroom.
 constexpr int kCtrlSlots = 4;
-constexpr int kSendDepth = kMaxWritesInFlight + kCtrlSlots;
+// Data writes are posted unsignaled, but for one in every kSignalEvery and
+// every write that leaves half the staging ring or more in flight: on an RC
+// send queue a completion also completes every write posted before it, so
+// one per batch frees the lot, and a request/reply exchange costs no
+// completion event (no wake-up) for the reply's own write.
+constexpr int kSignalEvery = kMaxWritesInFlight / 2;
+// Writes, control messages, and the closing fence (see Linger).
+constexpr int kSendDepth = kMaxWritesInFlight + kCtrlSlots + 1;
 constexpr int kCqDepth = kRecvDepth + kSendDepth;
 constexpr int kPollBatch = 32;
 // rdma_cm timeouts and the whole client handshake's deadline.
@@ -55,6 +62,9 @@ static_assert(kMinRxSize <= kDefaultRxSize && kDefaultRxSize <= kMaxRxSize);
 static_assert(kMaxRxSize <= UINT32_MAX / 2, "offsets and immediates are 32-bit");
 static_assert(kMaxWritesInFlight < kRecvDepth, "peer writes must find posted receives");
 static_assert(kCtrlSlots >= 2 && kPollBatch > 0 && kWriteKickMs > 0);
+// A writer held back by kMaxWritesInFlight must have a signaled write in
+// flight, whose completion frees the slots.
+static_assert(kSignalEvery >= 1 && kSignalEvery <= kMaxWritesInFlight);
 
 namespace wire {
 
