@@ -31,6 +31,11 @@ void printUsage() {
           " --dbnum <db>       SELECT this database number first (default 0).\n"
           " -3                 Speak RESP3 (HELLO 3 on each connection).\n"
           " --threads <num>    Run the clients on this many threads, one event loop each.\n"
+          " --busy-poll-us <us>\n"
+          "                    Before an event loop sleeps, poll for up to this many\n"
+          "                    microseconds (RDMA completion queues directly): replies\n"
+          "                    are picked up without a wake-up, at the cost of a busy\n"
+          "                    core per thread. 0 (default): off.\n"
           " -k <boolean>       1: keep connections alive, 0: reconnect after each\n"
           "                    request (default 1).\n"
           " -r <keyspacelen>   Replace each __rand_int__ in the commands by a 12-digit\n"
@@ -147,6 +152,9 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     } else if (is("--threads")) {
       if (!number(0, 500, &n)) return ParseOutcome::kExitError;
       opt->threads = static_cast<int>(n);
+    } else if (is("--busy-poll-us")) {
+      if (!number(0, 1000000, &n)) return ParseOutcome::kExitError;
+      opt->busy_poll_us = static_cast<int>(n);
     } else if (is("-k")) {
       if (!number(0, 1, &n)) return ParseOutcome::kExitError;
       opt->keepalive = n == 1;

@@ -26,6 +26,7 @@ struct Options {
   bool csv = false;                  // --csv
   bool loop = false;                 // -l
   int threads = 0;                   // --threads (0: run in the main thread)
+  int busy_poll_us = 0;              // --busy-poll-us (0: sleep when idle)
   int precision = 3;                 // --precision: decimals of latencies in ms
   bool show_errors = true;           // error replies are printed (at most 1/s)
   bool stdin_last_arg = false;       // -x

@@ -78,6 +78,7 @@ class Worker {
   Worker(Shared* shared, int nclients, const std::string& request, uint64_t seed)
       : shared_(shared), rng_(seed) {
     client::installLoopHooks(&loop_);
+    loop_.setBusyPoll(shared->opt->busy_poll_us);
     for (int i = 0; i < nclients; i++) {
       clients_.push_back(std::make_unique<BenchClient>(this, request));
     }

@@ -9,6 +9,15 @@ proc bench {args} {
   return [exec -ignorestderr $::bench_bin -h [srv host] -p [srv port] {*}$args < /dev/null]
 }
 
+# Runs the benchmark under tests/support/count_sleeps.py; returns how many
+# times it slept (voluntary context switches).
+proc bench_sleeps {args} {
+  set out [exec -ignorestderr python3 [file join $::support_dir count_sleeps.py] \
+             $::bench_bin -h [srv host] -p [srv port] {*}$args < /dev/null]
+  if {![regexp {sleeps: (\d+)} $out -> n]} { error "no count in: $out" }
+  return $n
+}
+
 start_server {tags {benchmark}} {
   test {redis-benchmark: every INCR it reports reaches the server} {
     r del counter:__rand_int__
@@ -44,6 +53,26 @@ start_server {tags {benchmark}} {
     assert_match "*1500 requests completed in*" $out
     assert_match "*3 parallel clients*" $out
     assert_match "*Summary:*throughput summary:*requests per second*" $out
+  }
+
+  test {redis-benchmark: --busy-poll-us keeps the client awake between replies} {
+    # One client, one request at a time: sleeping, the benchmark blocks for
+    # nearly every reply; busy polling, it never has to be woken. A run of
+    # one request counts what start-up and exit cost (about 90 here).
+    r del counter:__rand_int__
+    set base [bench_sleeps -q -t incr -n 1 -c 1 --busy-poll-us 1000000]
+    set sleeping [bench_sleeps -q -t incr -n 2000 -c 1]
+    set spinning [bench_sleeps -q -t incr -n 2000 -c 1 --busy-poll-us 1000000]
+    assert_equal [r get counter:__rand_int__] 4001
+    assert_morethan [expr {$sleeping - $base}] 1000
+    assert_lessthan [expr {$spinning - $base}] 100
+  }
+
+  test {redis-benchmark: --busy-poll-us takes 0 to 1000000 microseconds} {
+    foreach v {-1 1000001 x} {
+      assert_equal 1 [catch {exec $::bench_bin -p [srv port] --busy-poll-us $v -n 1 2>@1} out]
+      assert_match "*Invalid value \"$v\" for option --busy-poll-us*" $out
+    }
   }
 }
 

@@ -217,6 +217,29 @@ start_server [list tags {needs:rdma external:skip} \
     r get rdma:reads
   } {200}
 
+  test {RDMA: redis-benchmark --busy-poll-us reaps its replies without sleeping} {
+    # The client library's loop polls its connection's CQ as the server's
+    # does: one client, one request at a time, and the benchmark is woken
+    # for nearly every reply only while it sleeps. A run of one request
+    # counts what start-up, the handshake and exit cost.
+    set bench [list python3 [file join $::support_dir count_sleeps.py] \
+                 [file join $::repo_root src redis-benchmark] --rdma -h $::rdma_addr \
+                 -p $::rdma_port -q -t incr -c 1]
+    r del counter:__rand_int__
+    set counts {}
+    foreach extra {{-n 1 --busy-poll-us 1000000} {-n 300} {-n 300 --busy-poll-us 1000000}} {
+      lassign [run_status -nostderr {*}$bench {*}$extra] status out
+      assert_equal $status 0 $out
+      assert_match "*INCR: * requests per second*" $out
+      regexp {sleeps: (\d+)} $out -> n
+      lappend counts $n
+    }
+    assert_equal [r get counter:__rand_int__] 601
+    lassign $counts base sleeping spinning
+    assert_morethan [expr {$sleeping - $base}] 250
+    assert_lessthan [expr {$spinning - $base}] 60
+  }
+
   file delete $src $out
   wait_rdma_clients 0
 }
