@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: this server against Debian's redis-server 7.0 on loopback,
 # side by side, with one neutral load generator (Debian's redis-benchmark).
-# Interleaved A/B rounds; server pinned to CPU 0, load generator to CPU 1
-# (when there are at least 2). Writes the table to BENCHMARKS.md.
+# Interleaved A/B rounds, in alternating order; server pinned to CPU 0, load
+# generator to CPU 1 (when there are at least 2). Writes the table to BENCHMARKS.md.
 # Each round runs three servers: ours as shipped, ours with busy polling
 # (`busy-poll-us`, off by default) and Redis.
 # Knobs: BENCH_ROUNDS (default 3), BENCH_N (requests per run, default 200000),
@@ -44,22 +44,35 @@ cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # epoll_wait that a client's request must then pay to wake.
 sleeps() { awk '/^voluntary_ctxt_switches/{print $2}' "/proc/$1/status"; }
 
-# One benchmark run; prints "rps p50 p99 cpu sleeps" (cpu: server CPU
-# microseconds per request; sleeps: server sleeps per request).
+# One benchmark run; prints "rps p50 p99 cpu sleeps genbusy srvbusy gencpu"
+# (cpu, gencpu: server and load generator CPU microseconds per request;
+# sleeps: server sleeps per request; genbusy, srvbusy: CPU seconds over wall
+# seconds of the load generator and of the server over the generator's
+# whole run, 1.00 being a saturated core). tests/support/count_sleeps.py
+# reports the generator's CPU and wall time.
 run_case() {  # port pid args...
   local port=$1 pid=$2
   shift 2
-  local t0 t1 v0 v1 out ops
+  local t0 t1 v0 v1 out ops gen
   ops=$(sed -E 's/.*-n ([0-9]+).*/\1/' <<<"$*")
   t0=$(cpu_ticks "$pid")
   v0=$(sleeps "$pid")
-  out=$(taskset -c $GEN_CPU $RB -p "$port" --csv "$@" 2>/dev/null | tail -n +2)
+  $PY tests/support/count_sleeps.py taskset -c $GEN_CPU $RB -p "$port" --csv "$@" \
+    >"$work/rb.out" 2>/dev/null
   t1=$(cpu_ticks "$pid")
   v1=$(sleeps "$pid")
+  out=$(tail -n +2 "$work/rb.out" | grep -v '^sleeps:')
+  # "sleeps: N cpu_s: C wall_s: W"
+  gen=$(awk '/^sleeps:/ {print $2, $4, $6}' "$work/rb.out")
   # "test","rps","avg","min","p50","p95","p99","max" per test; average tests.
-  echo "$out" | tr -d '"' | awk -F, -v ticks=$((t1 - t0)) -v vcs=$((v1 - v0)) -v hz="$(getconf CLK_TCK)" -v ops="$ops" '
+  echo "$out" | tr -d '"' | awk -F, -v ticks=$((t1 - t0)) -v vcs=$((v1 - v0)) -v hz="$(getconf CLK_TCK)" \
+    -v ops="$ops" -v gen="$gen" '
     {rps+=$2; p50+=$5; p99+=$7; n++}
-    END {printf "%.0f %.3f %.3f %.2f %.3f\n", rps/n, p50/n, p99/n, ticks/hz/ops*1e6, vcs/ops}'
+    END {
+      split(gen, t, " ")
+      printf "%.0f %.3f %.3f %.2f %.3f %.2f %.2f %.2f\n", rps/n, p50/n, p99/n, ticks/hz/ops*1e6,
+        vcs/ops, t[2] / t[3], ticks / hz / t[3], t[2] / ops * 1e6
+    }'
 }
 
 declare -A res
@@ -78,7 +91,11 @@ cases=(
 )
 echo "bench: $ROUNDS interleaved rounds, server on CPU $SRV_CPU, load on CPU $GEN_CPU"
 for round in $(seq "$ROUNDS"); do
-  for srv in ours ours-bp redis; do
+  # Odd rounds start with ours, even rounds with Redis: a machine whose
+  # speed drifts within a round favours neither.
+  order=(ours ours-bp redis)
+  [ $((round % 2)) -eq 0 ] && order=(redis ours-bp ours)
+  for srv in "${order[@]}"; do
     case $srv in
       ours) start $srv $OURS ;;
       ours-bp) start $srv $OURS --busy-poll-us "$BP_US" ;;
@@ -97,15 +114,20 @@ for round in $(seq "$ROUNDS"); do
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-field() {  # srv case column(1=rps 2=p50 3=p99 4=cpu 5=sleeps)
-  for round in $(seq "$ROUNDS"); do echo "${res[$1,$2,$round]}" | awk -v c="$3" '{print $c}'; done | median
+field() {  # srv case column(1=rps 2=p50 3=p99 4=cpu 5=sleeps 6=genbusy 7=srvbusy 8=gencpu)
+  local fmt=%.2f
+  case $3 in 1) fmt=%.0f ;; 2 | 3 | 5) fmt=%.3f ;; esac
+  for round in $(seq "$ROUNDS"); do echo "${res[$1,$2,$round]}" | awk -v c="$3" '{print $c}'; done |
+    median | awk -v f="$fmt" '{printf f, $1}'
 }
 # Median over rounds of srv's ops/s over Redis's in the same round: the two
 # runs of a round are minutes apart at most, so a slow drift in the machine's
 # load cancels, where a ratio of medians mixes rounds.
 round_ratio() {  # srv case
   for round in $(seq "$ROUNDS"); do
-    echo "${res[$1,$2,$round]} ${res[redis,$2,$round]}" | awk '{printf "%.6f\n", $1 / $6}'
+    # Two results side by side: the second one's ops/s is the field after
+    # the first one's last.
+    echo "${res[$1,$2,$round]} ${res[redis,$2,$round]}" | awk '{printf "%.6f\n", $1 / $(NF / 2 + 1)}'
   done | median | awk '{printf "%.2f", $1}'
 }
 
@@ -214,15 +236,34 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
     echo "| $name | $ro | $rr | $(round_ratio ours "$name") | $(field ours "$name" 2) | $(field redis "$name" 2) | $(field ours "$name" 3) | $(field redis "$name" 3) | $(field ours "$name" 4) | $(field redis "$name" 4) | $(field ours "$name" 5) | $(field redis "$name" 5) |"
   done
   echo
-  echo "Ours with \`busy-poll-us $BP_US\` (off by default; for a server with a core of its own),"
-  echo "same rounds; ratio against Redis in the same round as above:"
+  echo "Which side is the limit: CPU seconds over wall seconds of the load generator's and"
+  echo "the server's process over the generator's whole run (medians; 1.00 is a saturated"
+  echo "core), and the generator's CPU microseconds per request. Where the generator is at"
+  echo "1.00, ops/s are about 1,000,000 / its µs per request: its own cost per request sets"
+  echo "the rate, and a server changes it only through the wake-ups its sleeps cause. The"
+  echo "wall time includes the generator's connection set-up and teardown, which its ops/s"
+  echo "leave out: at -c 1000 that is most of a second, so busy reads low there."
   echo
-  echo "| case | ops/s | ratio | p50 ms | p99 ms | CPU µs/op | sleeps/op |"
+  echo "| case | ours: generator busy | generator µs/op | server busy | Redis: generator busy | generator µs/op | server busy |"
   echo "|---|---|---|---|---|---|---|"
   for c in "${cases[@]}"; do
     name=${c%%|*}
+    row="| $name"
+    for srv in ours redis; do
+      for col in 6 8 7; do row="$row | $(field $srv "$name" $col)"; done
+    done
+    echo "$row |"
+  done
+  echo
+  echo "Ours with \`busy-poll-us $BP_US\` (off by default; for a server with a core of its own),"
+  echo "same rounds; ratio against Redis in the same round as above:"
+  echo
+  echo "| case | ops/s | ratio | p50 ms | p99 ms | CPU µs/op | sleeps/op | generator µs/op |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for c in "${cases[@]}"; do
+    name=${c%%|*}
     rb=$(field ours-bp "$name" 1)
-    echo "| $name | $rb | $(round_ratio ours-bp "$name") | $(field ours-bp "$name" 2) | $(field ours-bp "$name" 3) | $(field ours-bp "$name" 4) | $(field ours-bp "$name" 5) |"
+    echo "| $name | $rb | $(round_ratio ours-bp "$name") | $(field ours-bp "$name" 2) | $(field ours-bp "$name" 3) | $(field ours-bp "$name" 4) | $(field ours-bp "$name" 5) | $(field ours-bp "$name" 8) |"
   done
   echo
   echo "Server instructions per request (callgrind, difference of 60k and 20k requests, -c 50):"
