@@ -2,8 +2,10 @@
 # Runs INSIDE the soft-RoCE VM (utils/rxe-vm/run-bench.sh starts it): one
 # server listening on TCP and RDMA at the VM's rxe address, and our
 # redis-benchmark against it over each transport, alternating, in the same
-# run, each case with the server sleeping and busy polling (busy-poll-us);
-# then the server's system calls per request over RDMA, counted by strace.
+# run, each case with the server sleeping, the server busy polling
+# (busy-poll-us), and both server and benchmark busy polling (its
+# --busy-poll-us); then the server's system calls per request over RDMA,
+# counted by strace.
 # Prints Markdown on stdout. Builds nothing.
 # Knobs: BENCH_N (requests per run, default 20000), BENCH_ROUNDS (default 3),
 # BENCH_BUSY_POLL_US (default 1000: longer than a round trip in this VM).
@@ -29,11 +31,12 @@ cli() { src/redis-cli -h "$ADDR" -p $TCP_PORT "$@"; }
 rinfo() { cli info rdma | tr -d '\r' | awk -F: -v k="$1" '$1 == k {print $2}'; }
 declare -A res
 cases=("ping -c 1 -P 1" "get -c 1 -P 1" "set -c 1 -P 1" "get -c 10 -P 1" "get -c 10 -P 16")
-modes=(0 "$BP")
+# server busy-poll-us / benchmark --busy-poll-us
+modes=("0/0" "$BP/0" "$BP/$BP")
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 for round in $(seq "$ROUNDS"); do
   for bp in "${modes[@]}"; do
-    cli config set busy-poll-us "$bp" >/dev/null
+    cli config set busy-poll-us "${bp%/*}" >/dev/null
     for t in tcp rdma; do
       for c in "${cases[@]}"; do
         read -r test args <<<"$c"
@@ -41,7 +44,8 @@ for round in $(seq "$ROUNDS"); do
         flags=(-h "$ADDR" -p $TCP_PORT)
         [ $t = rdma ] && flags=(-h "$ADDR" -p $RDMA_PORT --rdma)
         # shellcheck disable=SC2086
-        line=$(src/redis-benchmark "${flags[@]}" -t "$test" -n "$N" -r 10000 -d 3 --csv $args |
+        line=$(src/redis-benchmark "${flags[@]}" -t "$test" -n "$N" -r 10000 -d 3 --csv $args \
+          --busy-poll-us "${bp#*/}" |
           tail -n 1 | tr -d '"')
         # "test","rps","avg","min","p50","p95","p99","max"
         res[$t,$c,$bp,$round]=$(awk -F, '{print $2, $5, $7}' <<<"$line")
@@ -58,7 +62,7 @@ done
 # calls as often as time allows.
 SC_N=2000
 declare -A sc ev po
-for bp in "${modes[@]}"; do
+for bp in 0 "$BP"; do
   cli config set busy-poll-us "$bp" >/dev/null
   e0=$(rinfo rdma_completion_events)
   p0=$(rinfo rdma_polled_completions)
@@ -99,8 +103,9 @@ echo "compares with TCP on the same emulated machine; on RDMA NICs the ratios di
 echo
 echo "One server listening on both; our redis-benchmark, $N requests per run, -r 10000 -d 3,"
 echo "$ROUNDS alternating rounds, medians. Ratio = RDMA / TCP. Each case runs with the server"
-echo "sleeping between requests (busy-poll-us 0, the default) and busy polling"
-echo "(busy-poll-us $BP)."
+echo "sleeping between requests (busy-poll-us 0, the default), busy polling (busy-poll-us"
+echo "$BP), and with the benchmark busy polling too (its --busy-poll-us $BP): column"
+echo "busy-poll-us, server/benchmark."
 echo
 echo "| case | busy-poll-us | TCP ops/s | RDMA ops/s | ratio | TCP p50 ms | RDMA p50 ms | TCP p99 ms | RDMA p99 ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -118,7 +123,7 @@ echo "how its completions were reaped (INFO rdma):"
 echo
 echo "| busy-poll-us | syscalls/request | by call | completion events | polled completions |"
 echo "|---|---|---|---|---|"
-for bp in "${modes[@]}"; do
+for bp in 0 "$BP"; do
   read -r total rest <<<"${sc[$bp]}"
   echo "| $bp | $total | ${rest:--} | ${ev[$bp]} | ${po[$bp]} |"
 done
