@@ -5,12 +5,15 @@
 #   MALLOC=jemalloc|libc    allocator (SANITIZER forces libc)
 #   SANITIZER=address       ASan + UBSan build
 #   OPT=-O2                 optimisation flags
+#   JOBS=<nproc>            parallel compile jobs of the targets below that
+#                           build first (run, test*, bench*)
 SHELL := /bin/bash
 CXX ?= g++
 OPT ?= -O2
 MALLOC ?= jemalloc
 BUILD_RDMA ?= auto
 SANITIZER ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 ifeq ($(BUILD_RDMA),auto)
   BUILD_RDMA := $(shell test -f /usr/include/infiniband/verbs.h -a -f /usr/include/rdma/rdma_cma.h && echo yes || echo no)
@@ -102,38 +105,38 @@ test-deps:
 	@utils/install-deps.sh build test rdma-vm
 
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	./src/redis-server ./redis.conf
 
 # Every suite; the last line sums them: "N passed, M failed[, K skipped]".
 test: test-deps
-	@$(MAKE) --no-print-directory all build/unit-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) all build/unit-tests
 	@utils/run-tests.sh all
 
 test-unit: test-deps
-	@$(MAKE) --no-print-directory build/unit-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) build/unit-tests
 	@utils/run-tests.sh unit
 
 test-tcl: test-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@utils/run-tests.sh tcl
 
 test-compat: test-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@utils/run-tests.sh compat
 
 test-rdma: test-deps
-	@$(MAKE) --no-print-directory all build/unit-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) all build/unit-tests
 	@utils/run-tests.sh rdma
 
 bench:
 	@utils/install-deps.sh build bench
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@utils/bench.sh
 
 bench-rdma: test-deps
 	@utils/install-deps.sh bench
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@utils/rxe-vm/run-bench.sh
 
 format:
