@@ -57,14 +57,16 @@ start_server {tags {benchmark}} {
 
   test {redis-benchmark: --busy-poll-us keeps the client awake between replies} {
     # One client, one request at a time: sleeping, the benchmark blocks for
-    # nearly every reply; busy polling, it never has to be woken. A run of
-    # one request counts what start-up and exit cost (about 90 here).
+    # most replies (about 1,200 of 2,000 on a quiet machine: some replies
+    # are back before it gets to epoll_wait); busy polling, it never has to
+    # be woken. A run of one request counts what start-up and exit cost
+    # (about 90 here).
     r del counter:__rand_int__
     set base [bench_sleeps -q -t incr -n 1 -c 1 --busy-poll-us 1000000]
     set sleeping [bench_sleeps -q -t incr -n 2000 -c 1]
     set spinning [bench_sleeps -q -t incr -n 2000 -c 1 --busy-poll-us 1000000]
     assert_equal [r get counter:__rand_int__] 4001
-    assert_morethan [expr {$sleeping - $base}] 1000
+    assert_morethan [expr {$sleeping - $base}] 400
     assert_lessthan [expr {$spinning - $base}] 100
   }
 

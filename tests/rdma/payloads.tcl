@@ -236,7 +236,7 @@ start_server [list tags {needs:rdma external:skip} \
     }
     assert_equal [r get counter:__rand_int__] 601
     lassign $counts base sleeping spinning
-    assert_morethan [expr {$sleeping - $base}] 250
+    assert_morethan [expr {$sleeping - $base}] 150
     assert_lessthan [expr {$spinning - $base}] 60
   }
 
