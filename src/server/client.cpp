@@ -12,6 +12,7 @@
 #include "server/dispatch.h"
 #include "server/monitor.h"
 #include "server/multi.h"
+#include "server/obuf_limits.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
 #include "server/server.h"
@@ -246,6 +247,10 @@ size_t Client::processInput(const char* base, size_t len) {
       continue;
     }
     if (!dispatchCommand(this)) return SIZE_MAX;  // client freed by the command
+    // Errors refused before a command runs (NOAUTH, unknown command) are
+    // not seen by callCommand's check; an unauthenticated client must not
+    // pile them up without reading.
+    if (!(flags & kAuthenticated)) enforceOutputBufferLimits(this);
     // A paused request is left unconsumed: it runs again from the buffer.
     if (flags & kPostponed) break;
     pos += request_len;
