@@ -14,6 +14,7 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/dispatch.h"
+#include "server/limits/open_files.h"
 #include "server/multi.h"
 #include "server/version.h"
 
@@ -119,6 +120,7 @@ bool Server::start() {
     LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
                 static_cast<long long>(config.maxmemory));
   }
+  if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
