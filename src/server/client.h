@@ -43,6 +43,8 @@ enum ClientFlag : uint32_t {
   // Waiting in a blocking command (server/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
+  // CLIENT NO-EVICT ON: never closed by maxmemory-clients (server/evict/).
+  kNoEvict = 1 << 24,
 };
 
 class Client {

@@ -7,6 +7,7 @@
 #include "server/command.h"
 #include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
+#include "server/evict/evict.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -111,8 +112,13 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // RESP2 subscribed state (pubsub.h), then CLIENT PAUSE (pause.h), then
-  // MULTI queuing (multi.h).
+  // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
+  // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
+  // (multi.h).
+  if (evict::g_limits_active) {
+    bool freed;
+    if (!evict::beforeCommand(c, cmd, &freed)) return true;
+  }
   if (!pubsubAllowsCommand(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);

@@ -253,6 +253,13 @@ size_t multiQueuedBytes(const Client* c) {
   return c->multi_state != nullptr ? c->multi_state->queued_bytes : 0;
 }
 
+uint32_t multiQueuedFlags(const Client* c) {
+  uint32_t flags = 0;
+  if (c->multi_state == nullptr) return 0;
+  for (const QueuedCommand& q : c->multi_state->queue) flags |= q.cmd->flags;
+  return flags;
+}
+
 void multiFlagError(Client* c) {
   if (inMulti(c)) c->multi_state->dirty_exec = true;
 }

@@ -14,6 +14,10 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/dispatch.h"
+#include "server/evict/allocator.h"
+#include "server/evict/client_evict.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
 #include "server/multi.h"
 #include "server/version.h"
 
@@ -85,6 +89,8 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  // used_memory counts this thread's allocations (evict/allocator.h).
+  evict::registerThread();
   logging::Level lvl;
   if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
   std::string err;
@@ -115,10 +121,8 @@ bool Server::start() {
         "only",
         config.save.c_str());
   }
-  if (config.maxmemory != 0) {
-    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
-                static_cast<long long>(config.maxmemory));
-  }
+  lazyfree::start();
+  evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -307,6 +311,7 @@ void Server::beforeSleep() {
   net::processPendingData();
   blocking::handleReady();
   handlePendingWrites();
+  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it

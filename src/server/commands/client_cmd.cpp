@@ -17,10 +17,6 @@ namespace server {
 
 namespace {
 
-// Client flag local to this command: CLIENT NO-EVICT ON (shown as 'e').
-// There is no client eviction; the flag is kept and reported.
-constexpr uint32_t kNoEvict = 1u << 24;
-
 bool validClientName(std::string_view name) {
   for (char ch : name) {
     if (ch < '!' || ch > '~') return false;
