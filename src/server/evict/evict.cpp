@@ -374,8 +374,12 @@ bool beforeCommand(server::Client* c, server::Command* cmd, bool* client_freed) 
   }
   if (!reject) return true;
   cmd->rejected_calls++;
-  c->addError(kOomError);
   server::multiFlagError(c);
+  if (name == "exec") {
+    server::multiExecAbort(c, kOomError);
+  } else {
+    c->addError(kOomError);
+  }
   return false;
 }
 
