@@ -1,6 +1,7 @@
 // Generic key commands: DEL UNLINK EXISTS TYPE TOUCH RENAME RENAMENX MOVE
 // COPY, the whole-db commands DBSIZE FLUSHDB FLUSHALL SWAPDB, and OBJECT.
 // Expiry commands are in expire.cpp, KEYS/SCAN/RANDOMKEY in scan.cpp.
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "server/commands/families.h"
 #include "server/commands/subfamilies.h"
 #include "server/db/lfu.h"
+#include "server/evict/allocator.h"
 #include "server/evict/lazyfree.h"
 #include "server/keyspace.h"
 #include "server/server.h"
@@ -221,18 +223,25 @@ void flushOne(db::Db* d, bool async) {
   dbModified(d);
 }
 
+// A synchronous flush already took time in proportion to the data: the
+// freed pages go back to the system now, as Redis does, rather than over
+// the allocator's decay period.
 void flushdbCommand(Client* c) {
   bool async;
   if (!parseFlushMode(c, &async)) return;
+  size_t before = evict::usedMemory();
   flushOne(c->db(), async);
   c->addOk();
+  if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
 }
 
 void flushallCommand(Client* c) {
   bool async;
   if (!parseFlushMode(c, &async)) return;
+  size_t before = evict::usedMemory();
   for (auto& d : g_server->dbs) flushOne(d.get(), async);
   c->addOk();
+  if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
 }
 
 void swapdbCommand(Client* c) {

@@ -128,4 +128,21 @@ void purge() {
 #endif
 }
 
+void purgeAfterFlush(size_t freed) {
+#ifdef USE_JEMALLOC
+  constexpr size_t kLargeFree = 16 << 20;
+  bool bg = false;
+  size_t sz = sizeof(bg);
+  if (freed >= kLargeFree && mallctl("background_thread", &bg, &sz, nullptr, 0) == 0 && bg) {
+    setBackgroundThread(false);
+    purge();
+    setBackgroundThread(true);
+    return;
+  }
+#else
+  (void)freed;
+#endif
+  purge();
+}
+
 }  // namespace evict

@@ -41,5 +41,10 @@ void setNotCountedProvider(size_t (*fn)());
 bool setBackgroundThread(bool on);
 // MEMORY PURGE: returns every arena's unused dirty pages to the system now.
 void purge();
+// After a synchronous FLUSHDB/FLUSHALL that freed `freed` bytes: purge as
+// Redis does. jemalloc skips an arena whose decay a background thread is
+// running at that moment, so after a large free the background threads
+// are paused around the purge to make it certain.
+void purgeAfterFlush(size_t freed);
 
 }  // namespace evict
