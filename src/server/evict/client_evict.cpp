@@ -15,9 +15,11 @@ namespace {
 
 uint64_t g_limit = 0;
 
-bool evictable(const server::Client* c) {
-  return c->conn() != nullptr && !(c->flags & (server::kNoEvict | server::kMonitor |
-                                               server::kCloseAsap | server::kProtectedRefuse));
+// Clients whose memory counts: normal and pub/sub ones (Redis leaves out
+// replicas, and monitors, which are replicas there).
+bool counted(const server::Client* c) {
+  return c->conn() != nullptr &&
+         !(c->flags & (server::kMonitor | server::kCloseAsap | server::kProtectedRefuse));
 }
 
 }  // namespace
@@ -56,10 +58,11 @@ bool evictClients(server::Client* current) {
   std::vector<Use> uses;
   uint64_t total = 0;
   for (server::Client* c : s.clients) {
-    if (!evictable(c)) continue;
+    if (!counted(c)) continue;
     size_t m = clientMemory(c);
     total += m;
-    uses.push_back({m, c});
+    // CLIENT NO-EVICT: counted in the total, never chosen.
+    if (!(c->flags & server::kNoEvict)) uses.push_back({m, c});
   }
   if (total <= g_limit) return false;
   std::sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) { return a.mem > b.mem; });

@@ -1,8 +1,8 @@
 // maxmemory-clients (Redis 7.0 client eviction): when the memory used by
 // all normal and pub/sub clients together exceeds the limit, the clients
 // using the most are closed, largest first, until the total is under it.
-// Clients that ran CLIENT NO-EVICT ON, monitors and connections without a
-// transport are never evicted.
+// Clients that ran CLIENT NO-EVICT ON count in the total but are never
+// closed; monitors and connections without a transport do not count.
 //
 // A client's memory is its struct, query buffer, output buffer, current
 // arguments and queued MULTI commands (CLIENT LIST tot-mem). The limit is a
