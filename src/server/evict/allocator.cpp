@@ -10,7 +10,9 @@
 #endif
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+// From the sanitizer runtime (its header is not installed with GCC): bytes
+// currently allocated by the program.
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #define EVICT_SANITIZER_ALLOCATOR 1
 #endif
 
