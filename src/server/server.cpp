@@ -13,12 +13,17 @@
 #include "net/registry.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/client_io.h"
+#include "server/commands/families.h"
 #include "server/dispatch.h"
 #include "server/evict/allocator.h"
 #include "server/evict/client_evict.h"
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
+#include "server/monitor.h"
 #include "server/multi.h"
+#include "server/pause.h"
+#include "server/pubsub.h"
 #include "server/version.h"
 
 namespace server {
@@ -72,8 +77,32 @@ int64_t uptimeSeconds() {
   return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000;
 }
 
+namespace {
+
+void countErrorReply(std::string_view msg) {
+  g_server->stats.total_error_replies++;
+  g_server->stats.countError(msg);
+}
+
+// The features that keep per-client state release it when a client goes
+// away; the hooks run in this order.
+void installClientHooks() {
+  Client::addCloseHook(resetMultiState);
+  Client::addCloseHook(resetPubSubState);
+  Client::addCloseHook([](Client* c) {
+    if (c->flags & kMonitor) monitor::remove(c);
+  });
+  Client::addCloseHook([](Client* c) {
+    if (c->flags & kPostponed) pause::forget(c);
+  });
+  Client::setErrorHook(countErrorReply);
+}
+
+}  // namespace
+
 Server::Server() {
   g_server = this;
+  installClientHooks();
   shared_qbuf.resize(kSharedQueryBuffer);
   db::Clock::update();
   stats.start_time_ms = db::Clock::nowMs;
@@ -226,9 +255,9 @@ void Server::onAccepted(net::Connection* conn) {
     s.refuseClient(conn, kProtectedModeError);
     return;
   }
-  auto* c = new Client(conn);
+  Client* c = s.newClient(conn);
   s.linkClient(c);
-  c->startReading();
+  startReading(c);
   LOG_VERBOSE("Accepted %s", conn->peerAddress().c_str());
 }
 
@@ -239,12 +268,18 @@ void Server::refuseClient(net::Connection* conn, std::string_view error) {
   // the peer registered its receive buffer). The client is never read from
   // and is closed once the error is sent, or by the cron after
   // kRefusedLingerMs if the peer never lets it be sent.
-  auto* c = new Client(conn);
+  Client* c = newClient(conn);
   c->flags |= kProtectedRefuse | kCloseAfterReply;
   refused_clients++;
   linkClient(c);
   c->reply().raw(error);
   queueWrite(c);
+}
+
+Client* Server::newClient(net::Connection* conn) {
+  auto* c = new Client(conn, next_client_id++, &dbAt(0));
+  if (config.requirepass.empty()) c->flags |= kAuthenticated;
+  return c;
 }
 
 void Server::linkClient(Client* c) {
@@ -290,7 +325,7 @@ void Server::handlePendingWrites() {
     if (c == nullptr) continue;
     c->flags &= ~kPendingWrite;
     if (c->flags & kCloseAsap) continue;
-    c->flush();
+    flushClient(c);
   }
   pending_writes.clear();
 }
@@ -376,7 +411,7 @@ int Server::cron() {
 void Server::prepareShutdown() {
   LOG_WARNING("User requested shutdown...");
   for (Client* c : clients) {
-    c->flush();
+    flushClient(c);
   }
   listeners_.clear();
   if (!config.unixsocket.empty()) {
