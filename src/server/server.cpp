@@ -1,3 +1,4 @@
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 #include <signal.h>
@@ -109,16 +110,11 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
-  if (!config.save.empty()) {
-    LOG_WARNING(
-        "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
-        "only",
-        config.save.c_str());
-  }
   if (config.maxmemory != 0) {
     LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
                 static_cast<long long>(config.maxmemory));
   }
+  if (!persist::loadAtStart()) return false;
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -359,10 +355,19 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  persist::cron();  // reaps a BGSAVE child, save points
   if (g_signal_shutdown) {
+    g_signal_shutdown = 0;
     LOG_WARNING("Received SIGTERM scheduling shutdown...");
-    shutdown_asap = true;
-    loop.setDontWait(true);
+    // Saves first when save points exist; a failed save keeps the server up.
+    if (persist::shutdownSave(false, false, false)) {
+      shutdown_asap = true;
+      loop.setDontWait(true);
+    } else {
+      LOG_WARNING(
+          "SIGTERM received but errors trying to shut down the server, check the logs for more "
+          "information");
+    }
   }
   int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   return static_cast<int>(1000 / hz);
@@ -370,6 +375,7 @@ int Server::cron() {
 
 void Server::prepareShutdown() {
   LOG_WARNING("User requested shutdown...");
+  persist::killChild();
   for (Client* c : clients) {
     c->flush();
   }

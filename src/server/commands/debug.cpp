@@ -1,4 +1,5 @@
-// DEBUG: SLEEP, PROTOCOL and HELP. Like Redis 7.0 the command is refused unless
+// DEBUG: SLEEP, PROTOCOL and HELP here; RELOAD, DIGEST and DIGEST-VALUE in
+// src/server/persist/. Like Redis 7.0 the command is refused unless
 // enable-debug-command is "yes" (or "local" for loopback/unix clients).
 #include <time.h>
 
@@ -9,6 +10,7 @@
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 namespace server {
@@ -92,10 +94,17 @@ void debugProtocol(Client* c, std::string_view type) {
 void debugHelp(Client* c) {
   static const char* const kLines[] = {
       "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DIGEST",
+      "    Output a hex signature representing the current DB content.",
+      "DIGEST-VALUE <key> [<key> ...]",
+      "    Output a hex signature of the values of all the specified keys.",
       "PROTOCOL <type>",
       "    Reply with a test value of the specified type. <type> can be: string,",
       "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
       "    true, false.",
+      "RELOAD [NOSAVE]",
+      "    Save the RDB on disk and reload it back to memory. With NOSAVE the file",
+      "    on disk is loaded as it is.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>. Decimals allowed.",
       "HELP",
@@ -126,6 +135,7 @@ void debugCommand(Client* c) {
     debugProtocol(c, c->arg(2));
     return;
   }
+  if (persist::debugSubcommand(c)) return;  // RELOAD DIGEST DIGEST-VALUE
   c->addErrorFormat("unknown subcommand or wrong number of arguments for '%.*s'. Try DEBUG HELP.",
                     static_cast<int>(sub.size() > 128 ? 128 : sub.size()), sub.data());
 }
