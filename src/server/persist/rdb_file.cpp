@@ -113,6 +113,8 @@ bool saveRdbFile(const std::string& path, const std::vector<db::Db*>& dbs, const
 
 namespace {
 
+constexpr const char* kSignature = "Wrong signature trying to load DB from file";
+
 // The loader proper, over one bounded reader.
 class Loader {
  public:
@@ -205,16 +207,22 @@ class Loader {
     }
   }
 
+  // Redis's wording for the three kinds of failure, with our reason.
   std::string error() const {
-    return r_.error() + " (at byte offset " + std::to_string(r_.offset()) + " of " +
-           std::to_string(n_) + ")";
+    const std::string& e = r_.error();
+    if (e == kSignature) return e;
+    if (e == RdbReader::kShortRead)
+      return "Short read or OOM loading DB. Unrecoverable error, aborting now. (file ends at "
+             "byte " +
+             std::to_string(n_) + ")";
+    return "Internal error in RDB reading offset " + std::to_string(r_.offset()) + ": " + e;
   }
 
  private:
   bool header() {
     const uint8_t* p;
-    if (!r_.raw(9, &p)) return r_.fail("file too short for the RDB header");
-    if (memcmp(p, "REDIS", 5) != 0) return r_.fail("wrong signature trying to load DB from file");
+    if (!r_.raw(9, &p)) return false;
+    if (memcmp(p, "REDIS", 5) != 0) return r_.fail(kSignature);
     int v = 0;
     for (int i = 5; i < 9; i++) {
       if (p[i] < '0' || p[i] > '9') return r_.fail("bad RDB version field");

@@ -152,14 +152,14 @@ bool RdbReader::fail(const std::string& why) {
 
 bool RdbReader::byte(uint8_t* out) {
   if (!ok()) return false;
-  if (p_ >= end_) return fail("unexpected end of data");
+  if (p_ >= end_) return fail(kShortRead);
   *out = *p_++;
   return true;
 }
 
 bool RdbReader::raw(size_t n, const uint8_t** out) {
   if (!ok()) return false;
-  if (remaining() < n) return fail("unexpected end of data");
+  if (remaining() < n) return fail(kShortRead);
   *out = p_;
   p_ += n;
   return true;
@@ -205,7 +205,11 @@ bool RdbReader::length(uint64_t* out, bool* encoded) {
 
 bool RdbReader::count(uint64_t* out, uint64_t limit, const char* what) {
   if (!length(out)) return false;
-  if (*out > limit) return fail(std::string("implausible ") + what + " " + std::to_string(*out));
+  // Each element takes at least one byte: a count the rest of the input
+  // cannot hold means the data ends early (or is corrupt); either way no
+  // memory is reserved for it.
+  if (*out > limit) return fail(kShortRead);
+  (void)what;
   return true;
 }
 

@@ -61,6 +61,9 @@ class RdbWriter {
 
 class RdbReader {
  public:
+  // The error of every read that ran out of input.
+  static constexpr const char* kShortRead = "unexpected end of data";
+
   RdbReader(const uint8_t* p, size_t n) : base_(p), p_(p), end_(p + n) {}
 
   bool ok() const { return error_.empty(); }

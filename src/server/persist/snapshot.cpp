@@ -273,8 +273,9 @@ bool loadAtStart() {
                         srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, &err);
   st.loading = false;
   if (!ok) {
-    LOG_WARNING("Error loading the RDB file %s: %s", srv.config.dbfilename.c_str(), err.c_str());
-    LOG_WARNING("Fatal error loading the DB, check server logs. Exiting.");
+    LOG_WARNING("%s", err.c_str());
+    LOG_WARNING("Fatal error loading the DB (%s), check server logs. Exiting.",
+                srv.config.dbfilename.c_str());
     return false;
   }
   if (missing) return true;
