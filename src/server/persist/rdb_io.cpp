@@ -203,13 +203,12 @@ bool RdbReader::length(uint64_t* out, bool* encoded) {
   return fail("unknown length encoding " + std::to_string(b));
 }
 
-bool RdbReader::count(uint64_t* out, uint64_t limit, const char* what) {
+bool RdbReader::count(uint64_t* out, uint64_t limit) {
   if (!length(out)) return false;
   // Each element takes at least one byte: a count the rest of the input
   // cannot hold means the data ends early (or is corrupt); either way no
   // memory is reserved for it.
   if (*out > limit) return fail(kShortRead);
-  (void)what;
   return true;
 }
 

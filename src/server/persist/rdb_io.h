@@ -79,8 +79,9 @@ class RdbReader {
   // A length; *encoded is set when the byte says "special string
   // encoding" (then *out holds the encoding number).
   bool length(uint64_t* out, bool* encoded = nullptr);
-  // A length that must be a plain length and at most limit.
-  bool count(uint64_t* out, uint64_t limit, const char* what);
+  // A length that must be a plain length and at most limit (the bytes
+  // left, or a fraction of them: each element needs at least one byte).
+  bool count(uint64_t* out, uint64_t limit);
   // A string in any of its encodings, into *out.
   bool string(std::string* out);
   bool binaryDouble(double* out);

@@ -147,7 +147,7 @@ bool loadList(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
   auto list = std::make_unique<db::List>();
   uint64_t n;
   if (type == kTypeList) {
-    if (!r.count(&n, r.remaining(), "list length")) return false;
+    if (!r.count(&n, r.remaining())) return false;
     std::string s;
     for (uint64_t i = 0; i < n; i++) {
       if (!r.string(&s)) return false;
@@ -155,7 +155,7 @@ bool loadList(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
       list->push(s, false);
     }
   } else {
-    if (!r.count(&n, r.remaining() / 2, "quicklist node count")) return false;
+    if (!r.count(&n, r.remaining() / 2)) return false;
     std::string blob;
     std::vector<db::LpValue> elems;
     std::string err;
@@ -205,7 +205,7 @@ bool loadSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) 
   std::string s, err;
   if (type == kTypeSet) {
     uint64_t n;
-    if (!r.count(&n, r.remaining(), "set size")) return false;
+    if (!r.count(&n, r.remaining())) return false;
     SetBuilder b(lim.set, n);
     for (uint64_t i = 0; i < n; i++) {
       if (!r.string(&s)) return false;
@@ -265,7 +265,7 @@ bool loadHash(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
   Pairs pairs;
   if (type == kTypeHash) {
     uint64_t n;
-    if (!r.count(&n, r.remaining() / 2, "hash size")) return false;
+    if (!r.count(&n, r.remaining() / 2)) return false;
     if (n > lim.hash.max_entries) {
       // Too big for a listpack anyway: straight into the table.
       std::unique_ptr<db::Hash> h(db::Hash::createTable());
@@ -316,7 +316,7 @@ bool loadZSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
   std::vector<std::pair<std::string, double>> elems;
   if (type == kTypeZSet || type == kTypeZSet2) {
     uint64_t n;
-    if (!r.count(&n, r.remaining() / 2, "sorted set size")) return false;
+    if (!r.count(&n, r.remaining() / 2)) return false;
     elems.resize(n);
     for (auto& [m, score] : elems) {
       if (!r.string(&m)) return false;
