@@ -396,6 +396,7 @@ const std::vector<Option>& options() {
       BOOL_OPT("rdb-del-sync-files", rdb_del_sync_files, true),
       BOOL_OPT("rdb-save-incremental-fsync", rdb_save_incremental_fsync, true),
       INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true),
+      INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true),
       Option{"appendonly", true, 1, 1,
              [](Config& c, const Args& a, std::string* e) {
                bool b;

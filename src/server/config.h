@@ -43,6 +43,7 @@ struct Config {
   bool rdb_del_sync_files = false;
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
+  int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
   // While the config file is read: later `save` lines add to the first.
   bool loading_file = false;
   bool save_seen_in_file = false;

@@ -125,6 +125,12 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
+  if (persist::loading() && !(cmd->flags & kLoading)) {
+    c->addError("-LOADING Redis is loading the dataset in memory");
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
   // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
   // as in Redis, so health checks notice.
   if ((cmd->flags & kWrite) || cmd->proc == s.commands.find("ping")->proc) {

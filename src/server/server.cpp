@@ -114,7 +114,6 @@ bool Server::start() {
     LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
                 static_cast<long long>(config.maxmemory));
   }
-  if (!persist::loadAtStart()) return false;
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -130,6 +129,9 @@ bool Server::start() {
   loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
+  // Clients may connect while the RDB loads: they get -LOADING, INFO shows
+  // the progress (persist.h).
+  if (!persist::loadAtStart()) return false;
   LOG_NOTICE("Ready to accept connections");
   return true;
 }
@@ -374,6 +376,9 @@ int Server::cron() {
 }
 
 void Server::prepareShutdown() {
+  static bool done = false;  // once, even when a shutdown during loading asked first
+  if (done) return;
+  done = true;
   LOG_WARNING("User requested shutdown...");
   persist::killChild();
   for (Client* c : clients) {

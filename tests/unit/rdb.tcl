@@ -252,3 +252,38 @@ start_server {tags {rdb external:skip needs:debug} overrides {enable-debug-comma
     r dbsize
   } {12}
 }
+
+start_server {tags {rdb external:skip needs:debug} overrides {enable-debug-command yes}} {
+  test {While the RDB loads at start: -LOADING, INFO loading fields, then the data} {
+    for {set i 0} {$i < 3000} {incr i} { r set key:$i value:$i }
+    set digest [r debug digest]
+    r save
+    set dir [lindex [r config get dir] 1]
+    set d2 [new_tmp_dir loading]
+    file copy $dir/dump.rdb $d2/dump.rdb
+    set port [find_free_port]
+    # 1 ms per key: about 3 s of loading.
+    set pid [spawn_server $::cfg(server_bin) [list --port $port --bind 127.0.0.1 --dir $d2 \
+               --save "" --key-load-delay 1000 --enable-debug-command yes] $d2]
+    set c {}
+    wait_for_condition 100 20 {![catch {::redis::connect 127.0.0.1 $port} c]} {
+      fail "the server did not accept connections while loading"
+    }
+    catch {$c ping} e
+    assert_match {LOADING*} $e
+    set info [$c info persistence]
+    assert_equal [info_field $info loading] 1
+    assert_morethan [info_field $info loading_total_bytes] 0
+    catch {$c set k v} e
+    assert_match {LOADING*} $e
+    wait_for_condition 500 20 {[info_field [$c info persistence] loading] == 0} {
+      fail "loading did not finish"
+    }
+    assert_equal [$c dbsize] 3000
+    assert_equal [$c debug digest] $digest
+    assert_equal [info_field [$c info persistence] rdb_last_load_keys_loaded] 3000
+    catch {$c shutdown nosave}
+    $c close
+    wait_server_exit $d2 5000
+  } {0}
+}

@@ -27,7 +27,13 @@ class Client;
 
 namespace persist {
 
+// Loads dbfilename if it exists (false: the file is bad, start-up stops).
+// Runs the event loop every few milliseconds meanwhile, so clients can
+// connect and get -LOADING; a shutdown requested meanwhile abandons it.
 bool loadAtStart();
+// True while loadAtStart() runs: commands without the "loading" flag are
+// refused with -LOADING (dispatch).
+bool loading();
 void cron();
 // Non-null while writes must be refused: the full error line (-MISCONF ...).
 const char* writeError();

@@ -124,6 +124,10 @@ void debugReload(Client* c) {
 bool debugSubcommand(Client* c) {
   std::string_view sub = c->arg(1);
   if (strutil::equalsIgnoreCase(sub, "RELOAD")) {
+    if (loading()) {
+      c->addError("-LOADING Redis is loading the dataset in memory");
+      return true;
+    }
     debugReload(c);
     return true;
   }

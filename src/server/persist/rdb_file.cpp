@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "server/persist/crc64.h"
@@ -119,7 +120,7 @@ constexpr const char* kSignature = "Wrong signature trying to load DB from file"
 class Loader {
  public:
   Loader(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
-         int64_t now_ms, LoadStats* st)
+         int64_t now_ms, LoadStats* st, const LoadHooks* hooks)
       : data_(data),
         n_(n),
         r_(data, n),
@@ -127,7 +128,8 @@ class Loader {
         lim_(lim),
         verify_crc_(verify_crc),
         now_ms_(now_ms),
-        st_(st) {}
+        st_(st),
+        hooks_(hooks) {}
 
   bool run(std::vector<std::unique_ptr<db::Db>>* out) {
     for (int i = 0; i < ndbs_; i++) out->push_back(std::make_unique<db::Db>(i));
@@ -179,6 +181,7 @@ class Loader {
           std::string k, v;
           if (!r_.string(&k) || !r_.string(&v)) return false;
           if (k == "redis-ver") st_->redis_ver = v;
+          if (k == "used-mem") st_->used_mem = strtoll(v.c_str(), nullptr, 10);
           continue;
         }
         case kOpModuleAux:
@@ -204,6 +207,13 @@ class Loader {
         st_->keys++;
       }
       expire = -1;
+      if (hooks_ != nullptr) {
+        if (hooks_->key_delay_us > 0) usleep(static_cast<useconds_t>(hooks_->key_delay_us));
+        if (hooks_->progress && (++since_progress_ >= 256 || hooks_->key_delay_us > 0)) {
+          since_progress_ = 0;
+          if (!hooks_->progress(r_.offset(), n_)) return r_.fail("loading abandoned (shutdown)");
+        }
+      }
     }
   }
 
@@ -258,14 +268,16 @@ class Loader {
   bool verify_crc_;
   int64_t now_ms_;
   LoadStats* st_;
+  const LoadHooks* hooks_;
+  int since_progress_ = 0;
 };
 
 }  // namespace
 
 bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
                   int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
-                  std::string* err) {
-  Loader l(data, n, ndbs, lim, verify_crc, now_ms, stats);
+                  std::string* err, const LoadHooks* hooks) {
+  Loader l(data, n, ndbs, lim, verify_crc, now_ms, stats, hooks);
   if (l.run(out)) return true;
   out->clear();
   *err = l.error();
@@ -274,7 +286,7 @@ bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim
 
 bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool verify_crc,
                  int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
-                 bool* missing, std::string* err) {
+                 bool* missing, std::string* err, const LoadHooks* hooks) {
   *missing = false;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -305,7 +317,7 @@ bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool 
   }
   madvise(m, n, MADV_SEQUENTIAL);
   bool ok = loadRdbBytes(static_cast<const uint8_t*>(m), n, ndbs, lim, verify_crc, now_ms, out,
-                         stats, err);
+                         stats, err, hooks);
   munmap(m, n);
   return ok;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,15 @@ struct LoadStats {
   uint64_t empty_skipped = 0;
   int version = 0;
   std::string redis_ver;  // aux "redis-ver" when present
+  int64_t used_mem = 0;   // aux "used-mem"
+};
+
+// Optional hooks while loading.
+struct LoadHooks {
+  // Called every few hundred keys with the bytes read so far and the total;
+  // returning false abandons the load (shutdown requested meanwhile).
+  std::function<bool(size_t loaded, size_t total)> progress;
+  int64_t key_delay_us = 0;  // key-load-delay (tests: a slow load)
 };
 
 // Parses a whole RDB image. On success *out holds `ndbs` fresh databases
@@ -47,12 +57,12 @@ struct LoadStats {
 // failure *err says what was wrong and at which byte offset.
 bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
                   int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
-                  std::string* err);
+                  std::string* err, const LoadHooks* hooks = nullptr);
 
 // Reads the file at path and loads it as above. *missing is set (and true
 // returned) when the file does not exist.
 bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool verify_crc,
                  int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
-                 bool* missing, std::string* err);
+                 bool* missing, std::string* err, const LoadHooks* hooks = nullptr);
 
 }  // namespace persist

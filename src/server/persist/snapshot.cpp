@@ -263,15 +263,37 @@ bool loadAtStart() {
   SnapshotState& st = state();
   st.lastsave = nowSec();
   st.loading = true;
+  st.loading_start = nowSec();
+  st.loading_loaded_bytes = 0;
   int64_t t0 = monoUs();
   std::vector<std::unique_ptr<db::Db>> fresh;
   LoadStats stats;
   bool missing = false;
   std::string err;
   db::Clock::update();
-  bool ok = loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases), loadLimits(),
-                        srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, &err);
+  LoadHooks hooks;
+  hooks.key_delay_us = srv.config.key_load_delay;
+  int64_t last_events = monoUs();
+  hooks.progress = [&](size_t loaded, size_t total) {
+    st.loading_loaded_bytes = loaded;
+    st.loading_total_bytes = total;
+    st.loading_rdb_used_mem = stats.used_mem;
+    // Serve clients (-LOADING, INFO) every 20 ms of loading.
+    int64_t now = monoUs();
+    if (now - last_events >= 20000) {
+      last_events = now;
+      srv.loop.processEvents(false);
+    }
+    return !srv.shutdown_asap;
+  };
+  bool ok =
+      loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases), loadLimits(),
+                  srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, &err, &hooks);
   st.loading = false;
+  if (!ok && srv.shutdown_asap) {
+    LOG_WARNING("Loading abandoned: shutdown requested");
+    return true;
+  }
   if (!ok) {
     LOG_WARNING("%s", err.c_str());
     LOG_WARNING("Fatal error loading the DB (%s), check server logs. Exiting.",
@@ -342,8 +364,17 @@ void killChild() {
   st.child_pid = -1;
 }
 
+bool loading() {
+  return state().loading;
+}
+
 bool shutdownSave(bool save, bool nosave, bool force) {
   killChild();
+  if (state().loading) {
+    // A half-loaded dataset must never replace the file it comes from.
+    LOG_WARNING("Shutdown during loading: not saving");
+    return true;
+  }
   if (nosave || (!save && savePoints().empty())) return true;
   LOG_NOTICE("Saving the final RDB snapshot before exiting.");
   if (saveNow()) return true;
@@ -385,6 +416,26 @@ void appendInfoPersistence(std::string* o) {
   server::appendFormat(o, "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\n");
   server::appendFormat(
       o, "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+  if (st.loading) {
+    double perc = st.loading_total_bytes ? 100.0 * static_cast<double>(st.loading_loaded_bytes) /
+                                               static_cast<double>(st.loading_total_bytes)
+                                         : 0;
+    int64_t elapsed = nowSec() - st.loading_start;
+    int64_t eta =
+        (st.loading_loaded_bytes == 0 || elapsed == 0)
+            ? 1
+            : static_cast<int64_t>(
+                  static_cast<double>(st.loading_total_bytes - st.loading_loaded_bytes) /
+                  (static_cast<double>(st.loading_loaded_bytes) / static_cast<double>(elapsed)));
+    server::appendFormat(
+        o,
+        "loading_start_time:%lld\r\nloading_total_bytes:%llu\r\n"
+        "loading_rdb_used_mem:%lld\r\nloading_loaded_bytes:%llu\r\n"
+        "loading_loaded_perc:%.2f\r\nloading_eta_seconds:%lld\r\n",
+        static_cast<ll>(st.loading_start), static_cast<unsigned long long>(st.loading_total_bytes),
+        static_cast<ll>(st.loading_rdb_used_mem),
+        static_cast<unsigned long long>(st.loading_loaded_bytes), perc, static_cast<ll>(eta));
+  }
 }
 
 void appendInfoForkStats(std::string* o) {
