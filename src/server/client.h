@@ -40,6 +40,9 @@ enum ClientFlag : uint32_t {
   // CLIENT PAUSE held this client's next request back (pause.h): it stays
   // unparsed in the query buffer until resumeInput().
   kPostponed = 1 << 9,
+  // The client commands from Lua scripts run on (script/run_context.h):
+  // MONITOR shows it as "lua".
+  kScriptClient = 1 << 10,
   // Waiting in a blocking command (server/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
