@@ -182,6 +182,11 @@ void functionListCommand(Client* c) {
 }
 
 void functionStatsCommand(Client* c) {
+  // FUNCTION STATS may interrupt a busy function, not a busy EVAL.
+  if (current() != nullptr && current()->is_eval) {
+    c->addError(busyError(true));
+    return;
+  }
   resp::Writer& w = c->reply();
   w.mapLen(2);
   w.bulk("running_script");

@@ -8,6 +8,10 @@ extern "C" {
 
 namespace server::script {
 
+// Each pushes its library table (lua_CFunction shape).
+int luaopenStruct(lua_State* L);
+int luaopenCmsgpack(lua_State* L);
+
 // Opens struct and cmsgpack and names them as globals.
 void openExtraLibs(lua_State* L);
 

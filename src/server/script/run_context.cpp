@@ -117,6 +117,13 @@ void replyError(RunContext& ctx) {
 
 }  // namespace
 
+const char* busyError(bool is_eval) {
+  return is_eval ? "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                   "SHUTDOWN NOSAVE."
+                 : "-BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                   "SHUTDOWN NOSAVE.";
+}
+
 uint32_t flagFromName(std::string_view name) {
   for (const auto& f : kFlagTable)
     if (name == f.name) return f.flag;
@@ -187,9 +194,10 @@ void killScript(Client* c, bool is_eval) {
         "SHUTDOWN NOSAVE command.");
     return;
   }
+  // SCRIPT KILL does not stop a function, nor FUNCTION KILL a script:
+  // the caller gets the busy error naming the right command.
   if (ctx->is_eval != is_eval) {
-    c->addError(is_eval ? "-NOTBUSY No scripts in execution right now."
-                        : "-NOTBUSY No scripts in execution right now.");
+    c->addError(busyError(ctx->is_eval));
     return;
   }
   ctx->killed = true;
@@ -199,9 +207,7 @@ void killScript(Client* c, bool is_eval) {
 bool rejectWhileBusy(Client* c, const Command* cmd) {
   if (!busy() || c == g_current->caller) return false;
   bool allowed = (cmd->flags & kAllowBusy) != 0;
-  std::string name = cmd->fullName();
-  if (name == "script|kill" || name == "function|kill" || name == "function|stats") allowed = true;
-  if (name == "shutdown") {
+  if (strcmp(cmd->name, "shutdown") == 0) {
     // Only SHUTDOWN NOSAVE may stop the server under a busy script.
     allowed = false;
     for (size_t i = 1; i < c->argc(); i++) {

@@ -77,6 +77,10 @@ Client* scriptClient();
 // or error to ctx.caller. Installs and removes the busy hook.
 void runScript(RunContext& ctx, int nargs);
 
+// The -BUSY error other clients get while a script (is_eval) or a function
+// is busy.
+const char* busyError(bool is_eval);
+
 // SCRIPT KILL / FUNCTION KILL: replies to c.
 void killScript(Client* c, bool is_eval);
 
