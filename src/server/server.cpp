@@ -314,7 +314,10 @@ void Server::beforeSleep() {
   bool in_script = script::running();
   if (!in_script) blocking::handleReady();
   handlePendingWrites();
-  if (!in_script) freeClosingClients();
+  if (!in_script) {
+    freeClosingClients();
+    script::afterScripts();
+  }
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
   if (shutdown_asap) {

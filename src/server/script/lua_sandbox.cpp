@@ -20,6 +20,7 @@ namespace {
 // protected globals proxy.
 constexpr const char* kProxiesKey = "redis_ro_proxies";
 constexpr const char* kEnvKey = "redis_ro_env";
+constexpr const char* kProtectedMetaKey = "redis_ro_meta";
 
 // Pushes the real table behind the value at idx when it is a proxy, else
 // the value itself.
@@ -88,8 +89,9 @@ int safeSetmetatable(lua_State* L) {
 }
 
 int safeGetmetatable(lua_State* L) {
+  // A protected table shows a metatable that cannot be changed either.
   if (isProxy(L, 1)) {
-    lua_pushnil(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, kProtectedMetaKey);
     return 1;
   }
   lua_pushvalue(L, lua_upvalueindex(1));
@@ -228,6 +230,9 @@ lua_State* newSandboxState() {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, kProxiesKey);
+  lua_newtable(L);
+  makeReadonlyProxy(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kProtectedMetaKey);
 
   lua_pushcfunction(L, safeLoadstring);
   lua_setglobal(L, "loadstring");

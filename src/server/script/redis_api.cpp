@@ -32,19 +32,12 @@ int failCall(lua_State* L, bool raise, const char* msg) {
   return 1;
 }
 
-// A number argument as Redis 7.0 turns it into a string: the shortest
-// form that reads back as the same double ("10", "3.5", "0.1").
+// A number argument as Redis 7.0 turns it into a string: "%.17g" ("10",
+// "3.5", "0.10000000000000001").
 void numberToArg(double d, std::string* out) {
   char buf[64];
-  if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15) {
-    snprintf(buf, sizeof(buf), "%.0f", d);
-  } else {
-    for (int prec = 15; prec <= 17; prec++) {
-      snprintf(buf, sizeof(buf), "%.*g", prec, d);
-      if (strtod(buf, nullptr) == d) break;
-    }
-  }
-  out->assign(buf);
+  int n = snprintf(buf, sizeof(buf), "%.17g", d);
+  out->assign(buf, static_cast<size_t>(n));
 }
 
 // Copies the script client's pending reply out of its buffer.

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "event/event_loop.h"
@@ -47,9 +48,21 @@ void raiseKilled(lua_State* L) {
   lua_error(L);
 }
 
+// Shared query buffers taken out of service while a busy script let other
+// clients read (see holdCaller); freed once no script runs.
+std::vector<std::vector<char>> g_retired_buffers;
+
 // The caller's input is held while other clients are served, so its next
-// request cannot run in the middle of its own script.
+// request cannot run in the middle of its own script. Its arguments and
+// pipelined requests may be views into the server's shared query buffer,
+// which other clients read into meanwhile: that buffer is retired (kept
+// alive, unchanged) and the server gets a fresh one.
 void holdCaller(Client* c, bool hold) {
+  if (hold) {
+    std::vector<char> fresh(g_server->shared_qbuf.size());
+    g_retired_buffers.push_back(std::move(g_server->shared_qbuf));
+    g_server->shared_qbuf = std::move(fresh);
+  }
   if (c == nullptr || c->conn() == nullptr) return;
   if (hold)
     c->conn()->setReadHandler(nullptr);
@@ -223,6 +236,10 @@ bool rejectWhileBusy(Client* c, const Command* cmd) {
         "-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN "
         "NOSAVE.");
   return true;
+}
+
+void releaseRetiredBuffers() {
+  if (g_current == nullptr) g_retired_buffers.clear();
 }
 
 bool oomReached() {

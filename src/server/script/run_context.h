@@ -88,6 +88,10 @@ void killScript(Client* c, bool is_eval);
 // from running for c now.
 bool rejectWhileBusy(Client* c, const Command* cmd);
 
+// Frees the query buffers a busy script retired (call when no script runs
+// and no request of the script's caller is being parsed: before-sleep).
+void releaseRetiredBuffers();
+
 // Whether the OOM rules apply now (maxmemory reached). The maxmemory work
 // wires this; until then used memory is never over a limit here.
 bool oomReached();

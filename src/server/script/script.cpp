@@ -16,6 +16,10 @@ bool running() {
   return current() != nullptr;
 }
 
+void afterScripts() {
+  releaseRetiredBuffers();
+}
+
 Client* runningCaller() {
   return current() != nullptr ? current()->caller : nullptr;
 }

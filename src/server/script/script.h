@@ -31,6 +31,9 @@ bool running();
 // running for c; c got -BUSY.
 bool rejectWhileBusy(Client* c, const Command* cmd);
 
+// Before-sleep, outside scripts: frees what busy scripts had to keep.
+void afterScripts();
+
 // The client a running script was called by (its connection must not be
 // freed meanwhile), or nullptr.
 Client* runningCaller();
