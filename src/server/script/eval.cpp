@@ -17,6 +17,7 @@ extern "C" {
 #include "server/script/lua_sandbox.h"
 #include "server/script/redis_api.h"
 #include "server/script/run_context.h"
+#include "server/script/script.h"
 #include "server/server.h"
 
 namespace server::script {
@@ -250,10 +251,6 @@ Command scriptSub(const char* name, int arity, uint32_t flags, CommandProc proc,
   return Command{name, arity, flags, proc, 0, 0, 0, "scripting", summary, since, complexity, acl};
 }
 
-bool evalKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {
-  return keysAfterCount(argv, 2, out);
-}
-
 }  // namespace
 
 bool parseEvalShebang(std::string_view body, uint32_t* flags, size_t* body_offset,
@@ -329,7 +326,7 @@ void registerEvalCommands(CommandTable& t) {
          "Execute a read-only Lua script server side", "7.0.0",
          "Depends on the script that is executed.", "slow scripting"});
   for (const char* name : {"eval", "evalsha", "eval_ro", "evalsha_ro"})
-    t.setKeysProc(name, evalKeys);
+    t.setKeysProc(name, scriptKeys);
 
   Command script{"script",
                  -2,

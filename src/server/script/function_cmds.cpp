@@ -12,6 +12,7 @@
 #include "server/script/functions.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/run_context.h"
+#include "server/script/script.h"
 #include "server/server.h"
 
 namespace server::script {
@@ -307,10 +308,6 @@ Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const
   return Command{name, arity, flags, proc, 0, 0, 0, "scripting", summary, "7.0.0", complexity, acl};
 }
 
-bool fcallKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {
-  return keysAfterCount(argv, 2, out);
-}
-
 }  // namespace
 
 void registerFunctionCommands(CommandTable& t) {
@@ -320,8 +317,8 @@ void registerFunctionCommands(CommandTable& t) {
   t.add({"fcall_ro", -3, kFcallFlags | kReadOnly, fcallRoCommand, 0, 0, 0, "scripting",
          "Invoke a read-only function", "7.0.0", "Depends on the function that is executed.",
          "slow scripting"});
-  t.setKeysProc("fcall", fcallKeys);
-  t.setKeysProc("fcall_ro", fcallKeys);
+  t.setKeysProc("fcall", scriptKeys);
+  t.setKeysProc("fcall_ro", scriptKeys);
 
   Command function{"function",
                    -2,

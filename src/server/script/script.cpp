@@ -1,5 +1,6 @@
 #include "server/script/script.h"
 
+#include "common/strutil.h"
 #include "server/commands/introspection.h"
 #include "server/script/eval.h"
 #include "server/script/functions.h"
@@ -10,6 +11,15 @@ namespace server::script {
 void registerScriptingCommands(CommandTable& t) {
   registerEvalCommands(t);
   registerFunctionCommands(t);
+}
+
+bool scriptKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {
+  int64_t n;
+  if (argv.size() < 3 || !strutil::parseInt64(argv[2], &n) || n < 0 ||
+      static_cast<uint64_t>(n) > argv.size() - 3)
+    return false;
+  for (size_t i = 0; i < static_cast<size_t>(n); i++) out->push_back(3 + i);
+  return true;
 }
 
 bool running() {

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "server/command.h"
 
@@ -22,6 +24,10 @@ namespace server::script {
 
 // EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT FCALL FCALL_RO FUNCTION.
 void registerScriptingCommands(CommandTable& t);
+
+// COMMAND GETKEYS for EVAL / FCALL and their variants: numkeys at argv[2]
+// (zero allowed), then the keys.
+bool scriptKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out);
 
 // True while a script or function runs (the cron and before-sleep hold
 // back what must not happen in the middle of one).
