@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "event/event_loop.h"
 #include "server/client.h"
+#include "server/client_io.h"
 #include "server/command.h"
 #include "server/commands/introspection.h"
 #include "server/db/db.h"
@@ -67,7 +68,7 @@ void holdCaller(Client* c, bool hold) {
   if (hold)
     c->conn()->setReadHandler(nullptr);
   else
-    c->startReading();
+    startReading(c);
 }
 
 void countHook(lua_State* L, lua_Debug*) {
@@ -159,7 +160,7 @@ bool busy() {
 
 Client* scriptClient() {
   if (g_script_client == nullptr) {
-    g_script_client = new Client(nullptr);
+    g_script_client = new Client(nullptr, g_server->next_client_id++, &g_server->dbAt(0));
     g_script_client->flags |= kAuthenticated | kDenyBlocking | kScriptClient;
   }
   return g_script_client;
@@ -169,7 +170,7 @@ void runScript(RunContext& ctx, int nargs) {
   lua_State* L = ctx.L;
   Client* sc = scriptClient();
   ctx.sclient = sc;
-  sc->selectDb(ctx.caller->dbIndex());
+  sc->setDb(&g_server->dbAt(ctx.caller->dbIndex()));
   sc->setProto(2);
   ctx.resp = 2;
   ctx.start_ms = event::EventLoop::nowMs();
