@@ -27,6 +27,7 @@ namespace {
 struct CachedScript {
   std::string body;
   uint32_t flags;
+  int ref;  // the compiled chunk in the state's registry
 };
 
 class EvalEngine {
@@ -66,14 +67,12 @@ class EvalEngine {
       return nullptr;
     }
     setProtectedEnv(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
     body_bytes_ += body.size();
-    auto [it, _] = scripts_.emplace(sha, CachedScript{std::string(body), flags});
+    auto [it, _] = scripts_.emplace(sha, CachedScript{std::string(body), flags, ref});
     return &it->second;
   }
-  void pushFunction(const std::string& sha) {
-    lua_getfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
-  }
+  void pushFunction(const CachedScript& s) { lua_rawgeti(L_, LUA_REGISTRYINDEX, s.ref); }
   size_t count() const { return scripts_.size(); }
   size_t bodyBytes() const { return body_bytes_; }
   size_t vmBytes() {
@@ -169,7 +168,7 @@ void evalGeneric(Client* c, bool by_sha, bool ro) {
   setArgTable(L, c, 3, static_cast<size_t>(numkeys), "KEYS");
   setArgTable(L, c, 3 + static_cast<size_t>(numkeys), c->argc() - 3 - static_cast<size_t>(numkeys),
               "ARGV");
-  e.pushFunction(sha);
+  e.pushFunction(*script);
   runScript(ctx, 0);
 }
 

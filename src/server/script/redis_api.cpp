@@ -98,7 +98,8 @@ int genericCall(lua_State* L, bool raise) {
   if (cmd->flags & kWrite) ctx->wrote = true;
 
   Client* sc = ctx->sclient;
-  std::vector<std::string_view> argv(args.begin(), args.begin() + argc);
+  static std::vector<std::string_view> argv;
+  argv.assign(args.begin(), args.begin() + argc);
   sc->swapArgv(&argv);
   callCommand(sc, cmd);
   sc->swapArgv(&argv);
