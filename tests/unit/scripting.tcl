@@ -330,6 +330,20 @@ start_server {tags {scripting external:skip}} {
       [string match {*\[0 lua\] "get" "mk"} [lindex $lines 2]]
   } {1 1 1}
 
+  test {Scripts under maxmemory: allow-oom, no-writes and deny-oom commands} {
+    r config set maxmemory 1
+    set out [list]
+    lappend out [catch {r eval "#!lua\nreturn 1" 0} e] $e
+    lappend out [r eval "#!lua flags=allow-oom\nreturn redis.call('set','x','y')" 0]
+    lappend out [r eval "#!lua flags=no-writes\nreturn 2" 0]
+    lappend out [catch {r eval {return redis.call('set','x','y')} 0} e] [string range $e 0 54]
+    lappend out [r eval {return redis.call('get','x')} 0]
+    # Once the script wrote (DEL is not deny-oom), deny-oom commands pass.
+    lappend out [r eval {redis.call('del','x') return redis.call('set','x','y')} 0]
+    r config set maxmemory 0
+    set out
+  } {1 {OOM command not allowed when used memory > 'maxmemory'.} OK 2 1 {OOM command not allowed when used memory > 'maxmemory'.} y OK}
+
   test {redis.log writes to the server log} {
     r eval {redis.log(redis.LOG_WARNING, 'from', 'a script')} 0
     wait_for_condition 50 20 {

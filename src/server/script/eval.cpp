@@ -128,9 +128,8 @@ bool checkFlagsBeforeRun(Client* c, uint32_t flags, bool ro) {
     return false;
   }
   if (!(flags & kFlagEvalCompat) && !(flags & (kFlagAllowOom | kFlagNoWrites)) && oomReached()) {
-    c->addError(
-        "-OOM allow-oom flag is not set on the script, can not run it when used memory > "
-        "'maxmemory'");
+    // Redis refuses it before the script runs, as any deny-oom command.
+    c->addError("-OOM command not allowed when used memory > 'maxmemory'.");
     return false;
   }
   return true;

@@ -55,9 +55,8 @@ void fcallGeneric(Client* c, bool ro) {
     return;
   }
   if (!(fn->flags & (kFlagAllowOom | kFlagNoWrites)) && oomReached()) {
-    c->addError(
-        "-OOM allow-oom flag is not set on the script, can not run it when used memory > "
-        "'maxmemory'");
+    // Redis refuses it before the script runs, as any deny-oom command.
+    c->addError("-OOM command not allowed when used memory > 'maxmemory'.");
     return;
   }
   RunContext ctx;
