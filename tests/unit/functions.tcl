@@ -192,20 +192,22 @@ start_server {tags {functions}} {
   } {{FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:} 40}
 }
 
-start_server {tags {functions external:skip}} {
+start_server {tags {functions external:skip needs:unix}} {
   test {FUNCTION DUMP payloads move to and from Redis 7.0.15} {
     if {![file executable /usr/bin/redis-server]} { return {skipped} }
     set code [lib interop "-- [string repeat {padding that compresses } 4]\nredis.register_function('inter', function(keys, args) return 'interop ' .. args\[1\] end)"]
     r function flush
     r function load $code
     set ours [r function dump]
-    # The reference server, on a free port.
-    set port [expr {20000 + int(rand() * 30000)}]
-    set pid [exec /usr/bin/redis-server --port $port --bind 127.0.0.1 --save {} --appendonly no \
+    # The reference server, on a unix socket of its own (no TCP port to
+    # collide with anything else on the machine).
+    set sock [file join $::repo_root tests tmp "redis-ref-[pid].sock"]
+    file delete $sock
+    set pid [exec /usr/bin/redis-server --port 0 --unixsocket $sock --save {} --appendonly no \
                --logfile /dev/null &]
     set ref {}
     for {set i 0} {$i < 100} {incr i} {
-      if {![catch {set ref [::redis::connect 127.0.0.1 $port]}]} break
+      if {[file exists $sock] && ![catch {set ref [::redis::connect_unix $sock]}]} break
       after 50
     }
     set result {}
@@ -220,6 +222,7 @@ start_server {tags {functions external:skip}} {
     } err
     catch {$ref shutdown nosave}
     catch {exec kill $pid}
+    file delete $sock
     if {$result eq {}} { error $err }
     set result
   } {OK {interop x} 1 OK {made by redis}}
