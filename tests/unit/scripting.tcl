@@ -175,6 +175,11 @@ start_server {tags {scripting}} {
     r evalsha [r eval {return redis.sha1hex('return \'cached\'')} 0] 0
   } {cached}
 
+  test {SCRIPT DEBUG: NO is accepted, a bad mode refused} {
+    assert_error {ERR Use SCRIPT DEBUG YES/SYNC/NO} {r script debug maybe}
+    r script debug no
+  } {OK}
+
   test {SCRIPT LOAD reports compile errors and caches nothing} {
     assert_error {ERR Error compiling script (new function): user_script:1: *} {r script load {retur 1}}
     r script exists [r eval {return redis.sha1hex('retur 1')} 0]

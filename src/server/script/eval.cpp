@@ -240,8 +240,17 @@ void scriptKillCommand(Client* c) {
   killScript(c, true);
 }
 
+// The Lua debugger (LDB) is not implemented: NO (debugging off, the only
+// state here) is accepted; YES and SYNC are refused with a clear error.
 void scriptDebugCommand(Client* c) {
-  c->addError("SCRIPT DEBUG is not supported by this server");
+  std::string mode(c->arg(2));
+  if (strcasecmp(mode.c_str(), "no") == 0) {
+    c->addOk();
+  } else if (strcasecmp(mode.c_str(), "yes") == 0 || strcasecmp(mode.c_str(), "sync") == 0) {
+    c->addError("SCRIPT DEBUG (the Lua debugger) is not supported by this server");
+  } else {
+    c->addError("Use SCRIPT DEBUG YES/SYNC/NO");
+  }
 }
 
 Command scriptSub(const char* name, int arity, uint32_t flags, CommandProc proc,
