@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "server/acl/users.h"
 #include "server/command.h"
 #include "server/dispatch.h"
 #include "server/monitor.h"
@@ -31,7 +32,7 @@ Client::Client(net::Connection* conn)
   db_ = &g_server->dbAt(0);
   ctime_ms = last_interaction_ms = db::Clock::nowMs;
   if (conn_ != nullptr) conn_->setPrivateData(this);
-  if (g_server->config.requirepass.empty()) flags |= kAuthenticated;
+  acl::attachDefaultUser(this);
 }
 
 Client::~Client() {

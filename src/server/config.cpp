@@ -242,6 +242,8 @@ constexpr const char* kMaxmemoryPolicyNames[] = {
     "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
     "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
 constexpr EnumValues kMaxmemoryPolicies = {kMaxmemoryPolicyNames, 8};
+constexpr const char* kPubsubDefaultNames[] = {"allchannels", "resetchannels"};
+constexpr EnumValues kPubsubDefaults = {kPubsubDefaultNames, 2};
 constexpr const char* kProtectedModeNames[] = {"no", "yes", "local"};
 constexpr EnumValues kProtectedModes = {kProtectedModeNames, 3};
 
@@ -302,6 +304,9 @@ const std::vector<Option>& options() {
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
       STR_OPT("requirepass", requirepass, true),
+      STR_OPT("aclfile", aclfile, false),
+      INT_OPT("acllog-max-len", acllog_max_len, 0, LLONG_MAX, true),
+      ENUM_OPT("acl-pubsub-default", acl_pubsub_default, kPubsubDefaults, true),
       INT_OPT("maxclients", maxclients, 1, UINT32_MAX, true),
       INT_OPT("databases", databases, 1, INT_MAX, false),
       INT_OPT("hz", hz, 0, INT_MAX, true),
@@ -461,6 +466,12 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
     std::string reason;
     if (!resp::splitArgs(line, &argv)) {
       reason = "Unbalanced quotes in configuration line";
+    } else if (!argv.empty() && strcasecmp(argv[0].c_str(), "user") == 0) {
+      // `user <name> <rules...>` may repeat; applied by acl::init.
+      if (argv.size() < 2)
+        reason = "wrong number of arguments";
+      else
+        cfg->acl_users.emplace_back(argv.begin() + 1, argv.end());
     } else if (!argv.empty()) {
       const Option* o = findOption(argv[0]);
       int nvals = static_cast<int>(argv.size()) - 1;

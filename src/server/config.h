@@ -20,6 +20,12 @@ struct Config {
   int64_t timeout = 0;
   bool protected_mode = true;
   std::string requirepass;
+  // ACL (acl/users.h): `user` lines (each its words), the aclfile, the
+  // ACL LOG length and whether new users get every channel.
+  std::vector<std::vector<std::string>> acl_users;
+  std::string aclfile;
+  int64_t acllog_max_len = 128;
+  std::string acl_pubsub_default = "resetchannels";
   int64_t maxclients = 10000;
   int64_t databases = 16;
   int64_t hz = 10;

@@ -11,6 +11,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "net/registry.h"
+#include "server/acl/users.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/dispatch.h"
@@ -104,6 +105,10 @@ bool Server::start() {
     touchWatchedKeyExpired(d, key);
   };
   registerAllCommands();
+  if (!acl::init(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return false;
+  }
   net::registerBuiltinTypes();
 
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
@@ -218,7 +223,7 @@ void Server::onAccepted(net::Connection* conn) {
     s.refuseClient(conn, "-ERR max number of clients reached\r\n");
     return;
   }
-  if (s.config.protected_mode && s.config.requirepass.empty() && !conn->isLocal()) {
+  if (s.config.protected_mode && acl::defaultUserIsOpen() && !conn->isLocal()) {
     s.refuseClient(conn, kProtectedModeError);
     return;
   }

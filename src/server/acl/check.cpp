@@ -1,0 +1,189 @@
+#include "server/acl/check.h"
+
+#include <algorithm>
+
+#include "common/strutil.h"
+#include "server/acl/acl_log.h"
+#include "server/acl/catalog.h"
+#include "server/acl/user.h"
+#include "server/client.h"
+#include "server/server.h"
+
+namespace acl {
+namespace {
+
+struct KeyRef {
+  size_t pos;
+  uint8_t perms;
+};
+
+// The keys of this call with the permission each needs, through the key
+// specs (and the command's own KeysProc / KeyFlagsProc where it has one),
+// as COMMAND GETKEYSANDFLAGS finds them.
+void keysWithPerms(const server::Command& cmd, const std::vector<std::string_view>& argv,
+                   std::vector<KeyRef>* out) {
+  const CommandInfo& info = commandInfo(cmd.acl_id);
+  static thread_local std::vector<size_t> found;
+  int own = -1;
+  if (cmd.key_flags_proc != nullptr) own = permsOfFlags(cmd.key_flags_proc(argv));
+  if (cmd.keys_proc != nullptr) {
+    found.clear();
+    if (!cmd.keys_proc(argv, &found)) return;
+    std::vector<size_t> keys = found;
+    uint8_t fallback = info.spec_perms.empty() ? 0 : info.spec_perms[0];
+    for (size_t i = 0; i < cmd.key_specs.size(); i++) {
+      if (cmd.key_specs[i].begin == server::KeySpec::Begin::kUnknown) fallback = info.spec_perms[i];
+    }
+    for (size_t pos : keys) {
+      int perms = -1;
+      for (size_t i = 0; i < cmd.key_specs.size() && perms < 0; i++) {
+        found.clear();
+        server::keysOfSpec(cmd.key_specs[i], argv, &found);
+        if (std::find(found.begin(), found.end(), pos) != found.end()) perms = info.spec_perms[i];
+      }
+      if (own >= 0) perms = own;
+      out->push_back({pos, static_cast<uint8_t>(perms >= 0 ? perms : fallback)});
+    }
+    return;
+  }
+  for (size_t i = 0; i < cmd.key_specs.size(); i++) {
+    if (!info.spec_is_key[i]) continue;
+    found.clear();
+    server::keysOfSpec(cmd.key_specs[i], argv, &found);
+    uint8_t perms = own >= 0 ? static_cast<uint8_t>(own) : info.spec_perms[i];
+    for (size_t pos : found) out->push_back({pos, perms});
+  }
+}
+
+// Channel arguments: (first index, all following?, literal pattern?).
+struct ChannelArgs {
+  bool any = false;
+  size_t first = 1;
+  bool rest = false;
+  bool literal = false;
+};
+
+ChannelArgs channelArgs(const server::Command& cmd) {
+  std::string_view n = cmd.name;
+  ChannelArgs a;
+  if (n == "publish" || n == "spublish") {
+    a.any = true;
+  } else if (n == "subscribe" || n == "ssubscribe") {
+    a.any = a.rest = true;
+  } else if (n == "psubscribe") {
+    a.any = a.rest = a.literal = true;
+  }
+  return a;
+}
+
+CheckResult checkSelector(const Selector& s, const server::Command& cmd,
+                          const std::vector<std::string_view>& argv) {
+  int id = cmd.acl_id;
+  if (!s.allowsCommand(id)) {
+    const CommandInfo& info = commandInfo(id);
+    bool by_first_arg = info.parent == nullptr && cmd.subcommands.empty() && argv.size() > 1 &&
+                        s.hasFirstArgs() && s.allowsFirstArg(id, argv[1]);
+    if (!by_first_arg) return {Denial::kCommand, 0};
+  }
+  if (!s.allKeys() && !cmd.key_specs.empty()) {
+    static thread_local std::vector<KeyRef> keys;
+    keys.clear();
+    keysWithPerms(cmd, argv, &keys);
+    for (const KeyRef& k : keys) {
+      if (k.pos < argv.size() && !s.allowsKey(argv[k.pos], k.perms)) return {Denial::kKey, k.pos};
+    }
+  }
+  if (!s.allChannels()) {
+    ChannelArgs ch = channelArgs(cmd);
+    if (ch.any) {
+      size_t last = ch.rest ? argv.size() : std::min<size_t>(argv.size(), ch.first + 1);
+      for (size_t i = ch.first; i < last; i++) {
+        if (!s.allowsChannel(argv[i], ch.literal)) return {Denial::kChannel, i};
+      }
+    }
+  }
+  return {};
+}
+
+std::string displayName(const server::Command& cmd) {
+  return commandInfo(cmd.acl_id).full_name;
+}
+
+}  // namespace
+
+CheckResult checkCommand(const User& user, const server::Command& cmd,
+                         const std::vector<std::string_view>& argv) {
+  if (user.unrestricted() || cmd.acl_id < 0) return {};
+  CheckResult worst;
+  for (const Selector& s : user.selectors()) {
+    CheckResult r = checkSelector(s, cmd, argv);
+    if (r.denial == Denial::kNone) return r;
+    if (static_cast<int>(r.denial) > static_cast<int>(worst.denial)) worst = r;
+  }
+  return worst;
+}
+
+std::string denialMessage(Denial d, const server::Command& cmd) {
+  switch (d) {
+    case Denial::kCommand:
+      return "-NOPERM this user has no permissions to run the '" + displayName(cmd) + "' command";
+    case Denial::kKey:
+      return "-NOPERM this user has no permissions to access one of the keys used as arguments";
+    case Denial::kChannel:
+      return "-NOPERM this user has no permissions to access one of the channels used as "
+             "arguments";
+    case Denial::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string dryRunMessage(const CheckResult& r, const server::Command& cmd,
+                          const std::vector<std::string_view>& argv) {
+  switch (r.denial) {
+    case Denial::kCommand:
+      return "This user has no permissions to run the '" + displayName(cmd) + "' command";
+    case Denial::kKey:
+      return "This user has no permissions to access the '" + std::string(argv[r.arg]) + "' key";
+    case Denial::kChannel:
+      return "This user has no permissions to access the '" + std::string(argv[r.arg]) +
+             "' channel";
+    case Denial::kNone:
+      break;
+  }
+  return "OK";
+}
+
+void logDenial(server::Client* c, const User& user, const CheckResult& r,
+               const server::Command& cmd, const std::vector<std::string_view>& argv,
+               std::string_view context) {
+  switch (r.denial) {
+    case Denial::kCommand:
+      aclLogAdd(c, LogReason::kCommand, context, displayName(cmd), user.name());
+      break;
+    case Denial::kKey:
+      aclLogAdd(c, LogReason::kKey, context, argv[r.arg], user.name());
+      break;
+    case Denial::kChannel:
+      aclLogAdd(c, LogReason::kChannel, context, argv[r.arg], user.name());
+      break;
+    case Denial::kNone:
+      break;
+  }
+}
+
+bool checkClient(server::Client* c, const server::Command& cmd, std::string_view context) {
+  const User* u = c->acl_user.get();
+  if (u == nullptr || u->unrestricted()) return true;
+  CheckResult r = checkCommand(*u, cmd, c->argv());
+  if (r.denial == Denial::kNone) return true;
+  // The log's client-info shows this command as the one running.
+  server::Client* outer = server::g_server->current_client;
+  server::g_server->current_client = c;
+  logDenial(c, *u, r, cmd, c->argv(), context);
+  server::g_server->current_client = outer;
+  c->addError(denialMessage(r.denial, cmd));
+  return false;
+}
+
+}  // namespace acl
