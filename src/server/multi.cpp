@@ -194,7 +194,7 @@ void execCommand(Client* c) {
     c->swapArgv(&views);
     // Rules may have changed since the command was queued (Redis 7.0
     // checks again at EXEC).
-    if (acl::checkClient(c, *q.cmd, "multi")) callCommand(c, q.cmd);
+    if (acl::checkClientAtExec(c, *q.cmd)) callCommand(c, q.cmd);
     c->swapArgv(&views);
   }
   c->flags = (c->flags & ~kDenyBlocking) | deny_before;

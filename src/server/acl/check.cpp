@@ -172,17 +172,42 @@ void logDenial(server::Client* c, const User& user, const CheckResult& r,
   }
 }
 
-bool checkClient(server::Client* c, const server::Command& cmd, std::string_view context) {
+namespace {
+
+// Checks c's user; on denial logs it and returns the denial.
+CheckResult checkAndLog(server::Client* c, const server::Command& cmd, std::string_view context) {
   const User* u = c->acl_user.get();
-  if (u == nullptr || u->unrestricted()) return true;
+  if (u == nullptr || u->unrestricted()) return {};
   CheckResult r = checkCommand(*u, cmd, c->argv());
-  if (r.denial == Denial::kNone) return true;
+  if (r.denial == Denial::kNone) return r;
   // The log's client-info shows this command as the one running.
   server::Client* outer = server::g_server->current_client;
   server::g_server->current_client = c;
   logDenial(c, *u, r, cmd, c->argv(), context);
   server::g_server->current_client = outer;
+  return r;
+}
+
+}  // namespace
+
+bool checkClient(server::Client* c, const server::Command& cmd, std::string_view context) {
+  CheckResult r = checkAndLog(c, cmd, context);
+  if (r.denial == Denial::kNone) return true;
   c->addError(denialMessage(r.denial, cmd));
+  return false;
+}
+
+bool checkClientAtExec(server::Client* c, const server::Command& cmd) {
+  CheckResult r = checkAndLog(c, cmd, "multi");
+  if (r.denial == Denial::kNone) return true;
+  const char* reason =
+      r.denial == Denial::kCommand ? "no permission to execute the command or subcommand"
+      : r.denial == Denial::kKey   ? "no permission to touch the specified keys"
+                                 : "no permission to access one of the channels used as arguments";
+  c->addErrorFormat(
+      "-NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC "
+      "call. This command is no longer allowed for the following reason: %s",
+      reason);
   return false;
 }
 

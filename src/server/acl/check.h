@@ -43,8 +43,11 @@ void logDenial(server::Client* c, const User& user, const CheckResult& r,
                const server::Command& cmd, const std::vector<std::string_view>& argv,
                std::string_view context);
 
-// For dispatch and EXEC: checks c's user; on denial replies -NOPERM, logs
-// it and returns false. context: "toplevel" or "multi".
+// For dispatch: checks c's user; on denial replies -NOPERM, logs it and
+// returns false. context: "toplevel" or "multi" (queuing in MULTI).
 bool checkClient(server::Client* c, const server::Command& cmd, std::string_view context);
+// For EXEC (rules may have changed since queuing): the same check, with
+// Redis's "ACLs rules changed ..." reply.
+bool checkClientAtExec(server::Client* c, const server::Command& cmd);
 
 }  // namespace acl
