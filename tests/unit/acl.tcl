@@ -14,6 +14,21 @@ proc acl_client {user pass} {
   return $c
 }
 
+# Compares two rule descriptions: Redis 7.0 lists the single-command rules
+# after the category ones in hash-table order (it varies between runs),
+# so those are compared as a set; every other word in order.
+proc assert_rules {got want} {
+  foreach v {got want} {
+    set fixed($v) {}
+    set cmds($v) {}
+    foreach w [set $v] {
+      if {[regexp {^[+-][^@]} $w]} { lappend cmds($v) $w } else { lappend fixed($v) $w }
+    }
+  }
+  assert_equal $fixed(got) $fixed(want) "rules '$got', expected '$want'"
+  assert_equal [lsort $cmds(got)] [lsort $cmds(want)] "rules '$got', expected '$want'"
+}
+
 # Reads a flat map reply (RESP2) into a dict.
 proc acl_dict {reply} {
   set d {}
@@ -47,11 +62,11 @@ start_server {tags {acl}} {
     assert_equal [dict get $u flags] on
     assert_equal [dict get $u passwords] \
       f64551fcd6f07823cb87971cfb91446425da18286b3ab1ef935e0cbd7a69f68a
-    assert_equal [dict get $u commands] {+@all -@dangerous -set +config|get}
+    assert_rules [dict get $u commands] {+@all -@dangerous -set +config|get}
     assert_equal [dict get $u keys] {~foo* %R~bar}
     assert_equal [dict get $u channels] {&ch*}
     set line [lsearch -inline [r acl list] {user u1 *}]
-    assert_equal $line {user u1 on #f64551fcd6f07823cb87971cfb91446425da18286b3ab1ef935e0cbd7a69f68a ~foo* %R~bar resetchannels &ch* +@all -@dangerous -set +config|get}
+    assert_rules $line {user u1 on #f64551fcd6f07823cb87971cfb91446425da18286b3ab1ef935e0cbd7a69f68a ~foo* %R~bar resetchannels &ch* +@all -@dangerous -set +config|get}
     r acl setuser u4 +@all -@string -@hash +hget
     r acl setuser u5 -@all +@string +@hash -hget
     r acl setuser t2 +select|0 -@all +select|1 +select|2

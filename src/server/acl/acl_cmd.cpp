@@ -23,7 +23,7 @@ using server::Command;
 void setuserCommand(Client* c) {
   std::vector<std::string_view> rules(c->argv().begin() + 3, c->argv().end());
   std::string err;
-  if (!setUser(c->arg(2), rules, &err)) {
+  if (!setUser(c->arg(2), rules, &err, c)) {
     c->addError(err);
     return;
   }

@@ -354,7 +354,7 @@ bool User::setRule(std::string_view rule, std::string* err) {
     nopass_ = false;
     passwords_.clear();
     enabled_ = false;
-    sanitize_ = 0;
+    sanitize_ = 1;  // Redis 7.0's reset includes sanitize-payload
     selectors_.clear();
     selectors_.emplace_back();
     selectors_[0].resetChannels(g_pubsub_default_all);

@@ -12,6 +12,7 @@
 #include "server/acl/acl_log.h"
 #include "server/acl/catalog.h"
 #include "server/client.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 
 namespace acl {
@@ -134,6 +135,25 @@ bool readAclFile(const std::string& path, UserMap* out, std::string* err) {
   return true;
 }
 
+// After a user's rules changed: its clients subscribed to a channel or
+// pattern that no selector allows any more are closed, as Redis 7.0 does.
+void closeSubscribersNoLongerAllowed(const User* u, server::Client* caller) {
+  for (server::Client* c : server::g_server->clients) {
+    if (c->acl_user.get() != u || !server::isPubSubClient(c)) continue;
+    bool allowed = true;
+    for (const auto& [name, pattern] : server::pubsubSubscriptions(c)) {
+      bool any = false;
+      for (const Selector& s : u->selectors()) any = any || s.allowsChannel(name, pattern);
+      if (!any) allowed = false;
+    }
+    if (allowed) continue;
+    if (c == caller)
+      c->flags |= server::kCloseAfterReply;
+    else
+      server::g_server->freeClientAsync(c);
+  }
+}
+
 void closeClientsOf(const User* u, server::Client* caller) {
   for (server::Client* c : server::g_server->clients) {
     if (c->acl_user.get() != u) continue;
@@ -202,7 +222,8 @@ const std::map<std::string, UserPtr, std::less<>>& allUsers() {
   return g_users;
 }
 
-bool setUser(std::string_view name, const std::vector<std::string_view>& rules, std::string* err) {
+bool setUser(std::string_view name, const std::vector<std::string_view>& rules, std::string* err,
+             server::Client* caller) {
   if (!validUserName(name)) {
     *err = "Usernames can't contain spaces or null characters";
     return false;
@@ -222,6 +243,7 @@ bool setUser(std::string_view name, const std::vector<std::string_view>& rules, 
   }
   if (existing) {
     *existing = std::move(work);  // in place: connected clients see the new rules
+    closeSubscribersNoLongerAllowed(existing.get(), caller);
   } else {
     g_users[std::string(name)] = std::make_shared<User>(std::move(work));
   }

@@ -34,7 +34,10 @@ const std::map<std::string, UserPtr, std::less<>>& allUsers();
 
 // Creates the user if missing and applies the rules in order; all or
 // nothing. *err is the whole error reply text (without "ERR ").
-bool setUser(std::string_view name, const std::vector<std::string_view>& rules, std::string* err);
+// Clients of the user subscribed to channels it may no longer use are
+// closed (`caller` after its reply).
+bool setUser(std::string_view name, const std::vector<std::string_view>& rules, std::string* err,
+             server::Client* caller);
 // Removes the user and closes its clients (`caller` gets its reply
 // first). False for "default".
 bool deleteUser(std::string_view name, server::Client* caller);
