@@ -4,9 +4,14 @@
 #include "server/server.h"
 
 namespace acl {
+
+namespace detail {
+std::vector<CommandInfo> g_catalog;
+}  // namespace detail
+
 namespace {
 
-std::vector<CommandInfo> g_catalog;
+using detail::g_catalog;
 
 template <typename Fn>
 void forEachWord(std::string_view s, Fn fn) {
@@ -38,6 +43,25 @@ void addCommand(server::Command* cmd, server::Command* parent) {
     info.spec_perms.push_back(permsOfFlags(joined));
     info.spec_is_key.push_back(is_key);
   }
+  info.all_fixed = cmd->keys_proc == nullptr;
+  for (size_t i = 0; i < cmd->key_specs.size() && info.all_fixed; i++) {
+    const server::KeySpec& k = cmd->key_specs[i];
+    if (!info.spec_is_key[i]) continue;
+    if (k.begin != server::KeySpec::Begin::kIndex || k.find != server::KeySpec::Find::kRange ||
+        (k.lastkey < 0 && k.limit != 0) || k.keystep <= 0) {
+      info.all_fixed = false;
+      break;
+    }
+    info.fixed.push_back({k.index, k.lastkey, k.keystep, info.spec_perms[i]});
+  }
+  if (!info.all_fixed) info.fixed.clear();
+  std::string_view n = cmd->name;
+  if (n == "publish" || n == "spublish")
+    info.channels = ChannelArgs::kFirst;
+  else if (n == "subscribe" || n == "ssubscribe")
+    info.channels = ChannelArgs::kAll;
+  else if (n == "psubscribe")
+    info.channels = ChannelArgs::kPatterns;
   cmd->acl_id = static_cast<int>(g_catalog.size());
   g_catalog.push_back(std::move(info));
 }
@@ -59,14 +83,6 @@ void buildCatalog() {
     addCommand(cmd, nullptr);
     for (server::Command& sub : cmd->subcommands) addCommand(&sub, cmd);
   }
-}
-
-size_t commandCount() {
-  return g_catalog.size();
-}
-
-const CommandInfo& commandInfo(int id) {
-  return g_catalog[static_cast<size_t>(id)];
 }
 
 int categoryIndex(std::string_view name) {

@@ -27,6 +27,21 @@ inline constexpr int kCategoryCount = sizeof(kCategoryNames) / sizeof(kCategoryN
 // matching pattern).
 enum KeyPerm : uint8_t { kPermRead = 1, kPermWrite = 2 };
 
+// Which arguments are channels (checked against & patterns).
+enum class ChannelArgs : uint8_t {
+  kNone,
+  kFirst,     // PUBLISH, SPUBLISH: argv[1]
+  kAll,       // SUBSCRIBE, SSUBSCRIBE: argv[1..]
+  kPatterns,  // PSUBSCRIBE: argv[1..], each must equal an allowed pattern
+};
+
+// A key spec whose keys sit at fixed places ("index N" then "range"):
+// found without the generic search, as most commands' keys are.
+struct FixedKeys {
+  int first, lastkey, step;
+  uint8_t perms;
+};
+
 struct CommandInfo {
   server::Command* cmd = nullptr;
   server::Command* parent = nullptr;  // for subcommands
@@ -34,12 +49,25 @@ struct CommandInfo {
   std::string full_name;              // "config|get"
   std::vector<uint8_t> spec_perms;    // per key spec (cmd->key_specs order)
   std::vector<bool> spec_is_key;      // false for not_key specs
+  ChannelArgs channels = ChannelArgs::kNone;
+  // Set when every key spec is fixed and no KeysProc applies: the check
+  // then walks `fixed` only (with the KeyFlagsProc's permissions, if any).
+  bool all_fixed = false;
+  std::vector<FixedKeys> fixed;
 };
+
+namespace detail {
+extern std::vector<CommandInfo> g_catalog;
+}
 
 // Assigns ids over g_server->commands (idempotent per table).
 void buildCatalog();
-size_t commandCount();
-const CommandInfo& commandInfo(int id);
+inline size_t commandCount() {
+  return detail::g_catalog.size();
+}
+inline const CommandInfo& commandInfo(int id) {
+  return detail::g_catalog[static_cast<size_t>(id)];
+}
 // A category's index, or -1.
 int categoryIndex(std::string_view name);
 // Permission bits of a space-separated key-spec flag list ("RW access").

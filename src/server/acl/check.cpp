@@ -17,6 +17,21 @@ struct KeyRef {
   uint8_t perms;
 };
 
+// The permissions a command's KeyFlagsProc gives its keys for this argv,
+// -1 when it has none. The procs return string literals: the last one
+// parsed is remembered.
+int ownPerms(const server::Command& cmd, const std::vector<std::string_view>& argv) {
+  if (cmd.key_flags_proc == nullptr) return -1;
+  static thread_local const char* last_flags = nullptr;
+  static thread_local uint8_t last_perms = 0;
+  const char* flags = cmd.key_flags_proc(argv);
+  if (flags != last_flags) {
+    last_perms = permsOfFlags(flags);
+    last_flags = flags;
+  }
+  return last_perms;
+}
+
 // The keys of this call with the permission each needs, through the key
 // specs (and the command's own KeysProc / KeyFlagsProc where it has one),
 // as COMMAND GETKEYSANDFLAGS finds them.
@@ -24,8 +39,7 @@ void keysWithPerms(const server::Command& cmd, const std::vector<std::string_vie
                    std::vector<KeyRef>* out) {
   const CommandInfo& info = commandInfo(cmd.acl_id);
   static thread_local std::vector<size_t> found;
-  int own = -1;
-  if (cmd.key_flags_proc != nullptr) own = permsOfFlags(cmd.key_flags_proc(argv));
+  int own = ownPerms(cmd, argv);
   if (cmd.keys_proc != nullptr) {
     found.clear();
     if (!cmd.keys_proc(argv, &found)) return;
@@ -55,29 +69,9 @@ void keysWithPerms(const server::Command& cmd, const std::vector<std::string_vie
   }
 }
 
-// Channel arguments: (first index, all following?, literal pattern?).
-struct ChannelArgs {
-  bool any = false;
-  size_t first = 1;
-  bool rest = false;
-  bool literal = false;
-};
-
-ChannelArgs channelArgs(const server::Command& cmd) {
-  std::string_view n = cmd.name;
-  ChannelArgs a;
-  if (n == "publish" || n == "spublish") {
-    a.any = true;
-  } else if (n == "subscribe" || n == "ssubscribe") {
-    a.any = a.rest = true;
-  } else if (n == "psubscribe") {
-    a.any = a.rest = a.literal = true;
-  }
-  return a;
-}
-
-CheckResult checkSelector(const Selector& s, const server::Command& cmd,
-                          const std::vector<std::string_view>& argv) {
+// Inlined into checkCommand: one call less per command.
+__attribute__((always_inline)) inline CheckResult checkSelector(
+    const Selector& s, const server::Command& cmd, const std::vector<std::string_view>& argv) {
   int id = cmd.acl_id;
   if (!s.allowsCommand(id)) {
     const CommandInfo& info = commandInfo(id);
@@ -85,7 +79,20 @@ CheckResult checkSelector(const Selector& s, const server::Command& cmd,
                         s.hasFirstArgs() && s.allowsFirstArg(id, argv[1]);
     if (!by_first_arg) return {Denial::kCommand, 0};
   }
-  if (!s.allKeys() && !cmd.key_specs.empty()) {
+  const CommandInfo& info = commandInfo(id);
+  if (!s.allKeys() && info.all_fixed) {
+    const int argc = static_cast<int>(argv.size());
+    const int own = cmd.key_flags_proc == nullptr ? -1 : ownPerms(cmd, argv);
+    for (const FixedKeys& f : info.fixed) {
+      if (f.first <= 0 || f.first >= argc) continue;
+      int last = f.lastkey >= 0 ? f.first + f.lastkey : argc + f.lastkey;
+      uint8_t perms = own >= 0 ? static_cast<uint8_t>(own) : f.perms;
+      for (int i = f.first; i <= last && i < argc; i += f.step) {
+        if (!s.allowsKey(argv[static_cast<size_t>(i)], perms))
+          return {Denial::kKey, static_cast<size_t>(i)};
+      }
+    }
+  } else if (!s.allKeys() && !cmd.key_specs.empty()) {
     static thread_local std::vector<KeyRef> keys;
     keys.clear();
     keysWithPerms(cmd, argv, &keys);
@@ -93,16 +100,30 @@ CheckResult checkSelector(const Selector& s, const server::Command& cmd,
       if (k.pos < argv.size() && !s.allowsKey(argv[k.pos], k.perms)) return {Denial::kKey, k.pos};
     }
   }
-  if (!s.allChannels()) {
-    ChannelArgs ch = channelArgs(cmd);
-    if (ch.any) {
-      size_t last = ch.rest ? argv.size() : std::min<size_t>(argv.size(), ch.first + 1);
-      for (size_t i = ch.first; i < last; i++) {
-        if (!s.allowsChannel(argv[i], ch.literal)) return {Denial::kChannel, i};
-      }
+  if (info.channels != ChannelArgs::kNone && !s.allChannels()) {
+    size_t last =
+        info.channels == ChannelArgs::kFirst ? std::min<size_t>(argv.size(), 2) : argv.size();
+    bool literal = info.channels == ChannelArgs::kPatterns;
+    for (size_t i = 1; i < last; i++) {
+      if (!s.allowsChannel(argv[i], literal)) return {Denial::kChannel, i};
     }
   }
   return {};
+}
+
+// checkCommand's body, inlined into the dispatch path as well.
+__attribute__((always_inline)) inline CheckResult checkUser(
+    const User& user, const server::Command& cmd, const std::vector<std::string_view>& argv) {
+  if (user.unrestricted() || cmd.acl_id < 0) return {};
+  const std::vector<Selector>& sels = user.selectors();
+  if (sels.size() == 1) return checkSelector(sels[0], cmd, argv);
+  CheckResult worst;
+  for (const Selector& s : sels) {
+    CheckResult r = checkSelector(s, cmd, argv);
+    if (r.denial == Denial::kNone) return r;
+    if (static_cast<int>(r.denial) > static_cast<int>(worst.denial)) worst = r;
+  }
+  return worst;
 }
 
 std::string displayName(const server::Command& cmd) {
@@ -113,14 +134,7 @@ std::string displayName(const server::Command& cmd) {
 
 CheckResult checkCommand(const User& user, const server::Command& cmd,
                          const std::vector<std::string_view>& argv) {
-  if (user.unrestricted() || cmd.acl_id < 0) return {};
-  CheckResult worst;
-  for (const Selector& s : user.selectors()) {
-    CheckResult r = checkSelector(s, cmd, argv);
-    if (r.denial == Denial::kNone) return r;
-    if (static_cast<int>(r.denial) > static_cast<int>(worst.denial)) worst = r;
-  }
-  return worst;
+  return checkUser(user, cmd, argv);
 }
 
 std::string denialMessage(Denial d, const server::Command& cmd) {
@@ -178,7 +192,7 @@ namespace {
 CheckResult checkAndLog(server::Client* c, const server::Command& cmd, std::string_view context) {
   const User* u = c->acl_user.get();
   if (u == nullptr || u->unrestricted()) return {};
-  CheckResult r = checkCommand(*u, cmd, c->argv());
+  CheckResult r = checkUser(*u, cmd, c->argv());
   if (r.denial == Denial::kNone) return r;
   // The log's client-info shows this command as the one running.
   server::Client* outer = server::g_server->current_client;
@@ -190,7 +204,7 @@ CheckResult checkAndLog(server::Client* c, const server::Command& cmd, std::stri
 
 }  // namespace
 
-bool checkClient(server::Client* c, const server::Command& cmd, std::string_view context) {
+bool checkClientSlow(server::Client* c, const server::Command& cmd, std::string_view context) {
   CheckResult r = checkAndLog(c, cmd, context);
   if (r.denial == Denial::kNone) return true;
   c->addError(denialMessage(r.denial, cmd));

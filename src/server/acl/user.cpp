@@ -1,6 +1,7 @@
 #include "server/acl/user.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/strutil.h"
 #include "server/acl/catalog.h"
@@ -90,13 +91,8 @@ bool Selector::allowsFirstArg(int id, std::string_view argv1) const {
   return false;
 }
 
-bool Selector::allowsKey(std::string_view key, uint8_t perms) const {
-  if (all_keys_) return true;
-  for (const KeyPattern& p : keys_) {
-    if ((p.perms & perms) != perms) continue;
-    if (strutil::globMatch(p.pattern, key)) return true;
-  }
-  return false;
+bool Selector::allowsKeyGlob(const KeyPattern& p, std::string_view key) {
+  return strutil::globMatch(p.pattern, key);
 }
 
 bool Selector::allowsChannel(std::string_view channel, bool literal) const {
@@ -153,7 +149,24 @@ bool Selector::setKeyRule(std::string_view rule, std::string* err) {
       return true;
     }
   }
-  keys_.push_back({std::string(pattern), perms});
+  KeyPattern kp{std::string(pattern), perms};
+  // Glob specials: * ? [ and \ (escape). Only a single trailing '*' or none
+  // at all gets the byte-compare path.
+  size_t special = pattern.find_first_of("*?[\\");
+  if (special == std::string_view::npos)
+    kp.kind = KeyPattern::Kind::kExact;
+  else if (special == pattern.size() - 1 && pattern.back() == '*')
+    kp.kind = KeyPattern::Kind::kPrefix;
+  size_t n = pattern.size() - 1;
+  if (kp.kind == KeyPattern::Kind::kPrefix && n <= 8 && n > 0) {
+    // Little-endian: the prefix's bytes are the word's low bytes.
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "prefix words assume little-endian");
+    char buf[8] = {};
+    memcpy(buf, pattern.data(), n);
+    memcpy(&kp.prefix_word, buf, 8);
+    kp.prefix_mask = n == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+  }
+  keys_.push_back(std::move(kp));
   return true;
 }
 

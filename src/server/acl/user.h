@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -22,6 +23,12 @@ namespace acl {
 struct KeyPattern {
   std::string pattern;
   uint8_t perms;  // kPermRead | kPermWrite (catalog.h)
+  // How to match without the general glob: the usual "prefix*" and exact
+  // names compare bytes (the check runs on every command).
+  enum class Kind : uint8_t { kGlob, kExact, kPrefix } kind = Kind::kGlob;
+  // kPrefix of at most 8 bytes: the prefix as a little-endian word and the
+  // mask of its bytes, so a key of 8 bytes or more is checked with one load.
+  uint64_t prefix_word = 0, prefix_mask = 0;
 };
 
 class Selector {
@@ -46,7 +53,42 @@ class Selector {
   const std::vector<KeyPattern>& keys() const { return keys_; }
   const std::vector<std::string>& channels() const { return channels_; }
   // Whether the key (with the permissions it needs) matches a pattern.
-  bool allowsKey(std::string_view key, uint8_t perms) const;
+  // Inline: it runs for every key of every command a restricted user sends.
+  bool allowsKey(std::string_view key, uint8_t perms) const {
+    if (all_keys_) return true;
+    for (const KeyPattern& p : keys_) {
+      if ((p.perms & perms) != perms) continue;
+      const char* pat = p.pattern.data();
+      size_t plen = p.pattern.size();
+      switch (p.kind) {
+        case KeyPattern::Kind::kExact:
+          if (key.size() == plen && std::char_traits<char>::compare(key.data(), pat, plen) == 0)
+            return true;
+          break;
+        case KeyPattern::Kind::kPrefix: {
+          // Short prefixes are the rule ("app:*"): one masked word compare,
+          // else a byte loop; no call either way.
+          size_t n = plen - 1;
+          if (key.size() < n) break;
+          const char* k = key.data();
+          if (p.prefix_mask != 0 && key.size() >= 8) {
+            uint64_t w;
+            memcpy(&w, k, 8);
+            if ((w & p.prefix_mask) == p.prefix_word) return true;
+            break;
+          }
+          size_t i = 0;
+          while (i < n && k[i] == pat[i]) i++;
+          if (i == n) return true;
+          break;
+        }
+        case KeyPattern::Kind::kGlob:
+          if (allowsKeyGlob(p, key)) return true;
+          break;
+      }
+    }
+    return false;
+  }
   // A channel name (literal=false: matched against the patterns) or a
   // PSUBSCRIBE pattern (literal=true: must equal a pattern).
   bool allowsChannel(std::string_view channel, bool literal) const;
@@ -54,6 +96,7 @@ class Selector {
   void resetChannels(bool all);
 
  private:
+  static bool allowsKeyGlob(const KeyPattern& p, std::string_view key);
   void setCommandBit(int id, bool on);
   void changeCommand(int id, bool on);  // with its subcommands
   void changeCategory(int cat, bool on);
