@@ -217,6 +217,25 @@ start_server {tags {acl}} {
     $c close
   }
 
+  test {SORT BY and GET patterns need access to every key} {
+    set c [acl_client r pw]
+    $c del k1
+    $c rpush k1 3 1 2
+    assert_error {ERR BY option of SORT denied due to insufficient ACL permissions.} \
+      {$c sort k1 by w*}
+    assert_error {ERR GET option of SORT denied due to insufficient ACL permissions.} \
+      {$c sort k1 get #}
+    # A BY without '*' looks nothing up.
+    assert_equal [$c sort k1 by nosort] {3 1 2}
+    assert_equal [$c sort k1] {1 2 3}
+    $c close
+    r acl setuser rall on >pw +@all {%R~*}
+    set c [acl_client rall pw]
+    assert_equal [$c sort k1 by nosuch* get #] {1 2 3}
+    $c close
+    r acl deluser rall
+  } {1}
+
   test {Channel permissions for PUBLISH, SUBSCRIBE and PSUBSCRIBE} {
     set c [acl_client r pw]
     assert_error {NOPERM this user has no permissions to access one of the channels used as arguments} \

@@ -137,6 +137,22 @@ CheckResult checkCommand(const User& user, const server::Command& cmd,
   return checkUser(user, cmd, argv);
 }
 
+bool hasFullKeyAccess(server::Client* c) {
+  const User* u = c->acl_user.get();
+  if (u == nullptr || u->unrestricted() || c->cur_cmd == nullptr) return true;
+  const server::Command& cmd = *c->cur_cmd;
+  for (const Selector& s : u->selectors()) {
+    bool cmd_ok = s.allowsCommand(cmd.acl_id) ||
+                  (c->argc() > 1 && s.hasFirstArgs() && s.allowsFirstArg(cmd.acl_id, c->arg(1)));
+    if (!cmd_ok) continue;
+    if (s.allKeys()) return true;
+    for (const KeyPattern& k : s.keys()) {
+      if (k.pattern == "*" && (k.perms & kPermRead)) return true;
+    }
+  }
+  return false;
+}
+
 std::string denialMessage(Denial d, const server::Command& cmd) {
   switch (d) {
     case Denial::kCommand:

@@ -33,6 +33,11 @@ struct CheckResult {
 CheckResult checkCommand(const User& user, const server::Command& cmd,
                          const std::vector<std::string_view>& argv);
 
+// Whether c's user may run its current command (c->cur_cmd) reading any
+// key at all: SORT's BY and GET patterns name keys no check has seen, and
+// Redis 7.0 allows them only then.
+bool hasFullKeyAccess(server::Client* c);
+
 // "-NOPERM this user has no permissions to ..." as Redis 7.0.15 words it.
 std::string denialMessage(Denial d, const server::Command& cmd);
 // ACL DRYRUN's wording: "This user has no permissions to access the 'k' key".
