@@ -34,6 +34,7 @@ struct Option {
 };
 
 ConfigApplyHook g_apply_hook = nullptr;
+ConfigUserLinesHook g_user_lines_hook = nullptr;
 
 bool parseBool(const std::string& v, bool* out, std::string* err) {
   if (strcasecmp(v.c_str(), "yes") == 0) {
@@ -450,6 +451,10 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
+void setConfigUserLinesHook(ConfigUserLinesHook hook) {
+  g_user_lines_hook = hook;
+}
+
 void setConfigApplyHook(ConfigApplyHook hook) {
   g_apply_hook = hook;
 }
@@ -616,6 +621,9 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
   std::vector<bool> written(options().size(), false);
   bool marker = false;
   std::string out;
+  std::vector<std::string> users;
+  if (g_user_lines_hook != nullptr) users = g_user_lines_hook();
+  size_t next_user = 0;
   std::istringstream in(text);
   std::string raw;
   while (std::getline(in, raw)) {
@@ -626,6 +634,10 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
     std::vector<std::string> argv;
     if (line.empty() || line[0] == '#' || !resp::splitArgs(line, &argv) || argv.empty()) {
       out += raw + "\n";
+      continue;
+    }
+    if (g_user_lines_hook != nullptr && strcasecmp(argv[0].c_str(), "user") == 0) {
+      if (next_user < users.size()) out += users[next_user++] + "\n";
       continue;
     }
     const Option* o = findOption(argv[0]);
@@ -647,6 +659,14 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
       marker = true;
     }
     out += optionLine(o, cfg) + "\n";
+  }
+  for (; next_user < users.size(); next_user++) {
+    if (!marker) {
+      if (!out.empty() && out.back() != '\n') out += '\n';
+      out += std::string(kGenerated) + "\n";
+      marker = true;
+    }
+    out += users[next_user] + "\n";
   }
   // In place, as Redis does: the file keeps its inode, owner and mode.
   FILE* f = fopen(path.c_str(), "r+");

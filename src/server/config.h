@@ -123,6 +123,13 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
 // as Redis shows command-line arguments in its config errors).
 std::string quoteConfigValue(const std::string& v, bool always = false);
 
+// CONFIG REWRITE's `user` lines (acl/users.h): the lines to write, one per
+// user ("user alice on #... ~* +@all"), empty when an aclfile keeps them.
+// Existing `user` lines are replaced in order, the rest appended. Without
+// a hook, `user` lines are kept as they are.
+using ConfigUserLinesHook = std::vector<std::string> (*)();
+void setConfigUserLinesHook(ConfigUserLinesHook hook);
+
 // Called after an option changed at run time (applies it to the server).
 using ConfigApplyHook = bool (*)(const std::string& name, std::string* err);
 void setConfigApplyHook(ConfigApplyHook hook);

@@ -472,6 +472,17 @@ start_server {tags {acl external:skip} args {--user alice on #9513229d435978263d
     $c close
     lsort [r acl users]
   } {alice bob default}
+
+  test {CONFIG REWRITE writes the users as user lines} {
+    r acl setuser carl on nopass +get
+    r acl deluser bob
+    r config rewrite
+    set text [read_file [file join [srv dir] redis.conf]]
+    assert_match "*\nuser alice on #9513229d435978263d82902c59d4e0fb86c941a9bf09b605cd8a6643f40149a8 ~a* resetchannels -@all +@read\n*" $text
+    assert_match "*\nuser carl on nopass resetchannels -@all +get\n*" $text
+    assert_match "*\nuser default on nopass ~* &* +@all\n*" $text
+    assert_no_match "*user bob*" $text
+  }
 }
 
 set ::acl_dir [file join [tmp_root] "aclfile.[pid]"]

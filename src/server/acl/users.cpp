@@ -168,6 +168,14 @@ void closeClientsOf(const User* u, server::Client* caller) {
 
 bool init(std::string* err) {
   buildCatalog();
+  // CONFIG REWRITE writes the users as `user` lines unless an aclfile
+  // holds them, as Redis does.
+  server::setConfigUserLinesHook([]() {
+    std::vector<std::string> lines;
+    if (!server::g_server->config.aclfile.empty()) return lines;
+    for (const auto& [name, u] : g_users) lines.push_back(u->describe());
+    return lines;
+  });
   server::Config& cfg = server::g_server->config;
   g_pubsub_default_all = cfg.acl_pubsub_default == "allchannels";
   g_users.clear();
