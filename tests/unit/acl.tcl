@@ -279,6 +279,18 @@ start_server {tags {acl}} {
     r acl deluser later
   } {1}
 
+  test {AUTH, HELLO, RESET and QUIT are allowed whatever the rules} {
+    r acl setuser na on >pw -@all +ping
+    set c [acl_client na pw]
+    assert_equal [$c auth na pw] OK
+    assert_equal [dict get [$c hello 2 auth na pw] proto] 2
+    assert_error {NOPERM this user has no permissions to run the 'echo' command} {$c echo x}
+    assert_equal [r acl dryrun na auth x] OK
+    assert_equal [$c quit] OK
+    $c close
+    r acl deluser na
+  } {1}
+
   test {First-argument rules: +select|0} {
     r acl setuser fa on >pw -@all +select|0 +ping
     set c [acl_client fa pw]

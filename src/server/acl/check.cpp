@@ -77,7 +77,9 @@ __attribute__((always_inline)) inline CheckResult checkSelector(
     const CommandInfo& info = commandInfo(id);
     bool by_first_arg = info.parent == nullptr && cmd.subcommands.empty() && argv.size() > 1 &&
                         s.hasFirstArgs() && s.allowsFirstArg(id, argv[1]);
-    if (!by_first_arg) return {Denial::kCommand, 0};
+    // Commands allowed before AUTH (AUTH, HELLO, QUIT, RESET) are never
+    // denied by the rules, as in Redis.
+    if (!by_first_arg && !(cmd.flags & server::kNoAuth)) return {Denial::kCommand, 0};
   }
   const CommandInfo& info = commandInfo(id);
   if (!s.allKeys() && info.all_fixed) {
