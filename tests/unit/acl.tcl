@@ -444,6 +444,16 @@ start_server {tags {acl external:skip}} {
     assert_error {ERR unknown subcommand 'nosuch'. Try ACL HELP.} {r acl nosuch}
   }
 
+  test {SLOWLOG hides ACL SETUSER's user and rules} {
+    r config set slowlog-log-slower-than 0
+    r slowlog reset
+    r acl setuser hidden on >topsecret +get
+    set entry [lindex [r slowlog get 1] 0]
+    r config set slowlog-log-slower-than 10000
+    r acl deluser hidden
+    lindex $entry 3
+  } {acl setuser (redacted) (redacted) (redacted) (redacted)}
+
   test {ACL SAVE and LOAD without an aclfile are errors} {
     assert_error {ERR This Redis instance is not configured to use an ACL file*} {r acl save}
     assert_error {ERR This Redis instance is not configured to use an ACL file*} {r acl load}
