@@ -444,6 +444,21 @@ start_server {tags {acl external:skip}} {
     assert_error {ERR unknown subcommand 'nosuch'. Try ACL HELP.} {r acl nosuch}
   }
 
+  test {acl-pubsub-default decides the channels of new users and reset} {
+    assert_equal [r config get acl-pubsub-default] {acl-pubsub-default resetchannels}
+    r config set acl-pubsub-default allchannels
+    r acl setuser pub1
+    set line1 [lsearch -inline [r acl list] {user pub1 *}]
+    r acl setuser pub1 resetchannels &x
+    r acl setuser pub1 reset
+    set line2 [lsearch -inline [r acl list] {user pub1 *}]
+    r config set acl-pubsub-default resetchannels
+    r acl setuser pub2
+    set line3 [lsearch -inline [r acl list] {user pub2 *}]
+    r acl deluser pub1 pub2
+    list $line1 $line2 $line3
+  } {{user pub1 off &* -@all} {user pub1 off sanitize-payload &* -@all} {user pub2 off resetchannels -@all}}
+
   test {SLOWLOG hides ACL SETUSER's user and rules} {
     r config set slowlog-log-slower-than 0
     r slowlog reset
