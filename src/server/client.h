@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@
 #include "resp/request_parser.h"
 #include "resp/writer.h"
 #include "server/db/db.h"
+
+namespace acl {
+class User;
+}
 
 namespace server {
 
@@ -140,6 +145,9 @@ class Client {
   const Command* last_cmd = nullptr;
   const Command* cur_cmd = nullptr;
   std::string user = "default";
+  // The ACL user this client runs as (acl/users.h); shared so that ACL
+  // SETUSER changes apply to connected clients at once.
+  std::shared_ptr<acl::User> acl_user;
   // Transaction and pub/sub state (server/multi.h, server/pubsub.h), null
   // until first used; released by their modules' close hooks.
   MultiState* multi_state = nullptr;

@@ -82,6 +82,9 @@ struct Command {
   std::vector<ArgSpec> arguments;
   std::vector<KeySpec> key_specs;
   const char* tips = "";
+  // Index into the ACL catalog (acl/catalog.h), assigned once every
+  // command is registered; -1 before.
+  int acl_id = -1;
 
   std::string fullName() const;  // "client|list"
 };

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "event/event_loop.h"
+#include "server/acl/check.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/evict/evict.h"
@@ -81,6 +82,12 @@ static bool dispatchUnmuted(Client* c) {
   }
   if (!(c->flags & kAuthenticated) && !(cmd->flags & kNoAuth)) {
     c->addError("-NOAUTH Authentication required.");
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  // ACL (acl/check.h): the same check whatever the connection type.
+  if (!acl::checkClient(c, *cmd, inMulti(c) ? "multi" : "toplevel")) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;

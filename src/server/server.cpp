@@ -12,6 +12,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "net/registry.h"
+#include "server/acl/users.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/client_io.h"
@@ -134,6 +135,10 @@ bool Server::start() {
     touchWatchedKeyExpired(d, key);
   };
   registerAllCommands();
+  if (!acl::init(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return false;
+  }
   net::registerBuiltinTypes();
 
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
@@ -247,7 +252,7 @@ void Server::onAccepted(net::Connection* conn) {
     s.refuseClient(conn, "-ERR max number of clients reached\r\n");
     return;
   }
-  if (s.config.protected_mode && s.config.requirepass.empty() && !conn->isLocal()) {
+  if (s.config.protected_mode && acl::defaultUserIsOpen() && !conn->isLocal()) {
     s.refuseClient(conn, kProtectedModeError);
     return;
   }
@@ -274,7 +279,7 @@ void Server::refuseClient(net::Connection* conn, std::string_view error) {
 
 Client* Server::newClient(net::Connection* conn) {
   auto* c = new Client(conn, next_client_id++, &dbAt(0));
-  if (config.requirepass.empty()) c->flags |= kAuthenticated;
+  acl::attachDefaultUser(c);
   return c;
 }
 

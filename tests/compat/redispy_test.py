@@ -123,6 +123,49 @@ def run_suite(r, transport):
     check(name("function_list"), r.function_list(library="pylib")[0][1], b"pylib")
 
 
+def run_acl(admin, transport, kwargs):
+    """ACL through redis-py's API: a user with a password and key pattern,
+    a client that authenticates with username=, NOPERM as
+    NoPermissionError, a wrong password refused with WRONGPASS, ACL LOG."""
+    def name(s):
+        return f"{transport}: acl {s}"
+
+    user = f"py-{transport}"
+    check(name("setuser"),
+          admin.acl_setuser(user, enabled=True, reset=True, passwords=["+s3cret"],
+                            commands=["+get", "+set", "+acl|whoami", "+ping"], keys=["app:*"]),
+          True)
+    check_true(name("list"), any(line.startswith(f"user {user} on ") and " #" in line for line in
+                                 (x.decode() if isinstance(x, bytes) else x
+                                  for x in admin.acl_list())), "user missing in ACL LIST")
+    app = redis.Redis(username=user, password="s3cret", socket_timeout=10, **kwargs)
+    check(name("whoami"), app.acl_whoami(), user)
+    check(name("set allowed key"), app.set("app:1", "v"), True)
+    check(name("get allowed key"), app.get("app:1"), b"v")
+    for what, call in (("key", lambda: app.set("other", "x")),
+                       ("command", lambda: app.delete("app:1"))):
+        try:
+            call()
+            report_fail(name(f"denied {what}"), "no exception")
+        except redis.exceptions.NoPermissionError as exc:
+            check_true(name(f"denied {what}"), "no permissions" in str(exc), str(exc))
+    app.close()
+    bad = redis.Redis(username=user, password="wrong", socket_timeout=10, **kwargs)
+    try:
+        bad.ping()
+        report_fail(name("wrong password"), "no exception")
+    except redis.ResponseError as exc:  # redis-py 4.3 raises the server's error as is
+        check(name("wrong password"), str(exc),
+              "WRONGPASS invalid username-password pair or user is disabled.")
+    bad.close()
+    log = admin.acl_log()
+    reasons = {e.get("reason") for e in log}
+    check_true(name("log"), {"key", "command", "auth"} <= reasons, f"reasons {reasons}")
+    admin.acl_log_reset()
+    check(name("deluser"), admin.acl_deluser(user), 1)
+    admin.delete("app:1")
+
+
 def main():
     host, port, sock = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     for transport, kwargs in (("tcp", {"host": host, "port": port}),
@@ -130,6 +173,7 @@ def main():
         try:
             client = redis.Redis(socket_timeout=10, **kwargs)
             run_suite(client, transport)
+            run_acl(client, transport, kwargs)
             client.close()
         except Exception as exc:  # A crash of the suite is one failure.
             report_fail(f"{transport}: suite", f"{type(exc).__name__}: {exc}")

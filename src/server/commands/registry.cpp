@@ -1,5 +1,6 @@
 // The one place that knows every command family: adding a family means a
 // line here and its declaration in families.h.
+#include "server/acl/acl.h"
 #include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
 #include "server/multi.h"
@@ -27,6 +28,7 @@ void registerAllCommands() {
   registerZsetBlockingCommands(t);
   registerSortCommands(t);
   script::registerScriptingCommands(t);
+  acl::registerAclCommand(t);
   attachCommandDocs(t);
 }
 

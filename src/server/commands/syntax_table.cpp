@@ -20,6 +20,20 @@ struct Entry {
 
 // Sorted by name (checked by a unit test), looked up by binary search.
 constexpr Entry kSyntax[] = {
+    {"acl", ""},
+    {"acl|cat", "[categoryname]"},
+    {"acl|deluser", "username [username ...]"},
+    {"acl|dryrun", "username command [arg [arg ...]]"},
+    {"acl|genpass", "[bits:integer]"},
+    {"acl|getuser", "username"},
+    {"acl|help", ""},
+    {"acl|list", ""},
+    {"acl|load", ""},
+    {"acl|log", "[count:integer | RESET]"},
+    {"acl|save", ""},
+    {"acl|setuser", "username [rule [rule ...]]"},
+    {"acl|users", ""},
+    {"acl|whoami", ""},
     {"append", "key value"},
     {"auth", "[username] password"},
     {"bgsave", "[SCHEDULE]"},

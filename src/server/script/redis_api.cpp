@@ -12,6 +12,7 @@ extern "C" {
 }
 
 #include "common/log.h"
+#include "server/acl/check.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/dispatch.h"
@@ -56,6 +57,33 @@ void takeReply(Client* sc, std::string* out) {
   }
 }
 
+// The script caller's ACL rules apply to every command the script runs, as
+// Redis 7.0 checks them (context "lua" in ACL LOG). Returns the error text,
+// or nullptr when allowed.
+const char* aclDenial(RunContext* ctx, const Command* cmd, int argc, const std::string* args) {
+  Client* caller = ctx->caller;
+  const acl::User* user = caller != nullptr ? caller->acl_user.get() : nullptr;
+  if (user == nullptr || user->unrestricted()) return nullptr;
+  std::vector<std::string_view> argv(args, args + argc);
+  acl::CheckResult r = acl::checkCommand(*user, *cmd, argv);
+  switch (r.denial) {
+    case acl::Denial::kNone:
+      return nullptr;
+    case acl::Denial::kCommand:
+      acl::logDenial(caller, *user, r, *cmd, argv, "lua");
+      return "The user executing the script can't run this command or subcommand";
+    case acl::Denial::kKey:
+      acl::logDenial(caller, *user, r, *cmd, argv, "lua");
+      return "The user executing the script can't access at least one of the keys mentioned in "
+             "the command arguments";
+    case acl::Denial::kChannel:
+      acl::logDenial(caller, *user, r, *cmd, argv, "lua");
+      return "The user executing the script can't publish to the channel mentioned in the "
+             "command";
+  }
+  return nullptr;
+}
+
 int genericCall(lua_State* L, bool raise) {
   RunContext* ctx = current();
   if (ctx == nullptr) return luaL_error(L, "redis.call called outside a script");
@@ -89,6 +117,9 @@ int genericCall(lua_State* L, bool raise) {
     return failCall(L, raise, "Wrong number of args calling Redis command from script");
   if (cmd->flags & kNoScript)
     return failCall(L, raise, "This Redis command is not allowed from script");
+  if (const char* denied = aclDenial(ctx, cmd, argc, args.data())) {
+    return failCall(L, raise, denied);
+  }
   if (cmd->flags & kWrite) {
     if (ctx->read_only)
       return failCall(L, raise, "Write commands are not allowed from read-only scripts.");
