@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "resp/request_parser.h"
+#include "server/notify/notify.h"
 #include "server/version.h"
 
 namespace server {
@@ -372,6 +373,20 @@ const std::vector<Option>& options() {
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
+      Option{"notify-keyspace-events", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               int flags;
+               if (!notify::parseFlags(a[0], &flags)) {
+                 *e = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+                 return false;
+               }
+               c.notify_keyspace_events = flags;
+               return true;
+             },
+             [](const Config& c) {
+               return notify::flagsToString(static_cast<int>(c.notify_keyspace_events));
+             }},
+      INT_OPT("tracking-table-max-keys", tracking_table_max_keys, 0, LONG_MAX, true),
       INT_OPT("lfu-log-factor", lfu_log_factor, 0, INT_MAX, true),
       INT_OPT("lfu-decay-time", lfu_decay_time, 0, INT_MAX, true),
       INT_OPT("slowlog-log-slower-than", slowlog_log_slower_than, -1, INT64_MAX, true),

@@ -39,6 +39,11 @@ struct Config {
   // Accepted and reported (INFO memory) for compatibility; no eviction runs.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  // Keyspace notification classes (notify::kKeyspace ...; see
+  // server/notify/notify.h), 0 = none.
+  int64_t notify_keyspace_events = 0;
+  // CLIENT TRACKING: most keys remembered for clients (0 = no limit).
+  int64_t tracking_table_max_keys = 1000000;
   // LFU access counters (OBJECT FREQ) under the *-lfu policies.
   int64_t lfu_log_factor = 10;
   int64_t lfu_decay_time = 1;

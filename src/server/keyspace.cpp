@@ -9,10 +9,12 @@ namespace server {
 
 db::Entry* lookupRead(Client* c, std::string_view key) {
   db::Entry* e = c->db()->find(key);
-  if (e != nullptr)
+  if (e != nullptr) {
     g_server->stats.keyspace_hits++;
-  else
+  } else {
     g_server->stats.keyspace_misses++;
+    notify::keyEvent(c, notify::kKeyMiss, "keymiss", key);
+  }
   return e;
 }
 
@@ -41,7 +43,6 @@ void keyModified(Client* c, std::string_view key) {
 
 void keyModifiedInDb(db::Db* d, std::string_view key) {
   blocking::signalKey(d, key);
-  // Keyspace notifications attach here too.
   touchWatchedKey(d, key);
   g_server->dirty++;
 }

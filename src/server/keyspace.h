@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "server/db/db.h"
+#include "server/notify/notify.h"
 
 namespace server {
 

@@ -15,6 +15,7 @@
 #include "server/client.h"
 #include "server/dispatch.h"
 #include "server/multi.h"
+#include "server/notify/notify.h"
 #include "server/version.h"
 
 namespace server {
@@ -102,6 +103,10 @@ bool Server::start() {
   db::Db::onExpired = [](db::Db* d, std::string_view key) {
     g_server->stats.expired_keys++;
     touchWatchedKeyExpired(d, key);
+    notify::keyspaceEvent(notify::kExpired, "expired", key, d->id());
+  };
+  db::Db::onAdded = [](db::Db* d, std::string_view key) {
+    notify::keyspaceEvent(notify::kNew, "new", key, d->id());
   };
   registerAllCommands();
   net::registerBuiltinTypes();

@@ -21,10 +21,12 @@ db::Entry* lookupReadNoTouch(Client* c, std::string_view key) {
     d->find(key);  // deletes it (lazy expiry)
     e = nullptr;
   }
-  if (e != nullptr)
+  if (e != nullptr) {
     g_server->stats.keyspace_hits++;
-  else
+  } else {
     g_server->stats.keyspace_misses++;
+    notify::keyEvent(c, notify::kKeyMiss, "keymiss", key);
+  }
   return e;
 }
 
@@ -35,6 +37,7 @@ void delCommand(Client* c) {
   for (size_t i = 1; i < c->argc(); i++) {
     if (c->db()->remove(c->arg(i))) {
       keyModified(c, c->arg(i));
+      notify::keyEvent(c, notify::kGeneric, "del", c->arg(i));
       n++;
     }
   }
@@ -93,6 +96,8 @@ void renameGeneric(Client* c, bool nx) {
   if (expire_ms != -1) d->setExpire(e, expire_ms);
   keyModified(c, from);
   keyModified(c, to);
+  notify::keyEvent(c, notify::kGeneric, "rename_from", from);
+  notify::keyEvent(c, notify::kGeneric, "rename_to", to);
   if (nx)
     c->addInteger(1);
   else
@@ -140,6 +145,8 @@ void moveCommand(Client* c) {
   if (expire_ms != -1) dst->setExpire(moved, expire_ms);
   keyModified(c, key);
   keyModifiedInDb(dst, key);
+  notify::keyEvent(c, notify::kGeneric, "move_from", key);
+  notify::keyspaceEvent(notify::kGeneric, "move_to", key, dst->id());
   c->addInteger(1);
 }
 
@@ -180,6 +187,7 @@ void copyCommand(Client* c) {
   db::Entry* copy = dst->add(to, e->val.clone());
   if (expire_ms != -1) dst->setExpire(copy, expire_ms);
   keyModifiedInDb(dst, to);
+  notify::keyspaceEvent(notify::kGeneric, "copy_to", to, dst->id());
   c->addInteger(1);
 }
 

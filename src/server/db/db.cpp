@@ -13,6 +13,7 @@ namespace db {
 int64_t Clock::nowMs = 0;
 uint32_t Clock::lruSeconds = 0;
 void (*Db::onExpired)(Db* db, std::string_view key) = nullptr;
+void (*Db::onAdded)(Db* db, std::string_view key) = nullptr;
 bool Db::expiry_paused = false;
 
 void Clock::update() {
@@ -91,6 +92,7 @@ Entry* Db::add(std::string_view key, Value v) {
   }
   Entry* e = newEntry(key, std::move(v));
   keys_.insert(e);
+  if (onAdded != nullptr) onAdded(this, key);
   return e;
 }
 
@@ -105,6 +107,7 @@ Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
   }
   Entry* e = newEntry(key, std::move(v));
   keys_.insertAt(pos, e);
+  if (onAdded != nullptr) onAdded(this, key);
   return e;
 }
 
