@@ -15,6 +15,7 @@
 #include "server/pause.h"
 #include "server/pubsub.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -37,6 +38,7 @@ Client::Client(net::Connection* conn)
 Client::~Client() {
   resetMultiState(this);
   resetPubSubState(this);
+  tracking::resetClient(this);
   if (flags & kMonitor) monitor::remove(this);
   if (flags & kPostponed) pause::forget(this);
   if (conn_ != nullptr) {

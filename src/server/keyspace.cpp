@@ -4,6 +4,7 @@
 #include "server/client.h"
 #include "server/multi.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -44,6 +45,7 @@ void keyModified(Client* c, std::string_view key) {
 void keyModifiedInDb(db::Db* d, std::string_view key) {
   blocking::signalKey(d, key);
   touchWatchedKey(d, key);
+  tracking::invalidateKey(key, g_server->current_client);
   g_server->dirty++;
 }
 

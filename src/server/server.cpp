@@ -16,6 +16,7 @@
 #include "server/dispatch.h"
 #include "server/multi.h"
 #include "server/notify/notify.h"
+#include "server/tracking/tracking.h"
 #include "server/version.h"
 
 namespace server {
@@ -104,6 +105,7 @@ bool Server::start() {
     g_server->stats.expired_keys++;
     touchWatchedKeyExpired(d, key);
     notify::keyspaceEvent(notify::kExpired, "expired", key, d->id());
+    tracking::invalidateKey(key, nullptr);
   };
   db::Db::onAdded = [](db::Db* d, std::string_view key) {
     notify::keyspaceEvent(notify::kNew, "new", key, d->id());
@@ -311,6 +313,7 @@ void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
   blocking::handleReady();
+  tracking::broadcastPending();
   handlePendingWrites();
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);

@@ -12,6 +12,7 @@
 #include "server/multi.h"
 #include "server/pubsub.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -343,12 +344,13 @@ void formatClientLine(const ClientLine& f, std::string* out) {
                "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
                "sub=%zu psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=%zu argv-mem=%zu "
                "multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s "
-               "cmd=%s user=%s redir=-1 resp=%d transport=%s\n",
+               "cmd=%s user=%s redir=%lld resp=%d transport=%s\n",
                static_cast<unsigned long long>(f.id), f.addr.c_str(), f.laddr.c_str(), f.fd,
                f.name.c_str(), static_cast<long long>(f.age), static_cast<long long>(f.idle),
                f.flags.c_str(), f.db, f.sub, f.psub, f.ssub, f.multi, f.qbuf, f.qbuf_free,
                f.argv_mem, f.multi_mem, f.rbs, f.rbp, f.obl, f.oll, f.omem, f.tot_mem,
-               f.events.c_str(), f.cmd.c_str(), f.user.c_str(), f.resp, f.transport.c_str());
+               f.events.c_str(), f.cmd.c_str(), f.user.c_str(), static_cast<long long>(f.redir),
+               f.resp, f.transport.c_str());
 }
 
 ClientLine describeClient(Client* c) {
@@ -369,12 +371,14 @@ ClientLine describeClient(Client* c) {
   if (isPubSubClient(c)) flags += 'P';
   if (inMulti(c)) flags += 'x';
   if (c->flags & kPostponed) flags += 'b';
+  flags += tracking::clientListFlags(c);
   if (multiDirtyCas(c)) flags += 'd';
   if (c->flags & kCloseAfterReply) flags += 'c';
   if (c->flags & kCloseAsap) flags += 'A';
   if (c->flags & kNoEvict) flags += 'e';
   if (c->flags & kBlocked) flags += 'b';
   f.flags = flags.empty() ? "N" : flags;
+  f.redir = tracking::clientListRedir(c);
   f.db = c->dbIndex();
   f.sub = pubsubChannelCount(c);
   f.psub = pubsubPatternCount(c);
@@ -441,6 +445,19 @@ void registerClientCommand(CommandTable& t) {
           "Unblock a client blocked in a blocking command from a different connection", "5.0.0",
           "O(log N) where N is the number of client connections",
           "admin slow dangerous connection"),
+      sub("client|tracking", -3, kInfo, tracking::clientTrackingCommand,
+          "Enable or disable server assisted client side caching support", "6.0.0",
+          "O(1). Some options may introduce additional complexity.", "slow connection"),
+      sub("client|caching", 3, kInfo, tracking::clientCachingCommand,
+          "Instruct the server about tracking or not keys in the next request", "6.0.0", "O(1)",
+          "slow connection"),
+      sub("client|getredir", 2, kInfo, tracking::clientGetredirCommand,
+          "Get tracking notifications redirection client ID if any", "6.0.0", "O(1)",
+          "slow connection"),
+      sub("client|trackinginfo", 2, kInfo, tracking::clientTrackinginfoCommand,
+          "Return information about server assisted client side caching for the current "
+          "connection",
+          "6.2.0", "O(1)", "slow connection"),
       sub("client|help", 2, kLoading | kStale, clientHelpCommand,
           "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"),
   };

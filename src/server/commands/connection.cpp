@@ -7,6 +7,7 @@
 #include "server/multi.h"
 #include "server/pubsub.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 #include "server/version.h"
 
 namespace server {
@@ -159,6 +160,7 @@ void helloCommand(Client* c) {
 void resetCommand(Client* c) {
   resetMultiState(c);
   resetPubSubState(c);
+  tracking::resetClient(c);
   c->flags &= ~kDenyBlocking;
   c->selectDb(0);
   c->setProto(2);

@@ -11,6 +11,7 @@
 #include "server/db/lfu.h"
 #include "server/keyspace.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -211,6 +212,7 @@ void flushdbCommand(Client* c) {
   dbWillChange(c->db(), nullptr);
   c->db()->clear();
   dbModified(c->db());
+  tracking::invalidateOnFlush(false);
   c->addOk();
 }
 
@@ -221,6 +223,7 @@ void flushallCommand(Client* c) {
     d->clear();
     dbModified(d.get());
   }
+  tracking::invalidateOnFlush(true);
   c->addOk();
 }
 

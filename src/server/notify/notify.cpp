@@ -4,7 +4,7 @@
 #include "server/pubsub.h"
 #include "server/server.h"
 
-namespace notify {
+namespace server::notify {
 
 namespace {
 
@@ -67,7 +67,7 @@ std::string flagsToString(int flags) {
 }
 
 int enabledFlags() {
-  return static_cast<int>(server::g_server->config.notify_keyspace_events);
+  return static_cast<int>(g_server->config.notify_keyspace_events);
 }
 
 void keyspaceEvent(int type, std::string_view event, std::string_view key, int dbid) {
@@ -78,17 +78,17 @@ void keyspaceEvent(int type, std::string_view event, std::string_view key, int d
   if (flags & kKeyspace) {
     channel.reserve(16 + db.size() + key.size());
     channel.append("__keyspace@").append(db).append("__:").append(key);
-    server::pubsubPublish(channel, event);
+    pubsubPublish(channel, event);
   }
   if (flags & kKeyevent) {
     channel.clear();
     channel.append("__keyevent@").append(db).append("__:").append(event);
-    server::pubsubPublish(channel, key);
+    pubsubPublish(channel, key);
   }
 }
 
-void keyEvent(server::Client* c, int type, std::string_view event, std::string_view key) {
+void keyEvent(Client* c, int type, std::string_view event, std::string_view key) {
   keyspaceEvent(type, event, key, c->dbIndex());
 }
 
-}  // namespace notify
+}  // namespace server::notify

@@ -21,7 +21,7 @@ namespace server {
 class Client;
 }
 
-namespace notify {
+namespace server::notify {
 
 // The flag letters, in Redis 7.0's bit order.
 enum : int {
@@ -58,6 +58,6 @@ int enabledFlags();
 // Publishes event for key in db dbid if the configured flags enable it.
 void keyspaceEvent(int type, std::string_view event, std::string_view key, int dbid);
 // The same for the client's current db.
-void keyEvent(server::Client* c, int type, std::string_view event, std::string_view key);
+void keyEvent(Client* c, int type, std::string_view event, std::string_view key);
 
-}  // namespace notify
+}  // namespace server::notify
