@@ -42,15 +42,20 @@ struct Pending {
   std::optional<std::string> key;
 };
 
+// Ids of the clients that read a key, sorted: most keys have one or two
+// readers, where a vector beats a hash set in memory and time.
+using IdList = std::vector<uint64_t>;
+
 struct Tables {
   // Key name (any db) -> ids of the clients that read it.
-  std::unordered_map<std::string, std::unordered_set<uint64_t>, ViewHash, std::equal_to<>> keys;
+  std::unordered_map<std::string, IdList, ViewHash, std::equal_to<>> keys;
   size_t items = 0;  // sum of the id sets' sizes
   // Clients with tracking on, by id.
   std::unordered_map<uint64_t, Client*> clients;
   std::map<std::string, Prefix, std::less<>> prefixes;
   std::vector<Pending> pending;
-  unsigned limit_rounds = 0;  // consecutive beforeCommand calls still over the limit
+  std::vector<size_t> scratch;  // key positions of the command being recorded
+  unsigned limit_rounds = 0;    // consecutive beforeCommand calls still over the limit
   std::mt19937_64 rng{0x7472616b};
 };
 
@@ -233,16 +238,21 @@ void afterCommand(Client* c, const Command* cmd) {
   if (st == nullptr || st->bcast || !(cmd->flags & kReadOnly)) return;
   if (st->optin && !st->caching) return;
   if (st->optout && st->caching) return;
-  std::vector<size_t> pos;
-  keyPositions(cmd, c->argv(), &pos);
   Tables& t = tables();
+  std::vector<size_t>& pos = t.scratch;
+  pos.clear();
+  keyPositions(cmd, c->argv(), &pos);
+  uint64_t id = c->id();
   for (size_t i : pos) {
     if (i >= c->argc()) continue;
     std::string_view key = c->arg(i);
     auto it = t.keys.find(key);
-    if (it == t.keys.end())
-      it = t.keys.emplace(std::string(key), std::unordered_set<uint64_t>{}).first;
-    if (it->second.insert(c->id()).second) t.items++;
+    if (it == t.keys.end()) it = t.keys.emplace(std::string(key), IdList{}).first;
+    IdList& ids = it->second;
+    auto at = std::lower_bound(ids.begin(), ids.end(), id);
+    if (at != ids.end() && *at == id) continue;
+    ids.insert(at, id);
+    t.items++;
   }
 }
 
