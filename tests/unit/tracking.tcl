@@ -132,6 +132,16 @@ start_server {tags {tracking}} {
       OK {flags {on optin caching-yes} redirect 0 prefixes {}} 0 \
       OK {flags {on optout caching-no noloop} redirect 0 prefixes {}}]
 
+  test {CLIENT HELP describes the tracking subcommands} {
+    set help [r client help]
+    set out {}
+    foreach l {{CACHING (YES|NO)} GETREDIR TRACKINGINFO
+               {TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]}} {
+      lappend out [expr {[lsearch -exact $help $l] >= 0}]
+    }
+    set out
+  } {1 1 1 1}
+
   test {RESP3: a write by another client sends one push per key, exact bytes} {
     set c [tracking_client]
     tracking_cmd $c mget tk1 tk2 tk3
