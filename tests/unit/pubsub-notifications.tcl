@@ -304,6 +304,19 @@ start_server {tags {pubsub notifications}} {
     set got
   } {{__keyevent@0__:expired short} {__keyevent@0__:keymiss short}}
 
+  test {Overwriting an expired key publishes "expired", then "new"} {
+    set rd [keyspace_listener]
+    r config set notify-keyspace-events E\$xn
+    r set ow 1 px 1
+    after 30
+    r set ow 2
+    set got [keyspace_collect $rd]
+    $rd close
+    r config set notify-keyspace-events $saved
+    r del ow
+    set got
+  } {{__keyevent@0__:new ow} {__keyevent@0__:set ow} {__keyevent@0__:expired ow} {__keyevent@0__:new ow} {__keyevent@0__:set ow}}
+
   test {Active expiry publishes "expired" without any access} {
     set rd [keyspace_listener]
     r config set notify-keyspace-events Ex

@@ -98,6 +98,12 @@ Entry* Db::add(std::string_view key, Value v) {
 
 Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
   auto pos = keys_.findOrPrepareInsert(key);
+  if (pos.found != nullptr && pos.found->hasExpire() && !expiry_paused && isExpired(pos.found)) {
+    // An expired key is deleted (signalled as expired) and the value is a
+    // new key, as if the caller had looked it up first.
+    expireNow(pos.found);
+    return add(key, std::move(v));
+  }
   if (pos.found != nullptr) {
     Entry* e = pos.found;
     e->val = std::move(v);
