@@ -5,8 +5,6 @@
 #include "event/event_loop.h"
 #include "server/client.h"
 #include "server/command.h"
-#include "server/commands/families.h"
-#include "server/commands/syntax_table.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -17,26 +15,6 @@
 #include "server/tracking/tracking.h"
 
 namespace server {
-
-void registerAllCommands() {
-  CommandTable& t = g_server->commands;
-  registerConnectionCommands(t);
-  registerStringCommands(t);
-  registerKeyCommands(t);
-  registerServerCommands(t);
-  registerBitmapCommands(t);
-  registerHllCommands(t);
-  registerMultiCommands(t);
-  registerPubSubCommands(t);
-  registerHashCommands(t);
-  registerSetCommands(t);
-  registerSortedSetCommands(t);
-  registerListCommands(t);
-  registerListBlockingCommands(t);
-  registerZsetBlockingCommands(t);
-  registerSortCommands(t);
-  attachCommandDocs(t);
-}
 
 static void replyUnknownCommand(Client* c) {
   std::string args;
@@ -135,13 +113,13 @@ void callCommand(Client* c, Command* cmd) {
   uint64_t errors_before = s.stats.total_error_replies;
   int64_t start = event::EventLoop::nowUs();
   Client* outer = s.current_client;  // EXEC calls in here for its queue
-  bool tracking = tracking::anyClient();
-  if (tracking && outer == nullptr) tracking::beforeCommand();
+  bool track = tracking::anyClient();
+  if (track && outer == nullptr) tracking::beforeCommand();
   s.current_client = c;
   c->cur_cmd = cmd;
   cmd->proc(c);
   s.current_client = outer;
-  if (tracking) {
+  if (track) {
     tracking::afterCommand(c, cmd);
     if (outer == nullptr) tracking::afterOutermostCommand(c, cmd);
   }
