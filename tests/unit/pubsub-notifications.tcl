@@ -287,6 +287,22 @@ start_server {tags {pubsub notifications}} {
     list $a $nm
   } {{{__keyspace@0__:fresh set} {__keyevent@0__:set fresh}} {{__keyevent@0__:keymiss missing} {__keyevent@0__:new fresh}}}
 
+  test {"keymiss" for read lookups that miss, not for OBJECT or MEMORY USAGE} {
+    set rd [keyspace_listener]
+    r config set notify-keyspace-events Em
+    r exists m1
+    r type m2
+    r ttl m3
+    r hget m4 f
+    r object encoding m5
+    r memory usage m6
+    r lrange m7 0 -1
+    set got [keyspace_collect $rd]
+    $rd close
+    r config set notify-keyspace-events $saved
+    set got
+  } {{__keyevent@0__:keymiss m1} {__keyevent@0__:keymiss m2} {__keyevent@0__:keymiss m3} {__keyevent@0__:keymiss m4} {__keyevent@0__:keymiss m7}}
+
   test {Lazy expiry publishes "expired" before the read misses} {
     # With hz 1 the read almost always finds the key first; if the cron got
     # there first the messages are the same.

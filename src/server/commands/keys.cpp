@@ -15,7 +15,7 @@
 
 namespace server {
 
-db::Entry* lookupReadNoTouch(Client* c, std::string_view key) {
+db::Entry* lookupReadNoTouch(Client* c, std::string_view key, bool notify_miss) {
   db::Db* d = c->db();
   db::Entry* e = d->peek(key);
   if (e != nullptr && e->hasExpire() && d->isExpired(e)) {
@@ -26,7 +26,7 @@ db::Entry* lookupReadNoTouch(Client* c, std::string_view key) {
     g_server->stats.keyspace_hits++;
   } else {
     g_server->stats.keyspace_misses++;
-    notify::keyEvent(c, notify::kKeyMiss, "keymiss", key);
+    if (notify_miss) notify::keyEvent(c, notify::kKeyMiss, "keymiss", key);
   }
   return e;
 }
@@ -255,7 +255,7 @@ void swapdbCommand(Client* c) {
 // ---- OBJECT
 
 void objectEncodingCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr)
     c->addNull();
   else
@@ -263,7 +263,7 @@ void objectEncodingCommand(Client* c) {
 }
 
 void objectIdletimeCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr) {
     c->addNull();
     return;
@@ -281,7 +281,7 @@ void objectIdletimeCommand(Client* c) {
 }
 
 void objectRefcountCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr) {
     c->addNull();
     return;
@@ -294,7 +294,7 @@ void objectRefcountCommand(Client* c) {
 }
 
 void objectFreqCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr) {
     c->addNull();
     return;
