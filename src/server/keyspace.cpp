@@ -49,6 +49,12 @@ void keyModifiedInDb(db::Db* d, std::string_view key) {
   g_server->dirty++;
 }
 
+void keyEvicted(db::Db* d, std::string_view key) {
+  touchWatchedKey(d, key);
+  tracking::invalidateKey(key, nullptr);
+  notify::keyspaceEvent(notify::kEvicted, "evicted", key, d->id());
+}
+
 void dbModified(db::Db* d) {
   blocking::signalDb(d);
   g_server->dirty++;
