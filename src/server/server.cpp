@@ -1,4 +1,5 @@
 #include "server/server.h"
+#include "server/persist/persist.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -17,6 +18,10 @@
 #include "server/commands/families.h"
 #include "server/crash/signals.h"
 #include "server/dispatch.h"
+#include "server/evict/allocator.h"
+#include "server/evict/client_evict.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
 #include "server/limits/open_files.h"
 #include "server/monitor.h"
 #include "server/multi.h"
@@ -114,6 +119,8 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  // used_memory counts this thread's allocations (evict/allocator.h).
+  evict::registerThread();
   logging::Level lvl;
   if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
   std::string err;
@@ -131,6 +138,10 @@ bool Server::start() {
     tracking::invalidateKey(key, nullptr);
   };
   db::Db::onAdded = [](db::Db* d, std::string_view key) {
+    // Keys loaded into a db being built (RDB load, DEBUG RELOAD) are not
+    // "new" events: only the live dbs publish them, as in Redis.
+    if (static_cast<size_t>(d->id()) >= g_server->dbs.size() || g_server->dbs[d->id()].get() != d)
+      return;
     notify::keyspaceEvent(notify::kNew, "new", key, d->id());
   };
   registerAllCommands();
@@ -139,17 +150,9 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
-  if (!config.save.empty()) {
-    LOG_WARNING(
-        "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
-        "only",
-        config.save.c_str());
-  }
-  if (config.maxmemory != 0) {
-    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
-                static_cast<long long>(config.maxmemory));
-  }
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
+  lazyfree::start();
+  evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -165,6 +168,9 @@ bool Server::start() {
   loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
+  // Clients may connect while the RDB loads: they get -LOADING, INFO shows
+  // the progress (persist.h).
+  if (!persist::loadAtStart()) return false;
   LOG_NOTICE("Ready to accept connections");
   return true;
 }
@@ -345,6 +351,7 @@ void Server::beforeSleep() {
   blocking::handleReady();
   tracking::broadcastPending();
   handlePendingWrites();
+  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
@@ -397,17 +404,30 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  persist::cron();  // reaps a BGSAVE child, save points
   if (crash::shutdownRequested() && !shutdown_asap) {
-    // Logged by the signal handler itself, as Redis does.
-    shutdown_asap = true;
-    loop.setDontWait(true);
+    // Logged by the signal handler itself, as Redis does. Saves first when
+    // save points exist; a failed save keeps the server up.
+    crash::clearShutdownRequest();
+    if (persist::shutdownSave(false, false, false)) {
+      shutdown_asap = true;
+      loop.setDontWait(true);
+    } else {
+      LOG_WARNING(
+          "SIGTERM received but errors trying to shut down the server, check the logs for more "
+          "information");
+    }
   }
   int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   return static_cast<int>(1000 / hz);
 }
 
 void Server::prepareShutdown() {
+  static bool done = false;  // once, even when a shutdown during loading asked first
+  if (done) return;
+  done = true;
   LOG_WARNING("User requested shutdown...");
+  persist::killChild();
   for (Client* c : clients) {
     flushClient(c);
   }

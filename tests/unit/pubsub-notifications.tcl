@@ -250,6 +250,21 @@ start_server {tags {pubsub notifications}} {
     set failures
   } {}
 
+  test {RESTORE publishes "new" and "restore"; an expired REPLACE publishes "del"} {
+    r set dk v
+    set payload [r dump dk]
+    set rd [keyspace_listener]
+    r config set notify-keyspace-events Egn
+    r restore dk2 0 $payload
+    r restore dk2 0 $payload replace
+    r restore dk2 1 $payload replace absttl
+    set got [keyspace_collect $rd]
+    $rd close
+    r config set notify-keyspace-events $saved
+    r del dk dk2
+    set got
+  } {{__keyevent@0__:new dk2} {__keyevent@0__:restore dk2} {__keyevent@0__:new dk2} {__keyevent@0__:restore dk2} {__keyevent@0__:del dk2}}
+
   test {Classes filter events; K and E choose the channels} {
     set rd [keyspace_listener]
     r config set notify-keyspace-events Kl
@@ -374,6 +389,56 @@ start_server {tags {pubsub notifications external:skip} overrides {notify-keyspa
   test {notify-keyspace-events from the config file} {
     lindex [r config get notify-keyspace-events] 1
   } {AKE}
+
+  test {Eviction publishes "evicted" and invalidates tracked keys} {
+    r flushall
+    r config set notify-keyspace-events {}
+    set val [string repeat x 1000]
+    for {set i 0} {$i < 200} {incr i} { r set ev:$i $val }
+    set keys {}
+    for {set i 0} {$i < 200} {incr i} { lappend keys ev:$i }
+    # A RESP3 tracking client that read every key.
+    set t [redis_deferring_client]
+    $t hello 3
+    $t read
+    $t client tracking on
+    $t read
+    $t mget {*}$keys
+    $t read
+    set rd [keyspace_listener]
+    r config set notify-keyspace-events Ee
+    r config set maxmemory-policy allkeys-random
+    set before [info_field [r info stats] evicted_keys]
+    r config set maxmemory [expr {[info_field [r info memory] used_memory] - 100000}]
+    r set trigger 1
+    # Eviction may go on in the background (the messages take memory too)
+    # until the limit is lifted; the marker comes after everything.
+    after 200
+    r config set maxmemory 0
+    set evicted [expr {[info_field [r info stats] evicted_keys] - $before}]
+    set events [keyspace_collect $rd]
+    # Invalidations queued on the tracking client, before its PING reply.
+    $t ping
+    set inval {}
+    while 1 {
+      set m [$t read]
+      if {$m eq "PONG"} break
+      lappend inval {*}[lindex $m 1]
+    }
+    $t close
+    $rd close
+    set gone {}
+    foreach e $events {
+      assert_equal __keyevent@0__:evicted [lindex $e 0]
+      lappend gone [lindex $e 1]
+    }
+    set still 0
+    foreach k $gone { incr still [r exists $k] }
+    r config set notify-keyspace-events KEA
+    r flushall
+    list [expr {$evicted >= 50}] [expr {[llength $gone] == $evicted}] $still \
+        [expr {[lsort $inval] eq [lsort $gone]}]
+  } {1 1 0 1}
 
   tags {needs:unix} {
     test {A subscriber on the Unix socket receives events} {
