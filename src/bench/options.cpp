@@ -30,6 +30,8 @@ void printUsage() {
           " -d <size>          Value size of SET/GET and friends in bytes (default 3).\n"
           " --dbnum <db>       SELECT this database number first (default 0).\n"
           " -3                 Speak RESP3 (HELLO 3 on each connection).\n"
+          " --tracking         CLIENT TRACKING ON on each connection (client-side\n"
+          "                    caching: the server remembers the keys read).\n"
           " --threads <num>    Run the clients on this many threads, one event loop each.\n"
           " --busy-poll-us <us>\n"
           "                    Before an event loop sleeps, poll for up to this many\n"
@@ -149,6 +151,8 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->dbnum = static_cast<int>(n);
     } else if (is("-3")) {
       opt->resp3 = true;
+    } else if (is("--tracking")) {
+      opt->tracking = true;
     } else if (is("--threads")) {
       if (!number(0, 500, &n)) return ParseOutcome::kExitError;
       opt->threads = static_cast<int>(n);

@@ -19,6 +19,7 @@ struct Options {
   int data_size = 3;                 // -d
   int dbnum = 0;                     // --dbnum
   bool resp3 = false;                // -3
+  bool tracking = false;             // --tracking: CLIENT TRACKING ON per connection
   bool keepalive = true;             // -k 1|0
   long long keyspace = 0;            // -r (0: no __rand_int__ substitution)
   int pipeline = 1;                  // -P

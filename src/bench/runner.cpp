@@ -287,6 +287,10 @@ Prelude buildPrelude(const Options& opt) {
     p.bytes += encodeCommand({"SELECT", std::to_string(opt.dbnum)});
     p.replies++;
   }
+  if (opt.tracking) {
+    p.bytes += encodeCommand({"CLIENT", "TRACKING", "ON"});
+    p.replies++;
+  }
   return p;
 }
 

@@ -32,6 +32,9 @@ namespace server {
 struct Command;
 struct MultiState;
 struct PubSubState;
+namespace tracking {
+struct State;
+}
 
 enum ClientFlag : uint32_t {
   kCloseAfterReply = 1 << 0,
@@ -152,6 +155,8 @@ class Client {
   // until first used; released by their modules' close hooks.
   MultiState* multi_state = nullptr;
   PubSubState* pubsub_state = nullptr;
+  // CLIENT TRACKING state (server/tracking/tracking.h), null until enabled.
+  tracking::State* tracking_state = nullptr;
   // Output-buffer limits (server/obuf_limits.h): when pending output first
   // reached the soft limit, 0 while under it.
   int64_t obuf_soft_since_ms = 0;

@@ -8,6 +8,7 @@
 #include "server/multi.h"
 #include "server/pubsub.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -30,12 +31,13 @@ void formatClientLine(const ClientLine& f, std::string* out) {
                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
                     "sub=%zu psub=%zu ssub=%zu multi=%ld qbuf=%zu qbuf-free=%zu argv-mem=%zu "
                     "multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s "
-                    "cmd=%s user=%s redir=-1 resp=%d transport=%s\n",
+                    "cmd=%s user=%s redir=%lld resp=%d transport=%s\n",
                     static_cast<unsigned long long>(f.id), f.addr.c_str(), f.laddr.c_str(), f.fd,
                     f.name.c_str(), static_cast<long long>(f.age), static_cast<long long>(f.idle),
                     f.flags.c_str(), f.db, f.sub, f.psub, f.ssub, f.multi, f.qbuf, f.qbuf_free,
                     f.argv_mem, f.multi_mem, f.rbs, f.rbp, f.obl, f.oll, f.omem, f.tot_mem,
-                    f.events.c_str(), f.cmd.c_str(), f.user.c_str(), f.resp, f.transport.c_str());
+                    f.events.c_str(), f.cmd.c_str(), f.user.c_str(),
+                    static_cast<long long>(f.redir), f.resp, f.transport.c_str());
   };
   int n = print(nullptr, 0);
   if (n <= 0) return;
@@ -63,12 +65,14 @@ ClientLine describeClient(Client* c) {
   if (isPubSubClient(c)) flags += 'P';
   if (inMulti(c)) flags += 'x';
   if (c->flags & kPostponed) flags += 'b';
+  flags += tracking::clientListFlags(c);
   if (multiDirtyCas(c)) flags += 'd';
   if (c->flags & kCloseAfterReply) flags += 'c';
   if (c->flags & kCloseAsap) flags += 'A';
   if (c->flags & kNoEvict) flags += 'e';
   if (c->flags & kBlocked) flags += 'b';
   f.flags = flags.empty() ? "N" : flags;
+  f.redir = tracking::clientListRedir(c);
   f.db = c->dbIndex();
   f.sub = pubsubChannelCount(c);
   f.psub = pubsubPatternCount(c);

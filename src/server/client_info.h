@@ -29,6 +29,7 @@ struct ClientLine {
   std::string events;
   std::string cmd = "NULL";
   std::string user = "default";
+  int64_t redir = -1;  // CLIENT TRACKING redirect (0 none), -1 when not tracking
   int resp = 2;
   std::string transport;
 };

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "resp/request_parser.h"
+#include "server/notify/notify.h"
 #include "server/version.h"
 
 namespace server {
@@ -445,6 +446,20 @@ const std::vector<Option>& options() {
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
+      Option{"notify-keyspace-events", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               int flags;
+               if (!notify::parseFlags(a[0], &flags)) {
+                 *e = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+                 return false;
+               }
+               c.notify_keyspace_events = flags;
+               return true;
+             },
+             [](const Config& c) {
+               return notify::flagsToString(static_cast<int>(c.notify_keyspace_events));
+             }},
+      INT_OPT("tracking-table-max-keys", tracking_table_max_keys, 0, LONG_MAX, true),
       INT_OPT("maxmemory-samples", maxmemory_samples, 1, INT_MAX, true),
       INT_OPT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, true),
       Option{"maxmemory-clients", true, 1, 1, setMaxmemoryClients,

@@ -60,6 +60,11 @@ struct Config {
   // maxmemory and eviction (server/evict/): bytes, 0 = no limit.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  // Keyspace notification classes (notify::kKeyspace ...; see
+  // server/notify/notify.h), 0 = none.
+  int64_t notify_keyspace_events = 0;
+  // CLIENT TRACKING: most keys remembered for clients (0 = no limit).
+  int64_t tracking_table_max_keys = 1000000;
   int64_t maxmemory_samples = 5;
   int64_t maxmemory_eviction_tenacity = 10;
   // Client eviction: bytes, or -N for N% of maxmemory; 0 = off.

@@ -16,6 +16,7 @@
 #include "server/script/script.h"
 #include "server/server.h"
 #include "server/slowlog.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -149,10 +150,16 @@ void callCommand(Client* c, Command* cmd) {
   uint64_t errors_before = s.stats.total_error_replies;
   int64_t start = event::EventLoop::nowUs();
   Client* outer = s.current_client;  // EXEC calls in here for its queue
+  bool track = tracking::anyClient();
+  if (track && outer == nullptr) tracking::beforeCommand();
   s.current_client = c;
   c->cur_cmd = cmd;
   cmd->proc(c);
   s.current_client = outer;
+  if (track) {
+    tracking::afterCommand(c, cmd);
+    if (outer == nullptr) tracking::afterOutermostCommand(c, cmd);
+  }
   int64_t took = event::EventLoop::nowUs() - start;
   cmd->calls++;
   cmd->usec += static_cast<uint64_t>(took);

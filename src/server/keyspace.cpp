@@ -4,15 +4,18 @@
 #include "server/client.h"
 #include "server/multi.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
 db::Entry* lookupRead(Client* c, std::string_view key) {
   db::Entry* e = c->db()->find(key);
-  if (e != nullptr)
+  if (e != nullptr) {
     g_server->stats.keyspace_hits++;
-  else
+  } else {
     g_server->stats.keyspace_misses++;
+    notify::keyEvent(c, notify::kKeyMiss, "keymiss", key);
+  }
   return e;
 }
 
@@ -41,9 +44,15 @@ void keyModified(Client* c, std::string_view key) {
 
 void keyModifiedInDb(db::Db* d, std::string_view key) {
   blocking::signalKey(d, key);
-  // Keyspace notifications attach here too.
   touchWatchedKey(d, key);
+  tracking::invalidateKey(key, g_server->current_client);
   g_server->dirty++;
+}
+
+void keyEvicted(db::Db* d, std::string_view key) {
+  touchWatchedKey(d, key);
+  tracking::invalidateKey(key, nullptr);
+  notify::keyspaceEvent(notify::kEvicted, "evicted", key, d->id());
 }
 
 void dbModified(db::Db* d) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "server/db/db.h"
+#include "server/notify/notify.h"
 
 namespace server {
 
@@ -24,6 +25,12 @@ db::Entry* lookupWriteKind(Client* c, std::string_view key, db::Kind k, bool* wr
 void keyModified(Client* c, std::string_view key);
 // Same, for a db other than the client's (MOVE, COPY, SWAPDB, FLUSH*).
 void keyModifiedInDb(db::Db* d, std::string_view key);
+// Eviction (maxmemory) removed key from d: breaks WATCH on it, sends the
+// CLIENT TRACKING invalidation (as a change by no client, so NOLOOP does not
+// hide it) and publishes the "evicted" keyspace event (class e). Call it
+// once per evicted key, after the deletion, with a key that outlives the
+// entry (not a view into it).
+void keyEvicted(db::Db* d, std::string_view key);
 // A whole db changed (FLUSHDB, FLUSHALL, SWAPDB).
 void dbModified(db::Db* d);
 // A whole db is about to change: call it right before flushing d

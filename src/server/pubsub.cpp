@@ -331,6 +331,10 @@ Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const
 
 }  // namespace
 
+int64_t pubsubPublish(std::string_view channel, std::string_view message) {
+  return publish(channel, message, false);
+}
+
 size_t pubsubChannelCount(const Client* c) {
   return c->pubsub_state != nullptr ? c->pubsub_state->channels.size() : 0;
 }

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,10 @@ class Client;
 struct PubSubState;
 
 void registerPubSubCommands(CommandTable& t);
+
+// PUBLISH from inside the server (keyspace notifications): delivers to
+// channel and pattern subscribers; returns the number of receivers.
+int64_t pubsubPublish(std::string_view channel, std::string_view message);
 
 // Subscription counts of one client (CLIENT LIST sub= psub= ssub=).
 size_t pubsubChannelCount(const Client* c);

@@ -1,5 +1,5 @@
-#include "server/persist/persist.h"
 #include "server/server.h"
+#include "server/persist/persist.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -19,16 +19,18 @@
 #include "server/commands/families.h"
 #include "server/crash/signals.h"
 #include "server/dispatch.h"
-#include "server/limits/open_files.h"
 #include "server/evict/allocator.h"
 #include "server/evict/client_evict.h"
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
+#include "server/limits/open_files.h"
 #include "server/monitor.h"
 #include "server/multi.h"
+#include "server/notify/notify.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
 #include "server/script/script.h"
+#include "server/tracking/tracking.h"
 #include "server/version.h"
 
 namespace server {
@@ -95,6 +97,7 @@ void installClientHooks() {
   Client::addCloseHook([](Client* c) {
     if (c->flags & kPostponed) pause::forget(c);
   });
+  Client::addCloseHook(tracking::resetClient);
   Client::setErrorHook(countErrorReply);
 }
 
@@ -133,6 +136,15 @@ bool Server::start() {
   db::Db::onExpired = [](db::Db* d, std::string_view key) {
     g_server->stats.expired_keys++;
     touchWatchedKeyExpired(d, key);
+    notify::keyspaceEvent(notify::kExpired, "expired", key, d->id());
+    tracking::invalidateKey(key, nullptr);
+  };
+  db::Db::onAdded = [](db::Db* d, std::string_view key) {
+    // Keys loaded into a db being built (RDB load, DEBUG RELOAD) are not
+    // "new" events: only the live dbs publish them, as in Redis.
+    if (static_cast<size_t>(d->id()) >= g_server->dbs.size() || g_server->dbs[d->id()].get() != d)
+      return;
+    notify::keyspaceEvent(notify::kNew, "new", key, d->id());
   };
   registerAllCommands();
   if (!acl::init(&err)) {
@@ -346,9 +358,13 @@ void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
   // While a busy script services the loop (script.h) only I/O happens:
-  // blocked clients are served and closed clients freed after it ends.
+  // blocked clients are served, closed clients freed and broadcast
+  // invalidations sent after it ends.
   bool in_script = script::running();
-  if (!in_script) blocking::handleReady();
+  if (!in_script) {
+    blocking::handleReady();
+    tracking::broadcastPending();
+  }
   handlePendingWrites();
   if (!in_script) {
     // Not while a script runs: the clients it serves must stay.

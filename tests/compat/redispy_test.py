@@ -166,6 +166,62 @@ def run_acl(admin, transport, kwargs):
     admin.delete("app:1")
 
 
+def invalidation(p):
+    """The next message on the __redis__:invalidate subscription, or None."""
+    msg = p.get_message(ignore_subscribe_messages=True, timeout=5)
+    return None if msg is None else (msg["channel"], msg["data"])
+
+
+def run_tracking(r, transport, kwargs):
+    """Client-side caching with redis-py's tracking API (RESP2: REDIRECT to a
+    connection subscribed to __redis__:invalidate)."""
+    def name(s):
+        return f"{transport}: tracking: {s}"
+
+    sub = redis.Redis(socket_timeout=10, client_name=f"py-inv-{transport}", **kwargs)
+    p = sub.pubsub()
+    p.subscribe("__redis__:invalidate")
+    p.get_message(timeout=5)  # the subscribe confirmation
+    ids = [c["id"] for c in r.client_list() if c.get("name") == f"py-inv-{transport}"]
+    check_true(name("subscriber found"), len(ids) == 1, f"ids {ids}")
+    sub_id = int(ids[0])
+
+    tr = redis.Redis(socket_timeout=10, single_connection_client=True, **kwargs)
+    check(name("getredir off"), tr.client_getredir(), -1)
+    check(name("client_tracking_on"), tr.client_tracking_on(clientid=sub_id), b"OK")
+    check(name("getredir"), tr.client_getredir(), sub_id)
+    info = tr.client_trackinginfo()
+    check(name("trackinginfo"), (info[1], info[3]), ([b"on"], sub_id))
+    r.delete("ck1", "ck2")
+    tr.get("ck1")
+    tr.mget("ck1", "ck2")
+    r.set("ck2", "v")
+    check(name("invalidate ck2"), invalidation(p), (b"__redis__:invalidate", [b"ck2"]))
+    r.set("ck1", "v")
+    check(name("invalidate ck1"), invalidation(p), (b"__redis__:invalidate", [b"ck1"]))
+    r.set("ck1", "w")  # not read again since: no message
+    tr.get("ck2")
+    r.flushdb()
+    check(name("flush: null invalidation"), invalidation(p), (b"__redis__:invalidate", None))
+    check(name("client_tracking_off"), tr.client_tracking_off(), b"OK")
+
+    check(name("bcast on"),
+          tr.client_tracking_on(clientid=sub_id, bcast=True, prefix=["pp:", "qq:"]), b"OK")
+    check(name("bcast trackinginfo prefixes"), tr.client_trackinginfo()[5], [b"pp:", b"qq:"])
+    r.mset({"pp:1": "a", "zz": "b"})
+    check(name("bcast invalidate"), invalidation(p), (b"__redis__:invalidate", [b"pp:1"]))
+    try:
+        tr.client_tracking_on(clientid=sub_id)
+        report_fail(name("bcast mode switch refused"), "no exception")
+    except redis.ResponseError as exc:
+        check(name("bcast mode switch refused"), str(exc).startswith("You can't switch BCAST"),
+              True)
+    tr.client_tracking_off()
+    tr.close()
+    p.close()
+    sub.close()
+
+
 def main():
     host, port, sock = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     for transport, kwargs in (("tcp", {"host": host, "port": port}),
@@ -174,6 +230,7 @@ def main():
             client = redis.Redis(socket_timeout=10, **kwargs)
             run_suite(client, transport)
             run_acl(client, transport, kwargs)
+            run_tracking(client, transport, kwargs)
             client.close()
         except Exception as exc:  # A crash of the suite is one failure.
             report_fail(f"{transport}: suite", f"{type(exc).__name__}: {exc}")

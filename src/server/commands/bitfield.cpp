@@ -167,7 +167,10 @@ void bitfieldGeneric(Client* c, bool read_only_cmd) {
       changes++;
     }
   }
-  if (changes > 0) keyModified(c, key);
+  if (changes > 0) {
+    keyModified(c, key);
+    notify::keyEvent(c, notify::kString, "setbit", key);
+  }
 }
 
 void bitfieldCommand(Client* c) {

@@ -105,6 +105,7 @@ void setbitCommand(Client* c) {
   if (grown || old != on) {
     byte = static_cast<uint8_t>(on ? (byte | mask) : (byte & ~mask));
     keyModified(c, c->arg(1));
+    notify::keyEvent(c, notify::kString, "setbit", c->arg(1));
   }
   c->addInteger(old);
 }
@@ -256,8 +257,10 @@ void bitopCommand(Client* c) {
   if (!result.empty()) {
     c->db()->set(dest, db::Value::fromBytes(result, true), false);
     keyModified(c, dest);
+    notify::keyEvent(c, notify::kString, "set", dest);
   } else if (c->db()->remove(dest)) {
     keyModified(c, dest);
+    notify::keyEvent(c, notify::kGeneric, "del", dest);
   }
   c->addInteger(static_cast<int64_t>(result.size()));
 }

@@ -13,6 +13,7 @@
 #include "server/multi.h"
 #include "server/pubsub.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -271,6 +272,10 @@ void clientHelpCommand(Client* c) {
   // Redis's wording for the subcommands this server implements.
   static const char* const kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
       "GETNAME",
       "    Return the name of the current connection.",
       "ID",
@@ -305,6 +310,11 @@ void clientHelpCommand(Client* c) {
       "    Assign the name <name> to the current connection.",
       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
       "    Unblock the specified blocked client.",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
       "NO-EVICT (ON|OFF)",
       "    Protect current client connection from eviction.",
       "HELP",
@@ -365,6 +375,19 @@ void registerClientCommand(CommandTable& t) {
           "Unblock a client blocked in a blocking command from a different connection", "5.0.0",
           "O(log N) where N is the number of client connections",
           "admin slow dangerous connection"),
+      sub("client|tracking", -3, kInfo, tracking::clientTrackingCommand,
+          "Enable or disable server assisted client side caching support", "6.0.0",
+          "O(1). Some options may introduce additional complexity.", "slow connection"),
+      sub("client|caching", 3, kInfo, tracking::clientCachingCommand,
+          "Instruct the server about tracking or not keys in the next request", "6.0.0", "O(1)",
+          "slow connection"),
+      sub("client|getredir", 2, kInfo, tracking::clientGetredirCommand,
+          "Get tracking notifications redirection client ID if any", "6.0.0", "O(1)",
+          "slow connection"),
+      sub("client|trackinginfo", 2, kInfo, tracking::clientTrackinginfoCommand,
+          "Return information about server assisted client side caching for the current "
+          "connection",
+          "6.2.0", "O(1)", "slow connection"),
       sub("client|help", 2, kLoading | kStale, clientHelpCommand,
           "Show helpful text about the different subcommands", "5.0.0", "O(1)", "slow connection"),
   };

@@ -8,6 +8,7 @@
 #include "server/multi.h"
 #include "server/pubsub.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 #include "server/version.h"
 
 namespace server {
@@ -160,6 +161,7 @@ void helloCommand(Client* c) {
 void resetCommand(Client* c) {
   resetMultiState(c);
   resetPubSubState(c);
+  tracking::resetClient(c);
   c->flags &= ~kDenyBlocking;
   c->setDb(&g_server->dbAt(0));
   c->setProto(2);

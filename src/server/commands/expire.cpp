@@ -81,11 +81,13 @@ void expireGeneric(Client* c, bool seconds, int64_t basetime_ms) {
     c->addInteger(0);
     return;
   }
-  if (when <= db::Clock::nowMs)
+  bool past = when <= db::Clock::nowMs;
+  if (past)
     d->removeEntry(e);
   else
     d->setExpire(e, when);
   keyModified(c, key);
+  notify::keyEvent(c, notify::kGeneric, past ? "del" : "expire", key);
   c->addInteger(1);
 }
 
@@ -140,6 +142,7 @@ void persistCommand(Client* c) {
     return;
   }
   keyModified(c, c->arg(1));
+  notify::keyEvent(c, notify::kGeneric, "persist", c->arg(1));
   c->addInteger(1);
 }
 

@@ -63,6 +63,7 @@ void hsetGeneric(Client* c, bool reply_count) {
     if (db::hashSet(&e->val, c->arg(i), c->arg(i + 1), lim)) added++;
   }
   keyModified(c, key);
+  notify::keyEvent(c, notify::kHash, "hset", key);
   if (reply_count)
     c->addInteger(added);
   else
@@ -88,6 +89,7 @@ void hsetnxCommand(Client* c) {
   }
   db::hashSet(&e->val, c->arg(2), c->arg(3), hashLimits());
   keyModified(c, key);
+  notify::keyEvent(c, notify::kHash, "hset", key);
   c->addInteger(1);
 }
 
@@ -148,7 +150,7 @@ void hvalsCommand(Client* c) {
 }
 
 void hdelCommand(Client* c) {
-  removeMembersCommand<db::Hash>(c, db::Kind::kHash);
+  removeMembersCommand<db::Hash>(c, db::Kind::kHash, notify::kHash, "hdel");
 }
 
 void hexistsCommand(Client* c) {
@@ -200,6 +202,7 @@ void hincrbyCommand(Client* c) {
   db::hashSet(&e->val, c->arg(2), std::string_view(buf, strutil::formatInt64(result, buf)),
               hashLimits());
   keyModified(c, key);
+  notify::keyEvent(c, notify::kHash, "hincrby", key);
   c->addInteger(result);
 }
 
@@ -232,6 +235,7 @@ void hincrbyfloatCommand(Client* c) {
   std::string text = strutil::formatLongDouble(result);
   db::hashSet(&e->val, c->arg(2), text, hashLimits());
   keyModified(c, key);
+  notify::keyEvent(c, notify::kHash, "hincrbyfloat", key);
   c->addBulk(text);
 }
 

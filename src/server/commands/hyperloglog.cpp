@@ -81,7 +81,10 @@ void pfaddCommand(Client* c) {
       storeHll(e, work);
     }
   }
-  if (updated) keyModified(c, key);
+  if (updated) {
+    keyModified(c, key);
+    notify::keyEvent(c, notify::kString, "pfadd", key);
+  }
   c->addInteger(updated ? 1 : 0);
 }
 
@@ -158,6 +161,7 @@ void pfmergeCommand(Client* c) {
   else
     storeHll(e, work);
   keyModified(c, key);
+  notify::keyEvent(c, notify::kString, "pfadd", key);
   c->addOk();
 }
 

@@ -30,6 +30,7 @@
 #include "server/pubsub.h"
 #include "server/script/script.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 #include "server/version.h"
 
 namespace server {
@@ -164,8 +165,8 @@ void clientsSection(std::string* o) {
                s.clientCount(), static_cast<ll>(s.config.maxclients));
   appendFormat(o, "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n",
                max_in, max_out);
-  appendFormat(o, "blocked_clients:%zu\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n",
-               blocking::blockedClientCount());
+  appendFormat(o, "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:0\r\n",
+               blocking::blockedClientCount(), tracking::clientCount());
 }
 
 void memorySection(std::string* o) {
@@ -258,6 +259,9 @@ void statsSection(std::string* o) {
   appendFormat(o, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
                pubsubChannelsTotal(), pubsubPatternsTotal(), pubsubShardChannelsTotal());
   persist::appendInfoForkStats(o);
+  appendFormat(o, "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n", tracking::totalKeys(),
+               tracking::totalItems());
+  appendFormat(o, "tracking_total_prefixes:%zu\r\n", tracking::totalPrefixes());
   appendFormat(o, "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n",
                static_cast<ull>(st.unexpected_error_replies),
                static_cast<ull>(st.total_error_replies));

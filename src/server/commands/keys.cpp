@@ -14,20 +14,23 @@
 #include "server/evict/lazyfree.h"
 #include "server/keyspace.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace server {
 
-db::Entry* lookupReadNoTouch(Client* c, std::string_view key) {
+db::Entry* lookupReadNoTouch(Client* c, std::string_view key, bool notify_miss) {
   db::Db* d = c->db();
   db::Entry* e = d->peek(key);
   if (e != nullptr && e->hasExpire() && d->isExpired(e)) {
     d->find(key);  // deletes it (lazy expiry)
     e = nullptr;
   }
-  if (e != nullptr)
+  if (e != nullptr) {
     g_server->stats.keyspace_hits++;
-  else
+  } else {
     g_server->stats.keyspace_misses++;
+    if (notify_miss) notify::keyEvent(c, notify::kKeyMiss, "keymiss", key);
+  }
   return e;
 }
 
@@ -41,6 +44,7 @@ void delCommand(Client* c) {
   for (size_t i = 1; i < c->argc(); i++) {
     if (c->db()->remove(c->arg(i), lazy)) {
       keyModified(c, c->arg(i));
+      notify::keyEvent(c, notify::kGeneric, "del", c->arg(i));
       n++;
     }
   }
@@ -99,6 +103,8 @@ void renameGeneric(Client* c, bool nx) {
   if (expire_ms != -1) d->setExpire(e, expire_ms);
   keyModified(c, from);
   keyModified(c, to);
+  notify::keyEvent(c, notify::kGeneric, "rename_from", from);
+  notify::keyEvent(c, notify::kGeneric, "rename_to", to);
   if (nx)
     c->addInteger(1);
   else
@@ -146,6 +152,8 @@ void moveCommand(Client* c) {
   if (expire_ms != -1) dst->setExpire(moved, expire_ms);
   keyModified(c, key);
   keyModifiedInDb(dst, key);
+  notify::keyEvent(c, notify::kGeneric, "move_from", key);
+  notify::keyspaceEvent(notify::kGeneric, "move_to", key, dst->id());
   c->addInteger(1);
 }
 
@@ -186,6 +194,7 @@ void copyCommand(Client* c) {
   db::Entry* copy = dst->add(to, e->val.clone());
   if (expire_ms != -1) dst->setExpire(copy, expire_ms);
   keyModifiedInDb(dst, to);
+  notify::keyspaceEvent(notify::kGeneric, "copy_to", to, dst->id());
   c->addInteger(1);
 }
 
@@ -231,6 +240,7 @@ void flushdbCommand(Client* c) {
   if (!parseFlushMode(c, &async)) return;
   size_t before = evict::usedMemory();
   flushOne(c->db(), async);
+  tracking::invalidateOnFlush(false);
   c->addOk();
   if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
 }
@@ -240,6 +250,7 @@ void flushallCommand(Client* c) {
   if (!parseFlushMode(c, &async)) return;
   size_t before = evict::usedMemory();
   for (auto& d : g_server->dbs) flushOne(d.get(), async);
+  tracking::invalidateOnFlush(true);
   c->addOk();
   if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
 }
@@ -272,7 +283,7 @@ void swapdbCommand(Client* c) {
 // ---- OBJECT
 
 void objectEncodingCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr)
     c->addNull();
   else
@@ -280,7 +291,7 @@ void objectEncodingCommand(Client* c) {
 }
 
 void objectIdletimeCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr) {
     c->addNull();
     return;
@@ -298,7 +309,7 @@ void objectIdletimeCommand(Client* c) {
 }
 
 void objectRefcountCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr) {
     c->addNull();
     return;
@@ -311,7 +322,7 @@ void objectRefcountCommand(Client* c) {
 }
 
 void objectFreqCommand(Client* c) {
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr) {
     c->addNull();
     return;

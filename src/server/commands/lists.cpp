@@ -42,11 +42,18 @@ Found findList(Client* c, std::string_view key, bool quiet, db::List** out) {
 }
 
 // Deletes the key when the list emptied, else lets the encoding shrink.
-void afterRemoval(Client* c, std::string_view key, db::List* l) {
-  if (l->empty())
+bool afterRemoval(Client* c, std::string_view key, db::List* l) {
+  if (l->empty()) {
     c->db()->remove(key);
-  else
-    l->updateEncoding(fill(), compressDepth());
+    return true;
+  }
+  l->updateEncoding(fill(), compressDepth());
+  return false;
+}
+
+// The "del" notification of a list that emptied (after the command's own).
+void notifyIfDeleted(Client* c, std::string_view key, bool deleted) {
+  if (deleted) notify::keyEvent(c, notify::kGeneric, "del", key);
 }
 
 db::List* createList(Client* c, std::string_view key) {
@@ -59,8 +66,10 @@ std::vector<std::string> pop(Client* c, std::string_view key, db::List* l, bool 
   std::vector<std::string> out;
   std::string v;
   while (out.size() < n && l->pop(head, &v)) out.push_back(std::move(v));
-  afterRemoval(c, key, l);
+  bool deleted = afterRemoval(c, key, l);
   keyModified(c, key);
+  notify::keyEvent(c, notify::kList, head ? "lpop" : "rpop", key);
+  notifyIfDeleted(c, key, deleted);
   return out;
 }
 
@@ -74,16 +83,21 @@ void move(Client* c, std::string_view src, db::List* from, std::string_view dst,
     from->push(v, to_head);
     from->updateEncoding(fill(), compressDepth());
     keyModified(c, src);
+    notify::keyEvent(c, notify::kList, to_head ? "lpush" : "rpush", dst);
+    notify::keyEvent(c, notify::kList, from_head ? "lpop" : "rpop", src);
     c->addBulk(v);
     return;
   }
-  afterRemoval(c, src, from);
+  bool deleted = afterRemoval(c, src, from);
   // Look the destination up again: deleting the source may move entries.
   if (findList(c, dst, true, &to) == Found::kMissing) to = createList(c, dst);
   to->push(v, to_head);
   to->updateEncoding(fill(), compressDepth());
   keyModified(c, src);
   keyModified(c, dst);
+  notify::keyEvent(c, notify::kList, to_head ? "lpush" : "rpush", dst);
+  notify::keyEvent(c, notify::kList, from_head ? "lpop" : "rpop", src);
+  notifyIfDeleted(c, src, deleted);
   c->addBulk(v);
 }
 
@@ -175,6 +189,7 @@ void pushGeneric(Client* c, bool head, bool only_existing) {
   l->updateEncoding(listops::fill(), listops::compressDepth());
   c->addInteger(static_cast<int64_t>(l->size()));
   keyModified(c, key);
+  notify::keyEvent(c, notify::kList, head ? "lpush" : "rpush", key);
 }
 
 void lpushCommand(Client* c) {
@@ -311,6 +326,7 @@ void lsetCommand(Client* c) {
   l->updateEncoding(listops::fill(), listops::compressDepth());
   c->addOk();
   keyModified(c, key);
+  notify::keyEvent(c, notify::kList, "lset", key);
 }
 
 void linsertCommand(Client* c) {
@@ -338,6 +354,7 @@ void linsertCommand(Client* c) {
     l->updateEncoding(listops::fill(), listops::compressDepth());
     c->addInteger(static_cast<int64_t>(l->size()));
     keyModified(c, key);
+    notify::keyEvent(c, notify::kList, "linsert", key);
     return;
   }
   c->addInteger(-1);
@@ -384,8 +401,10 @@ void lremCommand(Client* c) {
     }
   }
   if (removed > 0) {
-    listops::afterRemoval(c, key, l);
+    bool deleted = listops::afterRemoval(c, key, l);
     keyModified(c, key);
+    notify::keyEvent(c, notify::kList, "lrem", key);
+    listops::notifyIfDeleted(c, key, deleted);
   }
   c->addInteger(removed);
 }
@@ -416,8 +435,10 @@ void ltrimCommand(Client* c) {
   }
   if (rtrim > 0) l->eraseRange(static_cast<size_t>(len - rtrim), static_cast<size_t>(rtrim));
   if (ltrim > 0) l->eraseRange(0, static_cast<size_t>(ltrim));
-  listops::afterRemoval(c, key, l);
+  bool deleted = listops::afterRemoval(c, key, l);
   keyModified(c, key);
+  notify::keyEvent(c, notify::kList, "ltrim", key);
+  listops::notifyIfDeleted(c, key, deleted);
   c->addOk();
 }
 

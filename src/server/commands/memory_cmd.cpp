@@ -58,7 +58,7 @@ void memoryUsageCommand(Client* c) {
       return;
     }
   }
-  db::Entry* e = lookupReadNoTouch(c, c->arg(2));
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
   if (e == nullptr) {
     c->addNull();
     return;

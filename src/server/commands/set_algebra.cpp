@@ -113,10 +113,17 @@ void storeGeneric(Client* c, Op op) {
   db::Value result = compute(op, sets);
   size_t n = db::asSet(result)->size();
   if (n == 0) {
-    if (c->db()->remove(dst)) keyModified(c, dst);
+    if (c->db()->remove(dst)) {
+      keyModified(c, dst);
+      notify::keyEvent(c, notify::kGeneric, "del", dst);
+    }
   } else {
     c->db()->set(dst, std::move(result), false);
     keyModified(c, dst);
+    const char* event = op == Op::kInter   ? "sinterstore"
+                        : op == Op::kUnion ? "sunionstore"
+                                           : "sdiffstore";
+    notify::keyEvent(c, notify::kSet, event, dst);
   }
   c->addInteger(static_cast<int64_t>(n));
 }

@@ -58,12 +58,15 @@ void saddCommand(Client* c) {
   for (size_t i = 2; i < c->argc(); i++) {
     if (db::setAdd(&e->val, c->arg(i), lim)) added++;
   }
-  if (added > 0) keyModified(c, key);
+  if (added > 0) {
+    keyModified(c, key);
+    notify::keyEvent(c, notify::kSet, "sadd", key);
+  }
   c->addInteger(added);
 }
 
 void sremCommand(Client* c) {
-  removeMembersCommand<db::Set>(c, db::Kind::kSet);
+  removeMembersCommand<db::Set>(c, db::Kind::kSet, notify::kSet, "srem");
 }
 
 void smembersCommand(Client* c) {
@@ -137,8 +140,11 @@ void spopCommand(Client* c) {
   db::Set* s = db::asSet(e->val);
   if (!with_count) {
     std::string m = s->popRandom();
-    if (s->size() == 0) c->db()->removeEntry(e);
+    bool deleted = s->size() == 0;
+    if (deleted) c->db()->removeEntry(e);
     keyModified(c, key);
+    notify::keyEvent(c, notify::kSet, "spop", key);
+    if (deleted) notify::keyEvent(c, notify::kGeneric, "del", key);
     w.bulk(m);
     return;
   }
@@ -151,6 +157,8 @@ void spopCommand(Client* c) {
     s->forEach([&](std::string_view m) { w.bulk(m); });
     c->db()->removeEntry(e);
     keyModified(c, key);
+    notify::keyEvent(c, notify::kSet, "spop", key);
+    notify::keyEvent(c, notify::kGeneric, "del", key);
     return;
   }
   size_t remaining = s->size() - static_cast<size_t>(count);
@@ -171,6 +179,7 @@ void spopCommand(Client* c) {
     e->val = std::move(fresh);
   }
   keyModified(c, key);
+  notify::keyEvent(c, notify::kSet, "spop", key);
 }
 
 void srandmemberCommand(Client* c) {
@@ -245,19 +254,25 @@ void smoveCommand(Client* c) {
     c->addInteger(0);
     return;
   }
-  // Remove the emptied source only after the destination is found: its
-  // entry pointer would not survive a removal.
+  // Events in Redis's order: srem (and del) on the source, then new and
+  // sadd on the destination. Entries never move in memory, so de stays
+  // valid when the emptied source goes.
   std::string moved(member);
+  notify::keyEvent(c, notify::kSet, "srem", src);
+  if (s->size() == 0) {
+    c->db()->removeEntry(se);
+    notify::keyEvent(c, notify::kGeneric, "del", src);
+  }
+  keyModified(c, src);
   db::SetLimits lim = setLimits();
   if (de == nullptr) {
     de = c->db()->add(dst,
                       db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(moved, 1, lim)));
-    se = c->db()->find(src);
   }
-  db::setAdd(&de->val, moved, lim);
-  if (db::asSet(se->val)->size() == 0) c->db()->removeEntry(se);
-  keyModified(c, src);
-  keyModified(c, dst);
+  if (db::setAdd(&de->val, moved, lim)) {
+    keyModified(c, dst);
+    notify::keyEvent(c, notify::kSet, "sadd", dst);
+  }
   c->addInteger(1);
 }
 

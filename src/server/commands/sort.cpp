@@ -270,12 +270,16 @@ void sortGeneric(Client* c, bool readonly) {
   db::Db* d = c->db();
   if (stored == 0) {
     delete l;
-    if (d->remove(a.store)) keyModified(c, a.store);
+    if (d->remove(a.store)) {
+      keyModified(c, a.store);
+      notify::keyEvent(c, notify::kGeneric, "del", a.store);
+    }
   } else {
     l->updateEncoding(static_cast<int>(g_server->config.list_max_listpack_size),
                       static_cast<int>(g_server->config.list_compress_depth));
     d->set(a.store, db::Value::fromCollection(db::Kind::kList, l), false);
     keyModified(c, a.store);
+    notify::keyEvent(c, notify::kList, "sortstore", a.store);
   }
   c->addInteger(static_cast<int64_t>(stored));
 }

@@ -43,6 +43,7 @@ void incrDecr(Client* c, int64_t by) {
   else
     e->val = db::Value::fromInt(result);  // in place: the TTL stays
   keyModified(c, key);
+  notify::keyEvent(c, notify::kString, "incrby", key);
   c->addInteger(result);
 }
 
@@ -99,6 +100,7 @@ void incrbyfloatCommand(Client* c) {
   else
     e->val = db::Value::fromBytes(text, false);
   keyModified(c, key);
+  notify::keyEvent(c, notify::kString, "incrbyfloat", key);
   c->addBulk(text);
 }
 

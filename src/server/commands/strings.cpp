@@ -128,13 +128,17 @@ void storeString(Client* c, std::string_view key, std::string_view value, bool k
                  int64_t when_ms) {
   db::Db* d = c->db();
   db::Entry* e = d->set(key, db::Value::fromString(value), keep_ttl);
-  if (when_ms != -1) {
-    if (when_ms <= db::Clock::nowMs)
-      d->removeEntry(e);
-    else
-      d->setExpire(e, when_ms);
-  }
   keyModified(c, key);
+  notify::keyEvent(c, notify::kString, "set", key);
+  if (when_ms != -1) {
+    notify::keyEvent(c, notify::kGeneric, "expire", key);
+    if (when_ms <= db::Clock::nowMs) {
+      d->removeEntry(e);
+      notify::keyEvent(c, notify::kExpired, "expired", key);
+    } else {
+      d->setExpire(e, when_ms);
+    }
+  }
 }
 
 void setCommand(Client* c) {
@@ -204,6 +208,7 @@ void getdelCommand(Client* c) {
   if (!replyStringValue(c, e)) return;
   c->db()->removeEntry(e);
   keyModified(c, c->arg(1));
+  notify::keyEvent(c, notify::kGeneric, "del", c->arg(1));
 }
 
 void getexCommand(Client* c) {
@@ -226,11 +231,14 @@ void getexCommand(Client* c) {
   if (when_ms != -1 && when_ms <= db::Clock::nowMs) {
     d->removeEntry(e);  // EXAT/PXAT in the past
     keyModified(c, c->arg(1));
+    notify::keyEvent(c, notify::kGeneric, "del", c->arg(1));
   } else if (when_ms != -1) {
     d->setExpire(e, when_ms);
     keyModified(c, c->arg(1));
+    notify::keyEvent(c, notify::kGeneric, "expire", c->arg(1));
   } else if ((flags & kSetPersist) && d->removeExpire(e)) {
     keyModified(c, c->arg(1));
+    notify::keyEvent(c, notify::kGeneric, "persist", c->arg(1));
   }
 }
 
@@ -303,6 +311,7 @@ void appendCommand(Client* c) {
     if (!add.empty()) memcpy(bytes + old, add.data(), add.size());
   }
   keyModified(c, key);
+  notify::keyEvent(c, notify::kString, "append", key);
   c->addInteger(static_cast<int64_t>(len));
 }
 
@@ -365,6 +374,7 @@ void setrangeCommand(Client* c) {
   char* bytes = e->val.mutableBytes(len);
   memcpy(bytes + offset, value.data(), value.size());
   keyModified(c, key);
+  notify::keyEvent(c, notify::kString, "setrange", key);
   c->addInteger(static_cast<int64_t>(len));
 }
 

@@ -20,6 +20,8 @@ void registerIterationCommands(CommandTable& t);  // KEYS SCAN RANDOMKEY
 
 // Read lookup that leaves the access time alone (TYPE, TTL, OBJECT): lazy
 // expiry and keyspace hit/miss statistics as lookupRead.
-db::Entry* lookupReadNoTouch(Client* c, std::string_view key);
+// notify_miss false: no "keymiss" notification (OBJECT, MEMORY USAGE, as
+// Redis's LOOKUP_NONOTIFY).
+db::Entry* lookupReadNoTouch(Client* c, std::string_view key, bool notify_miss = true);
 
 }  // namespace server

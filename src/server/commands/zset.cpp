@@ -130,7 +130,10 @@ void zaddGeneric(Client* c, int flags) {
       last_score = score;
     }
   }
-  if (added + updated > 0) keyModified(c, key);
+  if (added + updated > 0) {
+    keyModified(c, key);
+    notify::keyEvent(c, notify::kZset, (flags & kZaddIncr) ? "zincr" : "zadd", key);
+  }
   if (flags & kZaddIncr) {
     if (processed > 0)
       replyScore(c, last_score);
@@ -163,7 +166,10 @@ void zincrbyCommand(Client* c) {
     c->addError("resulting score is not a number (NaN)");
     return;
   }
-  if (r != AddResult::kUnchanged) keyModified(c, key);
+  if (r != AddResult::kUnchanged) {
+    keyModified(c, key);
+    notify::keyEvent(c, notify::kZset, "zincr", key);
+  }
   replyScore(c, score);
 }
 
@@ -181,7 +187,7 @@ void zremCommand(Client* c) {
   for (size_t i = 2; i < c->argc() && z->size() > 0; i++) {
     if (z->remove(c->arg(i))) removed++;
   }
-  if (removed > 0) zsetAfterRemove(c, e, key);
+  if (removed > 0) zsetAfterRemove(c, e, key, "zrem");
   c->addInteger(removed);
 }
 

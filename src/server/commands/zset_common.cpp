@@ -67,10 +67,14 @@ db::ZSet* zsetMakeRoom(db::Entry* e, size_t new_members, size_t max_len) {
   return big;
 }
 
-void zsetStoreResult(Client* c, std::string_view key, const ZElements& elements) {
+void zsetStoreResult(Client* c, std::string_view key, const ZElements& elements,
+                     const char* event) {
   db::Db* d = c->db();
   if (elements.empty()) {
-    if (d->remove(key)) keyModified(c, key);
+    if (d->remove(key)) {
+      keyModified(c, key);
+      notify::keyEvent(c, notify::kGeneric, "del", key);
+    }
     return;
   }
   size_t max_len = 0;
@@ -88,16 +92,20 @@ void zsetStoreResult(Client* c, std::string_view key, const ZElements& elements)
   }
   d->set(key, db::Value::fromCollection(db::Kind::kZSet, z), false);
   keyModified(c, key);
+  notify::keyEvent(c, notify::kZset, event, key);
 }
 
-void zsetAfterRemove(Client* c, db::Entry* e, std::string_view key) {
+void zsetAfterRemove(Client* c, db::Entry* e, std::string_view key, const char* event) {
   db::ZSet* z = zsetOf(e);
-  if (z->size() == 0) {
+  bool deleted = z->size() == 0;
+  if (deleted) {
     c->db()->removeEntry(e);
   } else if (!z->isListpack()) {
     static_cast<db::SkiplistZSet*>(z)->maybeShrink();
   }
   keyModified(c, key);
+  notify::keyEvent(c, notify::kZset, event, key);
+  if (deleted) notify::keyEvent(c, notify::kGeneric, "del", key);
 }
 
 bool argScore(Client* c, size_t i, double* out) {

@@ -40,11 +40,13 @@ db::ZSet* newZSet(size_t size_hint, size_t max_len);
 db::ZSet* zsetMakeRoom(db::Entry* e, size_t new_members, size_t max_len);
 // Stores elements (sorted by score, then member) at key, replacing any
 // value, with the encoding the options choose; deletes the key when
-// elements is empty. Calls keyModified when something changed.
-void zsetStoreResult(Client* c, std::string_view key, const ZElements& elements);
+// elements is empty. Calls keyModified when something changed and
+// publishes `event` (zunionstore ...), or "del" for a deleted key.
+void zsetStoreResult(Client* c, std::string_view key, const ZElements& elements, const char* event);
 // Deletes the key if its sorted set became empty (a collection is never
-// left empty), then signals the modification.
-void zsetAfterRemove(Client* c, db::Entry* e, std::string_view key);
+// left empty), then signals the modification and publishes `event` (and
+// "del" when the key went).
+void zsetAfterRemove(Client* c, db::Entry* e, std::string_view key, const char* event);
 
 // Score of an argument: "inf", "-inf", decimals; NaN and garbage reply
 // "value is not a valid float".

@@ -28,7 +28,7 @@ size_t zsetPop(Client* c, db::Entry* e, std::string_view key, bool max, int64_t 
       z->removeRangeByRank(z->size() - n, z->size() - 1);
     else
       z->removeRangeByRank(0, n - 1);
-    zsetAfterRemove(c, e, key);
+    zsetAfterRemove(c, e, key, max ? "zpopmax" : "zpopmin");
   }
   switch (shape) {
     case ZPopShape::kSingle:

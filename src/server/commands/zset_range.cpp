@@ -124,7 +124,7 @@ void zrangeGeneric(Client* c, size_t key_arg, size_t dst_arg, RangeType type, Di
   }
   // The store form keeps the (score, member) order whatever the direction.
   if (rev) std::reverse(out.begin(), out.end());
-  zsetStoreResult(c, c->arg(dst_arg), out);
+  zsetStoreResult(c, c->arg(dst_arg), out, "zrangestore");
   c->addInteger(static_cast<int64_t>(out.size()));
 }
 
@@ -183,7 +183,12 @@ void zremrangeGeneric(Client* c, RangeType type) {
   } else {
     removed = z->removeRangeByLex(lr);
   }
-  if (removed > 0) zsetAfterRemove(c, e, key);
+  if (removed > 0) {
+    const char* event = type == RangeType::kRank    ? "zremrangebyrank"
+                        : type == RangeType::kScore ? "zremrangebyscore"
+                                                    : "zremrangebylex";
+    zsetAfterRemove(c, e, key, event);
+  }
   c->addInteger(static_cast<int64_t>(removed));
 }
 

@@ -203,7 +203,10 @@ void zsetOpGeneric(Client* c, size_t dst_arg, size_t numkeys_arg, SetOp op, bool
     return db::zLess(a.second, a.first, b.second, b.first);
   });
   if (dst_arg != 0) {
-    zsetStoreResult(c, c->arg(dst_arg), out);
+    const char* event = op == SetOp::kUnion   ? "zunionstore"
+                        : op == SetOp::kInter ? "zinterstore"
+                                              : "zdiffstore";
+    zsetStoreResult(c, c->arg(dst_arg), out, event);
     c->addInteger(static_cast<int64_t>(out.size()));
     return;
   }

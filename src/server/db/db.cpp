@@ -13,6 +13,7 @@ namespace db {
 int64_t Clock::nowMs = 0;
 uint32_t Clock::lruSeconds = 0;
 void (*Db::onExpired)(Db* db, std::string_view key) = nullptr;
+void (*Db::onAdded)(Db* db, std::string_view key) = nullptr;
 bool Db::expiry_paused = false;
 bool (*Db::lazy_free_value)(Value& v) = nullptr;
 bool Db::lazy_expire = false;
@@ -100,11 +101,18 @@ Entry* Db::add(std::string_view key, Value v) {
   }
   Entry* e = newEntry(key, std::move(v));
   keys_.insert(e);
+  if (onAdded != nullptr) onAdded(this, key);
   return e;
 }
 
 Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
   auto pos = keys_.findOrPrepareInsert(key);
+  if (pos.found != nullptr && pos.found->hasExpire() && !expiry_paused && isExpired(pos.found)) {
+    // An expired key is deleted (signalled as expired) and the value is a
+    // new key, as if the caller had looked it up first.
+    expireNow(pos.found);
+    return add(key, std::move(v));
+  }
   if (pos.found != nullptr) {
     Entry* e = pos.found;
     freeValue(e->val, lazy_server_del);
@@ -115,6 +123,7 @@ Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
   }
   Entry* e = newEntry(key, std::move(v));
   keys_.insertAt(pos, e);
+  if (onAdded != nullptr) onAdded(this, key);
   return e;
 }
 

@@ -158,6 +158,9 @@ class Db {
   // Called whenever a key is deleted because it expired (keyspace stats,
   // WATCH). Set by the server.
   static void (*onExpired)(Db* db, std::string_view key);
+  // Called when add() or set() creates a key that did not exist (keyspace
+  // notification "new"), right after it is inserted. Set by the server.
+  static void (*onAdded)(Db* db, std::string_view key);
 
   // True while CLIENT PAUSE is in effect (set by server/pause.cpp): as in
   // Redis 7.0 the dataset then stays still, so expired keys read as absent

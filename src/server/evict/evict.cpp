@@ -12,6 +12,7 @@
 #include "server/evict/allocator.h"
 #include "server/evict/client_evict.h"
 #include "server/evict/lazyfree.h"
+#include "server/keyspace.h"
 #include "server/multi.h"
 #include "server/pause.h"
 #include "server/server.h"
@@ -301,10 +302,10 @@ void applyConfig(std::string_view name) {
 
 void evictKey(db::Db* d, std::string_view key) {
   stats.evicted_keys++;
-  // WATCH sees an evicted key as modified (Redis's signalModifiedKey).
-  server::touchWatchedKey(d, key);
-  // Hook point for keyspace notifications ("evicted") and client tracking.
   d->removeForEviction(key, g_cfg.lazy_eviction);
+  // After the delete, as Redis: WATCH sees the key modified, tracking
+  // clients get an invalidation and subscribers the "evicted" event.
+  server::keyEvicted(d, key);
 }
 
 Result performEvictions() {

@@ -94,6 +94,7 @@ void restoreCommand(Client* c) {
     // Already expired: the key is not created (an old one was deleted).
     if (deleted) {
       server::keyModified(c, key);
+      server::notify::keyEvent(c, server::notify::kGeneric, "del", key);
     }
     c->addOk();
     return;
@@ -107,6 +108,7 @@ void restoreCommand(Client* c) {
     e->lru = (db::Clock::lruSeconds - static_cast<uint32_t>(idle)) & 0xffffff;
   }
   server::keyModified(c, key);
+  server::notify::keyEvent(c, server::notify::kGeneric, "restore", key);
   c->addOk();
 }
 

@@ -22,6 +22,7 @@
 #include "server/keyspace.h"
 #include "server/persist/persist.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace persist {
 
@@ -251,6 +252,8 @@ bool reloadFrom(const std::string& path, std::string* err) {
     server::dbWillChange(srv.dbs[i].get(), nullptr);
     srv.dbs[i]->swapWith(*fresh[i]);
   }
+  // Tracking clients drop their caches, as after FLUSHALL.
+  server::tracking::invalidateOnFlush(true);
   state().last_load_keys_loaded = stats.keys;
   state().last_load_keys_expired = stats.expired_skipped;
   return true;
