@@ -5,6 +5,7 @@
 #include "event/event_loop.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/evict/evict.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -90,14 +91,20 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // A script past busy-reply-threshold lets only a few commands through.
+  // A script past busy-reply-threshold lets only a few commands through
+  // (and nothing may evict keys under it: it is atomic).
   if (script::rejectWhileBusy(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
   }
-  // RESP2 subscribed state (pubsub.h), then CLIENT PAUSE (pause.h), then
-  // MULTI queuing (multi.h).
+  // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
+  // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
+  // (multi.h).
+  if (evict::g_limits_active && !script::running()) {
+    bool freed;
+    if (!evict::beforeCommand(c, cmd, &freed)) return true;
+  }
   if (!pubsubAllowsCommand(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);

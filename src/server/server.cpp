@@ -18,6 +18,10 @@
 #include "server/crash/signals.h"
 #include "server/dispatch.h"
 #include "server/limits/open_files.h"
+#include "server/evict/allocator.h"
+#include "server/evict/client_evict.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/pause.h"
@@ -112,6 +116,8 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  // used_memory counts this thread's allocations (evict/allocator.h).
+  evict::registerThread();
   logging::Level lvl;
   if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
   std::string err;
@@ -138,11 +144,9 @@ bool Server::start() {
         "only",
         config.save.c_str());
   }
-  if (config.maxmemory != 0) {
-    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
-                static_cast<long long>(config.maxmemory));
-  }
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
+  lazyfree::start();
+  evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -344,6 +348,7 @@ void Server::beforeSleep() {
   if (!in_script) blocking::handleReady();
   handlePendingWrites();
   if (!in_script) {
+    if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
     freeClosingClients();
     script::afterScripts();
   }

@@ -10,6 +10,7 @@
 #include "server/client_io.h"
 #include "server/command.h"
 #include "server/commands/introspection.h"
+#include "server/evict/evict.h"
 #include "server/db/db.h"
 #include "server/script/lua_convert.h"
 #include "server/script/lua_sandbox.h"
@@ -249,8 +250,9 @@ void releaseRetiredBuffers() {
 }
 
 bool oomReached() {
-  int64_t maxmem = g_server->config.maxmemory;
-  return maxmem > 0 && memoryNumbers().used > static_cast<uint64_t>(maxmem);
+  // The OOM state maxmemory's dispatch hook took before the script's
+  // command (Redis's pre-command OOM state); false without maxmemory.
+  return g_server->config.maxmemory > 0 && evict::scriptOom();
 }
 
 }  // namespace server::script

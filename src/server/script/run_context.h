@@ -92,8 +92,8 @@ bool rejectWhileBusy(Client* c, const Command* cmd);
 // and no request of the script's caller is being parsed: before-sleep).
 void releaseRetiredBuffers();
 
-// Whether the OOM rules apply now (maxmemory reached). The maxmemory work
-// wires this; until then used memory is never over a limit here.
+// Whether the OOM rules apply now: memory was over maxmemory when the
+// running EVAL/FCALL was dispatched (evict::scriptOom()).
 bool oomReached();
 
 }  // namespace server::script
