@@ -1,3 +1,4 @@
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 #include <signal.h>
@@ -138,12 +139,6 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
-  if (!config.save.empty()) {
-    LOG_WARNING(
-        "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
-        "only",
-        config.save.c_str());
-  }
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   lazyfree::start();
   evict::applyConfig("");
@@ -165,6 +160,9 @@ bool Server::start() {
   });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
+  // Clients may connect while the RDB loads: they get -LOADING, INFO shows
+  // the progress (persist.h).
+  if (!persist::loadAtStart()) return false;
   LOG_NOTICE("Ready to accept connections");
   return true;
 }
@@ -348,6 +346,7 @@ void Server::beforeSleep() {
   if (!in_script) blocking::handleReady();
   handlePendingWrites();
   if (!in_script) {
+    // Not while a script runs: the clients it serves must stay.
     if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
     freeClosingClients();
     script::afterScripts();
@@ -406,17 +405,30 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  persist::cron();  // reaps a BGSAVE child, save points
   if (crash::shutdownRequested() && !shutdown_asap) {
-    // Logged by the signal handler itself, as Redis does.
-    shutdown_asap = true;
-    loop.setDontWait(true);
+    // Logged by the signal handler itself, as Redis does. Saves first when
+    // save points exist; a failed save keeps the server up.
+    crash::clearShutdownRequest();
+    if (persist::shutdownSave(false, false, false)) {
+      shutdown_asap = true;
+      loop.setDontWait(true);
+    } else {
+      LOG_WARNING(
+          "SIGTERM received but errors trying to shut down the server, check the logs for more "
+          "information");
+    }
   }
   int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   return static_cast<int>(1000 / hz);
 }
 
 void Server::prepareShutdown() {
+  static bool done = false;  // once, even when a shutdown during loading asked first
+  if (done) return;
+  done = true;
   LOG_WARNING("User requested shutdown...");
+  persist::killChild();
   for (Client* c : clients) {
     flushClient(c);
   }

@@ -10,8 +10,8 @@
 #include "server/client_io.h"
 #include "server/command.h"
 #include "server/commands/introspection.h"
-#include "server/evict/evict.h"
 #include "server/db/db.h"
+#include "server/evict/evict.h"
 #include "server/script/lua_convert.h"
 #include "server/script/lua_sandbox.h"
 #include "server/server.h"
@@ -250,9 +250,9 @@ void releaseRetiredBuffers() {
 }
 
 bool oomReached() {
-  // The OOM state maxmemory's dispatch hook took before the script's
-  // command (Redis's pre-command OOM state); false without maxmemory.
-  return g_server->config.maxmemory > 0 && evict::scriptOom();
+  // The state when the calling command started, after its evictions (the
+  // dispatcher's evict::beforeCommand), as Redis's script_oom.
+  return evict::scriptOom();
 }
 
 }  // namespace server::script

@@ -92,8 +92,8 @@ bool rejectWhileBusy(Client* c, const Command* cmd);
 // and no request of the script's caller is being parsed: before-sleep).
 void releaseRetiredBuffers();
 
-// Whether the OOM rules apply now: memory was over maxmemory when the
-// running EVAL/FCALL was dispatched (evict::scriptOom()).
+// Whether the OOM rules apply: used memory was still over maxmemory after
+// the calling command's evictions (evict::scriptOom).
 bool oomReached();
 
 }  // namespace server::script
