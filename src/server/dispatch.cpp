@@ -100,7 +100,8 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // A script past busy-reply-threshold lets only a few commands through.
+  // A script past busy-reply-threshold lets only a few commands through
+  // (and nothing may evict keys under it: it is atomic).
   if (script::rejectWhileBusy(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);
@@ -109,7 +110,7 @@ static bool dispatchUnmuted(Client* c) {
   // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
   // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
   // (multi.h).
-  if (evict::g_limits_active) {
+  if (evict::g_limits_active && !script::running()) {
     bool freed;
     if (!evict::beforeCommand(c, cmd, &freed)) return true;
   }
