@@ -17,6 +17,7 @@
 #include "server/dispatch.h"
 #include "server/limits/open_files.h"
 #include "server/multi.h"
+#include "server/pubsub.h"
 #include "server/version.h"
 
 namespace server {
@@ -316,11 +317,14 @@ void Server::clientsCron() {
   for (Client* c : clients) {
     // A blocked client waits on its own timeout, not the idle one (Redis).
     if (c->flags & (kCloseAsap | kBlocked)) continue;
+    // Subscribers (any protocol) and monitors only listen: Redis 7.0 never
+    // closes them for being idle.
+    bool listener = (c->flags & kMonitor) || isPubSubClient(c);
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;
     }
-    if (limit > 0 && db::Clock::nowMs - c->last_interaction_ms > limit) {
+    if (limit > 0 && !listener && db::Clock::nowMs - c->last_interaction_ms > limit) {
       LOG_VERBOSE("Closing idle client id=%llu", static_cast<unsigned long long>(c->id()));
       freeClientAsync(c);
     }

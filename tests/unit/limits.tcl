@@ -168,3 +168,40 @@ start_server {tags {limits external:skip} overrides {enable-debug-command local}
     set err
   } {ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.}
 }
+
+start_server {tags {limits external:skip} overrides {timeout 1}} {
+  test {The idle timeout spares subscribers (RESP2 and RESP3) and monitors} {
+    set names {sub2 sub3 psub monitor idle}
+    set clients {}
+    foreach name $names {
+      set c [redis_deferring_client]
+      $c client setname $name
+      $c read
+      switch $name {
+        sub2 { $c subscribe ch }
+        sub3 { $c hello 3; $c read; $c subscribe ch }
+        psub { $c psubscribe p* }
+        monitor { $c monitor }
+        idle { $c ping }
+      }
+      $c read
+      lappend clients $c
+    }
+    # The idle one goes; `r` keeps talking, so it stays.
+    wait_for_condition 50 100 {![string match "*name=idle *" [r client list]]} {
+      fail "the idle client was not closed"
+    }
+    # Two more seconds for the others, with `r` kept busy.
+    for {set i 0} {$i < 20} {incr i} {
+      r ping
+      after 100
+    }
+    set left {}
+    foreach l [split [string trim [r client list]] "\n"] {
+      regexp {name=(\S*)} $l -> n
+      if {$n ne ""} { lappend left $n }
+    }
+    foreach c $clients { $c close }
+    lsort $left
+  } {monitor psub sub2 sub3}
+}
