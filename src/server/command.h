@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "server/arg_syntax.h"
@@ -101,13 +102,27 @@ class CommandTable {
   // Resolves "client list" to the subcommand when the command has them;
   // returns the container itself when it has none.
   Command* findSub(Command* parent, std::string_view sub);
+  // Every registered command, renamed or disabled ones included (stats,
+  // docs attachment).
   std::vector<Command*> all();
-  size_t count() const { return cmds_.size(); }
+  // The commands a client can reach by some name (COMMAND, COMMAND COUNT,
+  // COMMAND DOCS, COMMAND LIST): all() less those disabled by
+  // rename-command "".
+  std::vector<Command*> reachable();
+  size_t count() const { return names_.size(); }
+  // rename-command (config file only, as Redis 7.0): `from` is looked up
+  // as `to` from now on, or not at all when `to` is empty. The command
+  // keeps its own name in replies (COMMAND INFO, commandstats). False with
+  // Redis's reason when `from` is not a reachable name or `to` is taken.
+  bool rename(std::string_view from, std::string_view to, std::string* err);
 
  private:
   std::vector<Command*> cmds_;
-  // Open addressing on lower-case names; sized at build time.
-  std::vector<Command*> index_;
+  // Lookup names (a command's own, unless renamed) and what they reach.
+  std::vector<std::pair<std::string, Command*>> names_;
+  // Open addressing on lower-case names, indices into names_ (-1 empty);
+  // sized at build time.
+  std::vector<int32_t> index_;
   void rebuildIndex();
 };
 

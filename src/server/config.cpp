@@ -461,6 +461,8 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
     std::string reason;
     if (!resp::splitArgs(line, &argv)) {
       reason = "Unbalanced quotes in configuration line";
+    } else if (argv.size() == 3 && strcasecmp(argv[0].c_str(), "rename-command") == 0) {
+      cfg->rename_commands.push_back({argv[1], argv[2], linenum, line});
     } else if (!argv.empty()) {
       const Option* o = findOption(argv[0]);
       int nvals = static_cast<int>(argv.size()) - 1;

@@ -11,6 +11,15 @@
 namespace server {
 
 struct Config {
+  // rename-command lines (config file or command line only, as Redis 7.0:
+  // not an option of CONFIG GET/SET), applied in order once the command
+  // table exists; line and text are kept for the error Redis prints.
+  struct RenameCommand {
+    std::string from, to;
+    int line = 0;
+    std::string text;
+  };
+  std::vector<RenameCommand> rename_commands;
   std::vector<std::string> bind = {"*", "-::*"};
   int64_t port = 6379;
   std::string unixsocket;

@@ -98,6 +98,16 @@ bool Server::start() {
     touchWatchedKeyExpired(d, key);
   };
   registerAllCommands();
+  for (const Config::RenameCommand& r : config.rename_commands) {
+    if (!commands.rename(r.from, r.to, &err)) {
+      // Reported as the config loader reports its errors: the file is wrong.
+      fprintf(stderr,
+              "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at "
+              "line %d\n>>> '%s'\n%s\n",
+              kRedisVersion, r.line, r.text.c_str(), err.c_str());
+      return false;
+    }
+  }
   net::registerBuiltinTypes();
 
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");

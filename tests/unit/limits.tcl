@@ -205,3 +205,36 @@ start_server {tags {limits external:skip} overrides {timeout 1}} {
     lsort $left
   } {monitor psub sub2 sub3}
 }
+
+start_server {tags {limits external:skip} args {--rename-command config myconfig --rename-command flushall ""}} {
+  test {rename-command: the new name runs the command, the old one is unknown} {
+    assert_error {ERR unknown command 'config', with args beginning with: 'get' 'port' } {r config get port}
+    assert_equal [lindex [r myconfig get port] 1] [srv port]
+    assert_equal [r MyConfig get maxclients] {maxclients 10000}
+    # The command keeps its own name in COMMAND INFO, reached by the new one.
+    assert_equal [lindex [r command info myconfig] 0 0] config
+    assert_equal [r command info config] {{}}
+    # Not an option of CONFIG GET/SET (Redis 7.0).
+    r myconfig get rename-command
+  } {}
+
+  test {rename-command with an empty name disables the command} {
+    r set k v
+    assert_error {ERR unknown command 'flushall', with args beginning with: } {r flushall}
+    r dbsize
+  } {1}
+}
+
+start_server {tags {limits external:skip}} {
+  test {rename-command of an unknown command, or onto a taken name, stops start-up} {
+    set out {}
+    foreach {from to} {nosuch foo get set} {
+      set rc [catch {exec $::cfg(server_bin) --port 0 --save "" --rename-command $from $to 2>@1} o]
+      assert_equal $rc 1
+      # Command-line values are shown quoted, as Redis shows them.
+      assert_match "*FATAL CONFIG FILE ERROR*>>> 'rename-command \"$from\" \"$to\"'*" $o
+      lappend out [lindex [regexp -inline {No such command in rename-command|Target command name already exists} $o] 0]
+    }
+    set out
+  } {{No such command in rename-command} {Target command name already exists}}
+}
