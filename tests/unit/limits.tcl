@@ -238,3 +238,31 @@ start_server {tags {limits external:skip}} {
     set out
   } {{No such command in rename-command} {Target command name already exists}}
 }
+
+start_server {tags {limits}} {
+  test {A multibulk of more than 1,048,576 arguments is accepted} {
+    set n 1100000
+    set c [redis_client]
+    $c write "*[expr {$n + 2}]\r\n\$4\r\nSADD\r\n\$9\r\nbigmulti1\r\n[string repeat "\$1\r\nx\r\n" $n]"
+    set reply [$c read]
+    $c close
+    assert_equal [r smembers bigmulti1] x
+    r del bigmulti1
+    set reply
+  } {1}
+
+  test {An inline request with a NUL before its newline waits, then is too big} {
+    # Redis finds the newline with strchr(), which stops at the NUL: nothing
+    # is answered, not even the PING after it, until the request passes the
+    # inline limit.
+    set c [::redis::connect [srv host] [srv port] -timeout 500]
+    $c readraw 1
+    $c write "ECHO a\x00b\r\nPING\r\n"
+    assert_error {*timeout*} {$c read}
+    $c write [string repeat x 70000]
+    set lines {}
+    while {![catch {$c read} line]} { lappend lines $line }
+    $c close
+    set lines
+  } {{-ERR Protocol error: too big inline request}}
+}
