@@ -233,6 +233,31 @@ std::string getOutputBufferLimits(const Config& c) {
         [](const Config& c) { return c.FIELD; }      \
   }
 
+// maxmemory-clients: a memory value, or "N%" of maxmemory (stored as -N).
+bool setMaxmemoryClients(Config& c, const Args& a, std::string* err) {
+  const std::string& v = a[0];
+  if (!v.empty() && v.back() == '%') {
+    int64_t pct;
+    if (!strutil::parseInt64(std::string_view(v).substr(0, v.size() - 1), &pct) || pct < 0) {
+      *err = "argument must be a memory or percent value";
+      return false;
+    }
+    if (pct > 100) {
+      *err = "percentage argument must be less or equal to 100";
+      return false;
+    }
+    c.maxmemory_clients = -pct;
+    return true;
+  }
+  int64_t n;
+  if (!parseMemory(v, &n)) {
+    *err = "argument must be a memory or percent value";
+    return false;
+  }
+  c.maxmemory_clients = n;
+  return true;
+}
+
 // Allowed values of an enumerated option, listed in the error as Redis does.
 struct EnumValues {
   const char* const* names;
@@ -352,10 +377,51 @@ const std::vector<Option>& options() {
       Option{"save", true, 1, -1,
              [](Config& c, const Args& a, std::string* e) {
                if (!validSave(a, e)) return false;
-               c.save = joinArgs(a);
+               // In a config file the first `save` line replaces the
+               // defaults and later ones add points, as in Redis; CONFIG SET
+               // replaces the whole list.
+               std::string v = (a.size() == 1 && a[0].empty()) ? "" : joinArgs(a);
+               if (c.loading_file && c.save_seen_in_file && !v.empty() && !c.save.empty())
+                 c.save += " " + v;
+               else
+                 c.save = v;
+               if (c.loading_file) c.save_seen_in_file = true;
                return true;
              },
              [](const Config& c) { return c.save; }},
+      Option{"dbfilename", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               if (a[0].find('/') != std::string::npos) {
+                 *e = "dbfilename can't be a path, just a filename";
+                 return false;
+               }
+               if (a[0].empty()) {
+                 *e = "dbfilename can't be empty";
+                 return false;
+               }
+               c.dbfilename = a[0];
+               return true;
+             },
+             [](const Config& c) { return c.dbfilename; }},
+      BOOL_OPT("rdbcompression", rdbcompression, true),
+      BOOL_OPT("rdbchecksum", rdbchecksum, false),
+      BOOL_OPT("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, true),
+      Option{"sanitize-dump-payload", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               for (const char* v : {"no", "yes", "clients"}) {
+                 if (strcasecmp(a[0].c_str(), v) == 0) {
+                   c.sanitize_dump_payload = v;
+                   return true;
+                 }
+               }
+               *e = "argument(s) must be one of the following: no, yes, clients";
+               return false;
+             },
+             [](const Config& c) { return c.sanitize_dump_payload; }},
+      BOOL_OPT("rdb-del-sync-files", rdb_del_sync_files, true),
+      BOOL_OPT("rdb-save-incremental-fsync", rdb_save_incremental_fsync, true),
+      INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true),
+      INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true),
       Option{"appendonly", true, 1, 1,
              [](Config& c, const Args& a, std::string* e) {
                bool b;
@@ -372,6 +438,19 @@ const std::vector<Option>& options() {
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
+      INT_OPT("maxmemory-samples", maxmemory_samples, 1, INT_MAX, true),
+      INT_OPT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, true),
+      Option{"maxmemory-clients", true, 1, 1, setMaxmemoryClients,
+             [](const Config& c) {
+               return c.maxmemory_clients < 0 ? std::to_string(-c.maxmemory_clients) + "%"
+                                              : std::to_string(c.maxmemory_clients);
+             }},
+      BOOL_OPT("lazyfree-lazy-eviction", lazyfree_lazy_eviction, true),
+      BOOL_OPT("lazyfree-lazy-expire", lazyfree_lazy_expire, true),
+      BOOL_OPT("lazyfree-lazy-server-del", lazyfree_lazy_server_del, true),
+      BOOL_OPT("lazyfree-lazy-user-del", lazyfree_lazy_user_del, true),
+      BOOL_OPT("lazyfree-lazy-user-flush", lazyfree_lazy_user_flush, true),
+      BOOL_OPT("jemalloc-bg-thread", jemalloc_bg_thread, true),
       INT_OPT("lfu-log-factor", lfu_log_factor, 0, INT_MAX, true),
       INT_OPT("lfu-decay-time", lfu_decay_time, 0, INT_MAX, true),
       INT_OPT("slowlog-log-slower-than", slowlog_log_slower_than, -1, INT64_MAX, true),
@@ -450,6 +529,11 @@ void setConfigApplyHook(ConfigApplyHook hook) {
 }
 
 bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
+  cfg->loading_file = true;
+  struct Done {
+    Config* c;
+    ~Done() { c->loading_file = false; }
+  } done{cfg};
   std::istringstream in(text);
   std::string raw;
   int linenum = 0;
@@ -545,7 +629,7 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
 }
 
 bool configIsProtected(const std::string& name) {
-  return strcasecmp(name.c_str(), "dir") == 0;
+  return strcasecmp(name.c_str(), "dir") == 0 || strcasecmp(name.c_str(), "dbfilename") == 0;
 }
 
 bool configSetArity(const std::string& name, size_t nvalues) {

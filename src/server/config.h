@@ -41,13 +41,39 @@ struct Config {
   std::string pidfile;
   int64_t proto_max_bulk_len = 512ll * 1024 * 1024;
   int64_t client_query_buffer_limit = 1024ll * 1024 * 1024;
-  std::string save;  // accepted for compatibility; no persistence (see redis.conf)
+  // RDB snapshots (src/server/persist/): save points as "<sec> <changes> ...",
+  // Redis 7.0's defaults.
+  std::string save = "3600 1 300 100 60 10000";
+  std::string dbfilename = "dump.rdb";
+  bool rdbcompression = true;
+  bool rdbchecksum = true;
+  bool stop_writes_on_bgsave_error = true;
+  std::string sanitize_dump_payload = "no";  // no | yes | clients
+  bool rdb_del_sync_files = false;
+  bool rdb_save_incremental_fsync = true;
+  int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
+  int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
+  // While the config file is read: later `save` lines add to the first.
+  bool loading_file = false;
+  bool save_seen_in_file = false;
   bool appendonly = false;
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
-  // Accepted and reported (INFO memory) for compatibility; no eviction runs.
+  // maxmemory and eviction (server/evict/): bytes, 0 = no limit.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  int64_t maxmemory_samples = 5;
+  int64_t maxmemory_eviction_tenacity = 10;
+  // Client eviction: bytes, or -N for N% of maxmemory; 0 = off.
+  int64_t maxmemory_clients = 0;
+  // Freeing in the background (server/evict/lazyfree.h).
+  bool lazyfree_lazy_eviction = false;
+  bool lazyfree_lazy_expire = false;
+  bool lazyfree_lazy_server_del = false;
+  bool lazyfree_lazy_user_del = false;
+  bool lazyfree_lazy_user_flush = false;
+  // jemalloc's background threads return freed memory to the system.
+  bool jemalloc_bg_thread = true;
   // LFU access counters (OBJECT FREQ) under the *-lfu policies.
   int64_t lfu_log_factor = 10;
   int64_t lfu_decay_time = 1;

@@ -4,7 +4,7 @@
 
 #include "common/log.h"
 #include "server/client.h"
-#include "server/commands/introspection.h"
+#include "server/client_info.h"
 #include "server/pubsub.h"
 #include "server/server.h"
 

@@ -1,3 +1,4 @@
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 #include <signal.h>
@@ -13,10 +14,18 @@
 #include "net/registry.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/client_io.h"
+#include "server/commands/families.h"
 #include "server/crash/signals.h"
 #include "server/dispatch.h"
 #include "server/limits/open_files.h"
+#include "server/evict/allocator.h"
+#include "server/evict/client_evict.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
+#include "server/monitor.h"
 #include "server/multi.h"
+#include "server/pause.h"
 #include "server/pubsub.h"
 #include "server/version.h"
 
@@ -66,8 +75,32 @@ int64_t uptimeSeconds() {
   return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000;
 }
 
+namespace {
+
+void countErrorReply(std::string_view msg) {
+  g_server->stats.total_error_replies++;
+  g_server->stats.countError(msg);
+}
+
+// The features that keep per-client state release it when a client goes
+// away; the hooks run in this order.
+void installClientHooks() {
+  Client::addCloseHook(resetMultiState);
+  Client::addCloseHook(resetPubSubState);
+  Client::addCloseHook([](Client* c) {
+    if (c->flags & kMonitor) monitor::remove(c);
+  });
+  Client::addCloseHook([](Client* c) {
+    if (c->flags & kPostponed) pause::forget(c);
+  });
+  Client::setErrorHook(countErrorReply);
+}
+
+}  // namespace
+
 Server::Server() {
   g_server = this;
+  installClientHooks();
   shared_qbuf.resize(kSharedQueryBuffer);
   db::Clock::update();
   stats.start_time_ms = db::Clock::nowMs;
@@ -83,6 +116,8 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  // used_memory counts this thread's allocations (evict/allocator.h).
+  evict::registerThread();
   logging::Level lvl;
   if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
   std::string err;
@@ -113,17 +148,9 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
-  if (!config.save.empty()) {
-    LOG_WARNING(
-        "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
-        "only",
-        config.save.c_str());
-  }
-  if (config.maxmemory != 0) {
-    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
-                static_cast<long long>(config.maxmemory));
-  }
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
+  lazyfree::start();
+  evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -139,6 +166,9 @@ bool Server::start() {
   loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
+  // Clients may connect while the RDB loads: they get -LOADING, INFO shows
+  // the progress (persist.h).
+  if (!persist::loadAtStart()) return false;
   LOG_NOTICE("Ready to accept connections");
   return true;
 }
@@ -227,9 +257,9 @@ void Server::onAccepted(net::Connection* conn) {
     s.refuseClient(conn, kProtectedModeError);
     return;
   }
-  auto* c = new Client(conn);
+  Client* c = s.newClient(conn);
   s.linkClient(c);
-  c->startReading();
+  startReading(c);
   LOG_VERBOSE("Accepted %s", conn->peerAddress().c_str());
 }
 
@@ -240,12 +270,18 @@ void Server::refuseClient(net::Connection* conn, std::string_view error) {
   // the peer registered its receive buffer). The client is never read from
   // and is closed once the error is sent, or by the cron after
   // kRefusedLingerMs if the peer never lets it be sent.
-  auto* c = new Client(conn);
+  Client* c = newClient(conn);
   c->flags |= kProtectedRefuse | kCloseAfterReply;
   refused_clients++;
   linkClient(c);
   c->reply().raw(error);
   queueWrite(c);
+}
+
+Client* Server::newClient(net::Connection* conn) {
+  auto* c = new Client(conn, next_client_id++, &dbAt(0));
+  if (config.requirepass.empty()) c->flags |= kAuthenticated;
+  return c;
 }
 
 void Server::linkClient(Client* c) {
@@ -291,7 +327,7 @@ void Server::handlePendingWrites() {
     if (c == nullptr) continue;
     c->flags &= ~kPendingWrite;
     if (c->flags & kCloseAsap) continue;
-    c->flush();
+    flushClient(c);
   }
   pending_writes.clear();
 }
@@ -312,6 +348,7 @@ void Server::beforeSleep() {
   net::processPendingData();
   blocking::handleReady();
   handlePendingWrites();
+  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
@@ -367,19 +404,32 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  persist::cron();  // reaps a BGSAVE child, save points
   if (crash::shutdownRequested() && !shutdown_asap) {
-    // Logged by the signal handler itself, as Redis does.
-    shutdown_asap = true;
-    loop.setDontWait(true);
+    // Logged by the signal handler itself, as Redis does. Saves first when
+    // save points exist; a failed save keeps the server up.
+    crash::clearShutdownRequest();
+    if (persist::shutdownSave(false, false, false)) {
+      shutdown_asap = true;
+      loop.setDontWait(true);
+    } else {
+      LOG_WARNING(
+          "SIGTERM received but errors trying to shut down the server, check the logs for more "
+          "information");
+    }
   }
   int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   return static_cast<int>(1000 / hz);
 }
 
 void Server::prepareShutdown() {
+  static bool done = false;  // once, even when a shutdown during loading asked first
+  if (done) return;
+  done = true;
   LOG_WARNING("User requested shutdown...");
+  persist::killChild();
   for (Client* c : clients) {
-    c->flush();
+    flushClient(c);
   }
   listeners_.clear();
   if (!config.unixsocket.empty()) {
