@@ -13,6 +13,10 @@
 #include "server/arg_syntax.h"
 #include "server/key_spec.h"
 
+namespace server::latency {
+class Histogram;
+}
+
 namespace server {
 
 class Client;
@@ -75,6 +79,9 @@ struct Command {
   // Set after registration (CommandTable::setKeysProc) where needed; when
   // set it wins over first/last/step for COMMAND GETKEYS.
   KeysProc keys_proc = nullptr;
+  // Per-command latencies (latency-tracking), owned by server/latency;
+  // null until the command first runs with tracking on.
+  latency::Histogram* latency_histogram = nullptr;
   KeyFlagsProc key_flags_proc = nullptr;
   // COMMAND DOCS "arguments", COMMAND INFO key specs and tips (space
   // separated), from commands/syntax_table.cpp (filled in by

@@ -80,6 +80,12 @@ struct Config {
   // SLOWLOG: -1 disables, 0 logs every command.
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
+  // LATENCY: events of at least this many ms are recorded (0 = off);
+  // per-command latency histograms and the percentiles INFO latencystats
+  // reports.
+  int64_t latency_monitor_threshold = 0;
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   // A sparse HyperLogLog string growing past this many bytes turns dense.
   int64_t hll_sparse_max_bytes = 3000;
   // Small-encoding thresholds of hashes and sets (aliases *-ziplist-*).
