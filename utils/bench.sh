@@ -135,16 +135,24 @@ round_ratio() {  # srv case
 
 # Instructions per request: callgrind over two request counts; the
 # difference divided by the extra requests cancels start-up and shutdown.
-instr_per_op() {  # binary test
-  local bin=$1 t=$2 counts=()
+# With "acl" as third argument the requests run as an ACL user whose rules
+# allow every command but only the benchmark's keys (~key:*), so that the
+# permission check (command bit and key pattern) is part of each request.
+instr_per_op() {  # binary test [acl]
+  local bin=$1 t=$2 counts=() srv_acl=() gen_acl=()
+  if [ "${3:-}" = acl ]; then
+    srv_acl=(--user bench on '>benchpw' '~key:*' '+@all')
+    gen_acl=(--user bench -a benchpw)
+  fi
   for n in 20000 60000; do
     local port
     port=$(free_port)
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$bin" --port "$port" \
-      --bind 127.0.0.1 --save "" --appendonly no --logfile "$work/cg.log" >/dev/null 2>&1 &
+      --bind 127.0.0.1 --save "" --appendonly no --logfile "$work/cg.log" "${srv_acl[@]}" \
+      >/dev/null 2>&1 &
     local vp=$!
     for _ in $(seq 300); do $RCLI -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-    $RB -p "$port" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+    $RB -p "$port" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
     $RCLI -p "$port" shutdown nosave >/dev/null 2>&1 || true
     wait "$vp" 2>/dev/null || true
     counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
@@ -237,6 +245,9 @@ ev_ratio() {
 echo "bench: callgrind instruction counts"
 ig_ours=$(instr_per_op $OURS get); ig_redis=$(instr_per_op $REDIS get)
 is_ours=$(instr_per_op $OURS set); is_redis=$(instr_per_op $REDIS set)
+echo "bench: callgrind instruction counts, ACL user with a key pattern"
+iga_ours=$(instr_per_op $OURS get acl); iga_redis=$(instr_per_op $REDIS get acl)
+isa_ours=$(instr_per_op $OURS set acl); isa_redis=$(instr_per_op $REDIS set acl)
 datasets=(strings hashes sets-int sets-str zset)
 declare -A mem_desc=(
   [strings]="$KEYS strings (16-byte keys, 10-byte values)"
@@ -252,6 +263,8 @@ for d in "${datasets[@]}"; do
   mem[redis.$d]=$(mem_after_load $REDIS "$d")
 done
 
+# "+3.1%": how much a exceeds b.
+added() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%+.1f%%" : "-"), (a - b) * 100 / b}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
 {
   echo "# Benchmarks"
@@ -324,6 +337,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
   echo "|---|---|---|---|"
   echo "| GET | $ig_ours | $ig_redis | $(ratio "$ig_ours" "$ig_redis") |"
   echo "| SET | $is_ours | $is_redis | $(ratio "$is_ours" "$is_redis") |"
+  echo "| GET as an ACL user (~key:* +@all) | $iga_ours | $iga_redis | $(ratio "$iga_ours" "$iga_redis") |"
+  echo "| SET as an ACL user (~key:* +@all) | $isa_ours | $isa_redis | $(ratio "$isa_ours" "$isa_redis") |"
+  echo
+  echo "What the ACL check adds to a request (ACL user against the default user):"
+  echo
+  echo "| command | ours | Redis |"
+  echo "|---|---|---|"
+  echo "| GET | $(added "$iga_ours" "$ig_ours") | $(added "$iga_redis" "$ig_redis") |"
+  echo "| SET | $(added "$isa_ours" "$is_ours") | $(added "$isa_redis" "$is_redis") |"
   echo
   echo "Memory after loading each data set into an empty server (INFO used_memory, and RSS):"
   echo
@@ -335,4 +357,5 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
     echo "| ${mem_desc[$d]} | $ko / $kr | $uo | $ur | $(ratio "$uo" "$ur") | $ro | $rr | $(ratio "$ro" "$rr") |"
   done
 } > BENCHMARKS.md
+utils/bench-scripting.sh >>BENCHMARKS.md
 cat BENCHMARKS.md

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@
 #include "resp/request_parser.h"
 #include "resp/writer.h"
 #include "server/db/db.h"
+
+namespace acl {
+class User;
+}
 
 namespace server {
 
@@ -47,6 +52,9 @@ enum ClientFlag : uint32_t {
   // CLIENT NO-EVICT ON (shown as 'e'): counted but never closed by
   // maxmemory-clients (server/evict/client_evict.h).
   kNoEvict = 1 << 10,
+  // The client commands from Lua scripts run on (script/run_context.h):
+  // MONITOR shows it as "lua".
+  kScriptClient = 1 << 11,
   // Waiting in a blocking command (server/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
@@ -137,6 +145,9 @@ class Client {
   const Command* last_cmd = nullptr;
   const Command* cur_cmd = nullptr;
   std::string user = "default";
+  // The ACL user this client runs as (acl/users.h); shared so that ACL
+  // SETUSER changes apply to connected clients at once.
+  std::shared_ptr<acl::User> acl_user;
   // Transaction and pub/sub state (server/multi.h, server/pubsub.h), null
   // until first used; released by their modules' close hooks.
   MultiState* multi_state = nullptr;

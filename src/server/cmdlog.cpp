@@ -23,6 +23,9 @@ std::vector<bool> redactedArgs(const Command& cmd, const std::vector<std::string
         i += 2;
       }
     }
+  } else if (strcmp(cmd.name, "acl|setuser") == 0) {
+    // The user name and every rule (passwords among them), as Redis 7.0.
+    for (size_t i = 2; i < argv.size(); i++) mask[i] = true;
   } else if (strcmp(cmd.name, "config|set") == 0) {
     // CONFIG SET name value [name value ...]
     for (size_t i = 2; i + 1 < argv.size(); i += 2) {

@@ -1,7 +1,7 @@
 // What the command logs (SLOWLOG, MONITOR) show of a request: the
 // arguments with secrets replaced by "(redacted)", as Redis 7.0 does for
-// AUTH's arguments, HELLO's AUTH username and password, and CONFIG SET's
-// value of a sensitive option (requirepass).
+// AUTH's arguments, HELLO's AUTH username and password, ACL SETUSER's user
+// and rules, and CONFIG SET's value of a sensitive option (requirepass).
 #pragma once
 
 #include <string_view>

@@ -57,6 +57,7 @@ enum CommandFlag : uint32_t {
   kSkipSlowlog = 1 << 16,
   kSortForScript = 1 << 17,
   kNoAsyncLoading = 1 << 18,
+  kNoMandatoryKeys = 1 << 19,  // EVAL, FCALL: keys may be zero
 };
 
 struct Command {
@@ -89,6 +90,9 @@ struct Command {
   std::vector<ArgSpec> arguments;
   std::vector<KeySpec> key_specs;
   const char* tips = "";
+  // Index into the ACL catalog (acl/catalog.h), assigned once every
+  // command is registered; -1 before.
+  int acl_id = -1;
 
   std::string fullName() const;  // "client|list"
 };

@@ -35,6 +35,7 @@ struct Option {
 };
 
 ConfigApplyHook g_apply_hook = nullptr;
+ConfigUserLinesHook g_user_lines_hook = nullptr;
 
 bool parseBool(const std::string& v, bool* out, std::string* err) {
   if (strcasecmp(v.c_str(), "yes") == 0) {
@@ -304,6 +305,8 @@ constexpr const char* kMaxmemoryPolicyNames[] = {
     "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
     "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
 constexpr EnumValues kMaxmemoryPolicies = {kMaxmemoryPolicyNames, 8};
+constexpr const char* kPubsubDefaultNames[] = {"allchannels", "resetchannels"};
+constexpr EnumValues kPubsubDefaults = {kPubsubDefaultNames, 2};
 constexpr const char* kProtectedModeNames[] = {"no", "yes", "local"};
 constexpr EnumValues kProtectedModes = {kProtectedModeNames, 3};
 
@@ -364,10 +367,14 @@ const std::vector<Option>& options() {
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
       STR_OPT("requirepass", requirepass, true),
+      STR_OPT("aclfile", aclfile, false),
+      INT_OPT("acllog-max-len", acllog_max_len, 0, LLONG_MAX, true),
+      ENUM_OPT("acl-pubsub-default", acl_pubsub_default, kPubsubDefaults, true),
       INT_OPT("maxclients", maxclients, 1, UINT32_MAX, true),
       INT_OPT("databases", databases, 1, INT_MAX, false),
       INT_OPT("hz", hz, 0, INT_MAX, true),
       INT_OPT("busy-poll-us", busy_poll_us, 0, 1000000, true),
+      INT_OPT("busy-reply-threshold", busy_reply_threshold, 0, INT64_MAX, true),
       Option{"loglevel", true, 1, 1,
              [](Config& c, const Args& a, std::string* e) {
                logging::Level l;
@@ -534,6 +541,7 @@ constexpr Alias kAliases[] = {
     {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
     {"zset-max-ziplist-value", "zset-max-listpack-value"},
     {"list-max-ziplist-size", "list-max-listpack-size"},
+    {"lua-time-limit", "busy-reply-threshold"},
 };
 
 const Option* findOption(const std::string& name) {
@@ -565,6 +573,10 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
+void setConfigUserLinesHook(ConfigUserLinesHook hook) {
+  g_user_lines_hook = hook;
+}
+
 void setConfigApplyHook(ConfigApplyHook hook) {
   g_apply_hook = hook;
 }
@@ -588,6 +600,12 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
       reason = "Unbalanced quotes in configuration line";
     } else if (argv.size() == 3 && strcasecmp(argv[0].c_str(), "rename-command") == 0) {
       cfg->rename_commands.push_back({argv[1], argv[2], linenum, line});
+    } else if (!argv.empty() && strcasecmp(argv[0].c_str(), "user") == 0) {
+      // `user <name> <rules...>` may repeat; applied by acl::init.
+      if (argv.size() < 2)
+        reason = "wrong number of arguments";
+      else
+        cfg->acl_users.emplace_back(argv.begin() + 1, argv.end());
     } else if (!argv.empty()) {
       const Option* o = findOption(argv[0]);
       int nvals = static_cast<int>(argv.size()) - 1;
@@ -732,6 +750,9 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
   std::vector<bool> written(options().size(), false);
   bool marker = false;
   std::string out;
+  std::vector<std::string> users;
+  if (g_user_lines_hook != nullptr) users = g_user_lines_hook();
+  size_t next_user = 0;
   std::istringstream in(text);
   std::string raw;
   while (std::getline(in, raw)) {
@@ -742,6 +763,10 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
     std::vector<std::string> argv;
     if (line.empty() || line[0] == '#' || !resp::splitArgs(line, &argv) || argv.empty()) {
       out += raw + "\n";
+      continue;
+    }
+    if (g_user_lines_hook != nullptr && strcasecmp(argv[0].c_str(), "user") == 0) {
+      if (next_user < users.size()) out += users[next_user++] + "\n";
       continue;
     }
     const Option* o = findOption(argv[0]);
@@ -763,6 +788,14 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
       marker = true;
     }
     out += optionLine(o, cfg) + "\n";
+  }
+  for (; next_user < users.size(); next_user++) {
+    if (!marker) {
+      if (!out.empty() && out.back() != '\n') out += '\n';
+      out += std::string(kGenerated) + "\n";
+      marker = true;
+    }
+    out += users[next_user] + "\n";
   }
   // In place, as Redis does: the file keeps its inode, owner and mode.
   FILE* f = fopen(path.c_str(), "r+");

@@ -29,12 +29,19 @@ struct Config {
   int64_t timeout = 0;
   bool protected_mode = true;
   std::string requirepass;
+  // ACL (acl/users.h): `user` lines (each its words), the aclfile, the
+  // ACL LOG length and whether new users get every channel.
+  std::vector<std::vector<std::string>> acl_users;
+  std::string aclfile;
+  int64_t acllog_max_len = 128;
+  std::string acl_pubsub_default = "resetchannels";
   int64_t maxclients = 10000;
   int64_t databases = 16;
   int64_t hz = 10;
   // Microseconds the event loop polls without sleeping before it blocks;
   // 0 = off (see redis.conf).
   int64_t busy_poll_us = 0;
+  int64_t busy_reply_threshold = 5000;  // ms; alias lua-time-limit (script/run_context.h)
   std::string loglevel = "notice";
   std::string logfile;
   std::string dir;
@@ -157,6 +164,13 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
 // command-line options into config lines (always = true quotes every value,
 // as Redis shows command-line arguments in its config errors).
 std::string quoteConfigValue(const std::string& v, bool always = false);
+
+// CONFIG REWRITE's `user` lines (acl/users.h): the lines to write, one per
+// user ("user alice on #... ~* +@all"), empty when an aclfile keeps them.
+// Existing `user` lines are replaced in order, the rest appended. Without
+// a hook, `user` lines are kept as they are.
+using ConfigUserLinesHook = std::vector<std::string> (*)();
+void setConfigUserLinesHook(ConfigUserLinesHook hook);
 
 // Called after an option changed at run time (applies it to the server).
 using ConfigApplyHook = bool (*)(const std::string& name, std::string* err);

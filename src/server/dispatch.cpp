@@ -4,6 +4,7 @@
 #include <string>
 
 #include "event/event_loop.h"
+#include "server/acl/check.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/evict/evict.h"
@@ -13,6 +14,7 @@
 #include "server/obuf_limits.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 #include "server/slowlog.h"
 
@@ -85,9 +87,21 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
+  // ACL (acl/check.h): the same check whatever the connection type.
+  if (!acl::checkClient(c, *cmd, inMulti(c) ? "multi" : "toplevel")) {
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
   // Monitors count as replicas in Redis: no keyspace access.
   if ((c->flags & kMonitor) && (cmd->flags & (kWrite | kReadOnly | kMayReplicate))) {
     c->addError("Replica can't interact with the keyspace");
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  // A script past busy-reply-threshold lets only a few commands through.
+  if (script::rejectWhileBusy(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;

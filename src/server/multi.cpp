@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/acl/check.h"
 #include "server/client.h"
 #include "server/dispatch.h"
 #include "server/server.h"
@@ -191,7 +192,9 @@ void execCommand(Client* c) {
   for (QueuedCommand& q : queue) {
     views.assign(q.argv.begin(), q.argv.end());
     c->swapArgv(&views);
-    callCommand(c, q.cmd);
+    // Rules may have changed since the command was queued (Redis 7.0
+    // checks again at EXEC).
+    if (acl::checkClientAtExec(c, *q.cmd)) callCommand(c, q.cmd);
     c->swapArgv(&views);
   }
   c->flags = (c->flags & ~kDenyBlocking) | deny_before;

@@ -339,6 +339,16 @@ size_t pubsubPatternCount(const Client* c) {
   return c->pubsub_state != nullptr ? c->pubsub_state->patterns.size() : 0;
 }
 
+std::vector<std::pair<std::string, bool>> pubsubSubscriptions(const Client* c) {
+  std::vector<std::pair<std::string, bool>> out;
+  const PubSubState* s = c->pubsub_state;
+  if (s == nullptr) return out;
+  for (const std::string& ch : s->channels) out.emplace_back(ch, false);
+  for (const std::string& ch : s->shard_channels) out.emplace_back(ch, false);
+  for (const std::string& p : s->patterns) out.emplace_back(p, true);
+  return out;
+}
+
 size_t pubsubShardChannelCount(const Client* c) {
   return c->pubsub_state != nullptr ? c->pubsub_state->shard_channels.size() : 0;
 }

@@ -12,6 +12,9 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "server/command.h"
 
@@ -32,6 +35,9 @@ size_t pubsubShardChannelCount(const Client* c);
 // Subscribed to anything: CLIENT LIST flag 'P', client type "pubsub" for
 // output-buffer limits and CLIENT LIST/KILL TYPE.
 bool isPubSubClient(const Client* c);
+// Every subscription of c: (name, is_pattern); shard channels count as
+// channels (ACL checks them alike).
+std::vector<std::pair<std::string, bool>> pubsubSubscriptions(const Client* c);
 
 // Server-wide counts for INFO stats: channels with subscribers, distinct
 // patterns, shard channels with subscribers.

@@ -12,6 +12,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "net/registry.h"
+#include "server/acl/users.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/client_io.h"
@@ -28,6 +29,7 @@
 #include "server/multi.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/version.h"
 
 namespace server {
@@ -144,6 +146,10 @@ bool Server::start() {
       return false;
     }
   }
+  if (!acl::init(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return false;
+  }
   net::registerBuiltinTypes();
 
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
@@ -164,7 +170,10 @@ bool Server::start() {
     }
   }
   loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
-  loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
+  // The clock stands still while a script runs (script.h).
+  loop.setAfterSleep([](event::EventLoop*) {
+    if (!script::running()) db::Clock::update();
+  });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
@@ -254,7 +263,7 @@ void Server::onAccepted(net::Connection* conn) {
     s.refuseClient(conn, "-ERR max number of clients reached\r\n");
     return;
   }
-  if (s.config.protected_mode && s.config.requirepass.empty() && !conn->isLocal()) {
+  if (s.config.protected_mode && acl::defaultUserIsOpen() && !conn->isLocal()) {
     s.refuseClient(conn, kProtectedModeError);
     return;
   }
@@ -281,7 +290,7 @@ void Server::refuseClient(net::Connection* conn, std::string_view error) {
 
 Client* Server::newClient(net::Connection* conn) {
   auto* c = new Client(conn, next_client_id++, &dbAt(0));
-  if (config.requirepass.empty()) c->flags |= kAuthenticated;
+  acl::attachDefaultUser(c);
   return c;
 }
 
@@ -347,10 +356,17 @@ void Server::freeClosingClients() {
 void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
-  blocking::handleReady();
+  // While a busy script services the loop (script.h) only I/O happens:
+  // blocked clients are served and closed clients freed after it ends.
+  bool in_script = script::running();
+  if (!in_script) blocking::handleReady();
   handlePendingWrites();
-  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
-  freeClosingClients();
+  if (!in_script) {
+    // Not while a script runs: the clients it serves must stay.
+    if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
+    freeClosingClients();
+    script::afterScripts();
+  }
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
   if (shutdown_asap) {
@@ -397,6 +413,9 @@ void Server::databasesCron() {
 }
 
 int Server::cron() {
+  int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
+  // No cron work in the middle of a script: it is atomic, time included.
+  if (script::running()) return static_cast<int>(period);
   db::Clock::update();
   cron_loops++;
   // Instantaneous ops/sec over the last samples, as INFO reports it.

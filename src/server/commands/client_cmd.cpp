@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/acl/users.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
@@ -169,8 +170,7 @@ void clientKillCommand(Client* c) {
       } else if (strutil::equalsIgnoreCase(opt, "LADDR")) {
         f.laddr = val;
       } else if (strutil::equalsIgnoreCase(opt, "USER")) {
-        // The only user is "default" (requirepass).
-        if (val != "default") {
+        if (!acl::findUser(val)) {
           c->addErrorFormat("No such user '%.*s'", static_cast<int>(val.size()), val.data());
           return;
         }

@@ -5,6 +5,8 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "server/acl/acl_log.h"
+#include "server/acl/users.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/config.h"
@@ -36,6 +38,18 @@ bool applyConfig(const std::string& name, std::string* err) {
       *err = "Unable to listen on this port: " + why;
       return false;
     }
+    return true;
+  }
+  if (name == "requirepass") {
+    acl::applyRequirepass(s.config.requirepass);
+    return true;
+  }
+  if (name == "acllog-max-len") {
+    acl::aclLogTrim();
+    return true;
+  }
+  if (name == "acl-pubsub-default") {
+    acl::g_pubsub_default_all = s.config.acl_pubsub_default == "allchannels";
     return true;
   }
   if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/acl/users.h"
 #include "server/client.h"
 #include "server/commands/families.h"
 #include "server/multi.h"
@@ -14,12 +15,13 @@ namespace {
 
 const char kWrongPass[] = "-WRONGPASS invalid username-password pair or user is disabled.";
 
-// True if the credentials open the default user. With no requirepass the
-// default user accepts any password (Redis's "nopass").
-bool checkPassword(std::string_view user, std::string_view pass) {
-  if (user != "default") return false;
-  const std::string& want = g_server->config.requirepass;
-  return want.empty() || (want.size() == pass.size() && want == pass);
+// Authenticates c as user/pass (acl/users.h); false (logged to ACL LOG)
+// when the pair does not open an enabled user.
+bool checkPassword(Client* c, std::string_view user, std::string_view pass) {
+  acl::UserPtr u = acl::authenticate(c, user, pass);
+  if (!u) return false;
+  acl::authenticateClient(c, std::move(u));
+  return true;
 }
 
 void pingCommand(Client* c) {
@@ -65,7 +67,7 @@ void authCommand(Client* c) {
     c->addSyntaxError();
     return;
   }
-  if (c->argc() == 2 && g_server->config.requirepass.empty()) {
+  if (c->argc() == 2 && acl::defaultUserIsOpen()) {
     c->addError(
         "AUTH <password> called without any password configured for the default user. Are you "
         "sure your configuration is correct?");
@@ -73,11 +75,10 @@ void authCommand(Client* c) {
   }
   std::string_view user = c->argc() == 3 ? c->arg(1) : std::string_view("default");
   std::string_view pass = c->arg(c->argc() - 1);
-  if (!checkPassword(user, pass)) {
+  if (!checkPassword(c, user, pass)) {
     c->addError(kWrongPass);
     return;
   }
-  c->flags |= kAuthenticated;
   c->addOk();
 }
 
@@ -109,11 +110,10 @@ void helloCommand(Client* c) {
   for (size_t i = next; i < c->argc(); i++) {
     size_t more = c->argc() - i - 1;
     if (strutil::equalsIgnoreCase(c->arg(i), "AUTH") && more >= 2) {
-      if (!checkPassword(c->arg(i + 1), c->arg(i + 2))) {
+      if (!checkPassword(c, c->arg(i + 1), c->arg(i + 2))) {
         c->addError(kWrongPass);
         return;
       }
-      c->flags |= kAuthenticated;
       i += 2;
     } else if (strutil::equalsIgnoreCase(c->arg(i), "SETNAME") && more >= 1) {
       setname = c->arg(i + 1);
@@ -164,7 +164,9 @@ void resetCommand(Client* c) {
   c->setDb(&g_server->dbAt(0));
   c->setProto(2);
   c->setName("");
-  if (!g_server->config.requirepass.empty()) c->flags &= ~kAuthenticated;
+  // Back to the default user, authenticated only if it needs no password.
+  c->flags &= ~kAuthenticated;
+  acl::attachDefaultUser(c);
   c->addStatus("RESET");
 }
 

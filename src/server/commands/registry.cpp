@@ -1,9 +1,11 @@
 // The one place that knows every command family: adding a family means a
 // line here and its declaration in families.h.
+#include "server/acl/acl.h"
 #include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
 #include "server/multi.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 
 namespace server {
@@ -25,6 +27,8 @@ void registerAllCommands() {
   registerListBlockingCommands(t);
   registerZsetBlockingCommands(t);
   registerSortCommands(t);
+  script::registerScriptingCommands(t);
+  acl::registerAclCommand(t);
   attachCommandDocs(t);
 }
 

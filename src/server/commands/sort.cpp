@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/strutil.h"
+#include "server/acl/check.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/commands/families.h"
@@ -66,8 +67,18 @@ bool parseSortArgs(Client* c, bool readonly, SortArgs* a) {
     } else if (strutil::equalsIgnoreCase(opt, "BY") && left >= 1) {
       a->by = c->arg(++i);
       // No '*': nothing to substitute, so nothing to sort by.
-      if (a->by.find('*') == std::string_view::npos) a->dont_sort = true;
+      if (a->by.find('*') == std::string_view::npos) {
+        a->dont_sort = true;
+      } else if (!acl::hasFullKeyAccess(c)) {
+        // A pattern reads keys the ACL check never saw (Redis 7.0).
+        c->addError("BY option of SORT denied due to insufficient ACL permissions.");
+        return false;
+      }
     } else if (strutil::equalsIgnoreCase(opt, "GET") && left >= 1) {
+      if (!acl::hasFullKeyAccess(c)) {
+        c->addError("GET option of SORT denied due to insufficient ACL permissions.");
+        return false;
+      }
       a->gets.push_back(c->arg(++i));
     } else {
       c->addSyntaxError();
