@@ -90,6 +90,7 @@ class Dict {
   static constexpr size_t kShrinkRatio = 8;           // shrink below 1/8 full
   static constexpr size_t kSampleVisitsPerNode = 10;  // bucket budget of sampleNodes
   static constexpr size_t kRandomProbes = 64;         // random picks before a linear walk
+  static constexpr uint32_t kRandomChainBound = 8;    // randomNode's initial chain bound
   static constexpr size_t kMapThresholdBytes = size_t{1} << 20;    // mmap arrays this big
   static constexpr size_t kReleaseChunkBytes = size_t{128} << 10;  // unmap granule
   static_assert(kReleaseChunkBytes % 4096 == 0 && kMapThresholdBytes % kReleaseChunkBytes == 0);
@@ -119,6 +120,7 @@ class Dict {
     std::swap(rehash_idx_, other.rehash_idx_);
     std::swap(paused_, other.paused_);
     std::swap(clear_idx_, other.clear_idx_);
+    std::swap(random_bound_, other.random_bound_);
   }
 
   size_t size() const { return t_[0].used + t_[1].used; }
@@ -253,24 +255,30 @@ class Dict {
     return resize(n);
   }
 
-  // A random node (nullptr when empty): a random non-empty bucket, then a
-  // random node of its chain. Nodes in long chains are slightly less likely.
+  // A uniformly random node (nullptr when empty). A random non-empty bucket
+  // then a random node of its chain would give each node 1/L of its bucket's
+  // share, favouring nodes alone in their bucket. Instead the chain drawn is
+  // kept with probability L / bound (else another bucket is drawn), which
+  // cancels the 1/L: every node has the same chance, exactly, as long as no
+  // chain is longer than the bound. The bound starts at kRandomChainBound
+  // (longer chains are very unlikely at load factor <= 1 with a seeded hash)
+  // and grows to the longest chain ever met here, so even then the bias is
+  // corrected from the next pick on. Expected draws: bound / mean chain
+  // length (about 5 at load factor 1).
   Node* randomNode() {
     if (empty()) return nullptr;
     step();
-    Node* head = nullptr;
-    for (size_t probe = 0; head == nullptr && probe < kRandomProbes; probe++) {
-      head = bucketAtFlatIndex(randomU64());
+    for (;;) {
+      Node* head = randomNonEmptyBucket();
+      size_t len = 0;
+      for (Node* n = head; n; n = Traits::next(n)) len++;
+      if (len > random_bound_)
+        random_bound_ = static_cast<uint32_t>(std::min<size_t>(len, UINT32_MAX));
+      size_t pick = randomU64() % random_bound_;
+      if (pick >= len) continue;
+      while (pick--) head = Traits::next(head);
+      return head;
     }
-    if (head == nullptr) {  // very sparse table: walk from a random bucket
-      size_t total = flatSize(), i = randomU64() % total;
-      while ((head = bucketAtFlatIndex(i)) == nullptr) i = (i + 1) % total;
-    }
-    size_t len = 0;
-    for (Node* n = head; n; n = Traits::next(n)) len++;
-    size_t pick = randomU64() % len;
-    while (pick--) head = Traits::next(head);
-    return head;
   }
 
   // Writes up to n distinct nodes to out[] from a run of consecutive buckets
@@ -644,10 +652,27 @@ class Dict {
     clear_idx_ = 0;
   }
 
+  // A bucket drawn uniformly among the non-empty ones (random probes); a
+  // table so sparse that kRandomProbes all miss is walked from a random
+  // bucket instead, which favours buckets after long empty runs (tables are
+  // shrunk long before that is likely).
+  Node* randomNonEmptyBucket() const {
+    Node* head = nullptr;
+    for (size_t probe = 0; head == nullptr && probe < kRandomProbes; probe++) {
+      head = bucketAtFlatIndex(randomU64());
+    }
+    if (head == nullptr) {
+      size_t total = flatSize(), i = randomU64() % total;
+      while ((head = bucketAtFlatIndex(i)) == nullptr) i = (i + 1) % total;
+    }
+    return head;
+  }
+
   Table t_[2];
-  size_t rehash_idx_ = kNotRehashing;  // next bucket of t_[0] to move
-  uint32_t paused_ = 0;                // > 0 while a forEach/scan callback runs
-  size_t clear_idx_ = 0;               // progress of clearSteps()
+  size_t rehash_idx_ = kNotRehashing;          // next bucket of t_[0] to move
+  uint32_t paused_ = 0;                        // > 0 while a forEach/scan callback runs
+  uint32_t random_bound_ = kRandomChainBound;  // see randomNode()
+  size_t clear_idx_ = 0;                       // progress of clearSteps()
 };
 
 }  // namespace common

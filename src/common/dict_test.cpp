@@ -499,6 +499,46 @@ TEST(Dict, RandomNodeReachesEveryNodeFairly) {
   EXPECT_EQ(sparse.randomNode(), &few[0]);
 }
 
+// Pearson's chi-square of draw counts against a uniform expectation.
+double chiSquare(const std::vector<size_t>& hits, size_t draws) {
+  double expected = static_cast<double>(draws) / static_cast<double>(hits.size());
+  double chi = 0;
+  for (size_t h : hits)
+    chi += (static_cast<double>(h) - expected) * (static_cast<double>(h) - expected) / expected;
+  return chi;
+}
+
+TEST(Dict, RandomNodeIsUniformWhateverTheChainLengths) {
+  // Four keys share one bucket, six have one each: a node must not be four
+  // times rarer for sharing its bucket. 9 degrees of freedom: 40 is far
+  // beyond the 99.99th percentile (about 33), as Redis's own tests bound it.
+  using Colliding = Dict<CollidingTraits>;
+  std::vector<IntNode> nodes(10);
+  uint64_t keys[] = {0, 16, 32, 48, 1, 2, 3, 4, 5, 6};
+  Colliding d;
+  for (size_t i = 0; i < nodes.size(); i++) {
+    nodes[i].key = keys[i];
+    d.insert(&nodes[i]);
+  }
+  constexpr size_t kDraws = 100000;
+  std::vector<size_t> hits(nodes.size());
+  for (size_t i = 0; i < kDraws; i++) hits[d.randomNode() - nodes.data()]++;
+  EXPECT_LT(chiSquare(hits, kDraws), 40.0);
+
+  // A chain longer than the initial bound (12 > 8) is corrected from then on.
+  std::vector<IntNode> more(16);
+  Colliding e;
+  for (size_t i = 0; i < more.size(); i++) {
+    more[i].key = i < 12 ? i * 16 : i * 16 + 1 + i;  // 12 in bucket 0, 4 elsewhere
+    e.insert(&more[i]);
+  }
+  e.randomNode();
+  for (int i = 0; i < 64; i++) e.randomNode();  // meets the long chain
+  std::vector<size_t> more_hits(more.size());
+  for (size_t i = 0; i < kDraws; i++) more_hits[e.randomNode() - more.data()]++;
+  EXPECT_LT(chiSquare(more_hits, kDraws), 50.0);  // 15 degrees of freedom
+}
+
 TEST(Dict, SampleNodesBounds) {
   std::mt19937_64 rng(5);
   for (size_t n : {0, 1, 5, 100, 10000}) {

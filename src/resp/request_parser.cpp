@@ -150,6 +150,11 @@ RequestParser::Result RequestParser::feed(const char* base, size_t len,
 RequestParser::Result RequestParser::parseInline(const char* base, size_t len,
                                                  const ParserLimits& limits) {
   const char* nl = static_cast<const char*>(memchr(base, '\n', len));
+  // Redis looks for the newline with strchr(), which stops at a NUL: an
+  // inline request with a NUL before its newline is never complete, and
+  // the connection waits until the too-big error below. Matched here so
+  // both servers treat such bytes alike.
+  if (nl != nullptr && memchr(base, '\0', static_cast<size_t>(nl - base)) != nullptr) nl = nullptr;
   if (nl == nullptr) {
     if (len > limits.max_inline_len) return fail("Protocol error: too big inline request");
     return kNeedMore;

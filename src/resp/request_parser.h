@@ -29,8 +29,10 @@ struct ArgRef {
 
 struct ParserLimits {
   int64_t max_bulk_len = 512ll * 1024 * 1024;  // proto-max-bulk-len
-  int64_t max_multibulk_len = 1024 * 1024;     // arguments per request
-  size_t max_inline_len = 64 * 1024;           // PROTO_INLINE_MAX_SIZE
+  // Arguments per request: Redis 7.0 accepts up to INT_MAX (the query
+  // buffer limit is what bounds a request in practice).
+  int64_t max_multibulk_len = 2147483647;
+  size_t max_inline_len = 64 * 1024;  // PROTO_INLINE_MAX_SIZE
   // Before AUTH, requests are limited to 10 args of 16 KiB (as Redis does),
   // so an unauthenticated peer cannot make the server buffer much.
   bool authenticated = true;

@@ -95,6 +95,30 @@ TEST(RequestParser, Inline) {
   EXPECT_EQ(r.args, (std::vector<std::string>{"SET", "k", "a bA\n", "it's"}));
 }
 
+TEST(RequestParser, InlineWithNulBeforeNewlineNeverCompletes) {
+  // As Redis (strchr stops at the NUL): no request until the too-big error.
+  RequestParser p;
+  ParserLimits l;
+  std::string req("ECHO a\0b\r\nPING\r\n", 16);
+  EXPECT_EQ(p.feed(req.data(), req.size(), l), RequestParser::kNeedMore);
+  req += std::string(70000, 'x');
+  EXPECT_EQ(p.feed(req.data(), req.size(), l), RequestParser::kError);
+  EXPECT_STREQ(p.error(), "Protocol error: too big inline request");
+  // A NUL inside a multibulk argument is plain data.
+  Parsed r = parseInSteps(std::string("*1\r\n$3\r\na\0b\r\n", 13), 1);
+  ASSERT_EQ(r.result, RequestParser::kDone);
+  EXPECT_EQ(r.args, (std::vector<std::string>{std::string("a\0b", 3)}));
+}
+
+TEST(RequestParser, MoreThanAMillionArgumentsAccepted) {
+  std::string req = "*2000000\r\n";
+  for (int i = 0; i < 2000000; i++) req += "$1\r\nx\r\n";
+  RequestParser p;
+  ParserLimits l;
+  ASSERT_EQ(p.feed(req.data(), req.size(), l), RequestParser::kDone);
+  EXPECT_EQ(p.args().size(), 2000000u);
+}
+
 TEST(RequestParser, EmptyInlineLine) {
   Parsed r = parseInSteps("\r\n", 1);
   ASSERT_EQ(r.result, RequestParser::kDone);

@@ -17,19 +17,56 @@ CommandTable::~CommandTable() {
 
 void CommandTable::add(Command cmd) {
   cmds_.push_back(new Command(std::move(cmd)));
+  names_.emplace_back(cmds_.back()->name, cmds_.back());
   rebuildIndex();
 }
 
 void CommandTable::rebuildIndex() {
   size_t size = 16;
-  while (size < cmds_.size() * 4) size *= 2;
-  index_.assign(size, nullptr);
-  for (Command* c : cmds_) {
-    std::string_view n(c->name);
+  while (size < names_.size() * 4) size *= 2;
+  index_.assign(size, -1);
+  for (size_t k = 0; k < names_.size(); k++) {
+    const std::string& n = names_[k].first;
     size_t i = common::hashBytesNoCase(n.data(), n.size()) & (size - 1);
-    while (index_[i] != nullptr) i = (i + 1) & (size - 1);
-    index_[i] = c;
+    while (index_[i] != -1) i = (i + 1) & (size - 1);
+    index_[i] = static_cast<int32_t>(k);
   }
+}
+
+bool CommandTable::rename(std::string_view from, std::string_view to, std::string* err) {
+  auto it = names_.begin();
+  while (it != names_.end() && !strutil::equalsIgnoreCase(it->first, from)) ++it;
+  if (it == names_.end()) {
+    *err = "No such command in rename-command";
+    return false;
+  }
+  Command* cmd = it->second;
+  names_.erase(it);
+  rebuildIndex();
+  if (!to.empty()) {
+    if (find(to) != nullptr) {
+      // As in Redis, the old name is gone even though the rename failed;
+      // start-up stops anyway.
+      *err = "Target command name already exists";
+      return false;
+    }
+    names_.emplace_back(std::string(to), cmd);
+  }
+  rebuildIndex();
+  return true;
+}
+
+std::vector<Command*> CommandTable::reachable() {
+  std::vector<Command*> out;
+  for (Command* c : cmds_) {
+    for (const auto& n : names_) {
+      if (n.second == c) {
+        out.push_back(c);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 bool keysAfterCount(const std::vector<std::string_view>& argv, size_t count_index,
@@ -58,8 +95,9 @@ Command* CommandTable::find(std::string_view name) {
   if (index_.empty()) return nullptr;
   size_t mask = index_.size() - 1;
   size_t i = common::hashBytesNoCase(name.data(), name.size()) & mask;
-  while (index_[i] != nullptr) {
-    if (strutil::equalsIgnoreCase(index_[i]->name, name)) return index_[i];
+  while (index_[i] != -1) {
+    const auto& entry = names_[static_cast<size_t>(index_[i])];
+    if (strutil::equalsIgnoreCase(entry.first, name)) return entry.second;
     i = (i + 1) & mask;
   }
   return nullptr;

@@ -7,10 +7,15 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "server/arg_syntax.h"
 #include "server/key_spec.h"
+
+namespace server::latency {
+class Histogram;
+}
 
 namespace server {
 
@@ -75,6 +80,9 @@ struct Command {
   // Set after registration (CommandTable::setKeysProc) where needed; when
   // set it wins over first/last/step for COMMAND GETKEYS.
   KeysProc keys_proc = nullptr;
+  // Per-command latencies (latency-tracking), owned by server/latency;
+  // null until the command first runs with tracking on.
+  latency::Histogram* latency_histogram = nullptr;
   KeyFlagsProc key_flags_proc = nullptr;
   // COMMAND DOCS "arguments", COMMAND INFO key specs and tips (space
   // separated), from commands/syntax_table.cpp (filled in by
@@ -105,13 +113,27 @@ class CommandTable {
   // Resolves "client list" to the subcommand when the command has them;
   // returns the container itself when it has none.
   Command* findSub(Command* parent, std::string_view sub);
+  // Every registered command, renamed or disabled ones included (stats,
+  // docs attachment).
   std::vector<Command*> all();
-  size_t count() const { return cmds_.size(); }
+  // The commands a client can reach by some name (COMMAND, COMMAND COUNT,
+  // COMMAND DOCS, COMMAND LIST): all() less those disabled by
+  // rename-command "".
+  std::vector<Command*> reachable();
+  size_t count() const { return names_.size(); }
+  // rename-command (config file only, as Redis 7.0): `from` is looked up
+  // as `to` from now on, or not at all when `to` is empty. The command
+  // keeps its own name in replies (COMMAND INFO, commandstats). False with
+  // Redis's reason when `from` is not a reachable name or `to` is taken.
+  bool rename(std::string_view from, std::string_view to, std::string* err);
 
  private:
   std::vector<Command*> cmds_;
-  // Open addressing on lower-case names; sized at build time.
-  std::vector<Command*> index_;
+  // Lookup names (a command's own, unless renamed) and what they reach.
+  std::vector<std::pair<std::string, Command*>> names_;
+  // Open addressing on lower-case names, indices into names_ (-1 empty);
+  // sized at build time.
+  std::vector<int32_t> index_;
   void rebuildIndex();
 };
 

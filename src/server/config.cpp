@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -234,6 +235,42 @@ std::string getOutputBufferLimits(const Config& c) {
         },                                           \
         [](const Config& c) { return c.FIELD; }      \
   }
+
+// latency-tracking-info-percentiles: numbers in [0, 100], space separated
+// (one CONFIG SET argument) or as several config-file arguments; "" none.
+bool setLatencyPercentiles(Config& c, const Args& a, std::string* err) {
+  std::vector<double> out;
+  for (const std::string& arg : a) {
+    std::istringstream words(arg);
+    std::string w;
+    while (words >> w) {
+      char* end = nullptr;
+      double v = strtod(w.c_str(), &end);
+      if (end == w.c_str() || *end != '\0' || std::isnan(v)) {
+        *err = "Invalid latency-tracking-info-percentiles parameters";
+        return false;
+      }
+      if (v < 0.0 || v > 100.0) {
+        *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+        return false;
+      }
+      out.push_back(v);
+    }
+  }
+  c.latency_tracking_info_percentiles = std::move(out);
+  return true;
+}
+
+std::string getLatencyPercentiles(const Config& c) {
+  std::string out;
+  for (double v : c.latency_tracking_info_percentiles) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%g", v);
+    if (!out.empty()) out += ' ';
+    out += buf;
+  }
+  return out;
+}
 
 // maxmemory-clients: a memory value, or "N%" of maxmemory (stored as -N).
 bool setMaxmemoryClients(Config& c, const Args& a, std::string* err) {
@@ -476,6 +513,10 @@ const std::vector<Option>& options() {
       INT_OPT("lfu-log-factor", lfu_log_factor, 0, INT_MAX, true),
       INT_OPT("lfu-decay-time", lfu_decay_time, 0, INT_MAX, true),
       INT_OPT("slowlog-log-slower-than", slowlog_log_slower_than, -1, INT64_MAX, true),
+      INT_OPT("latency-monitor-threshold", latency_monitor_threshold, 0, INT64_MAX, true),
+      BOOL_OPT("latency-tracking", latency_tracking, true),
+      Option{"latency-tracking-info-percentiles", true, 0, -1, setLatencyPercentiles,
+             getLatencyPercentiles},
       INT_OPT("slowlog-max-len", slowlog_max_len, 0, INT64_MAX, true),
       MEM_OPT("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, true),
       INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
@@ -572,6 +613,8 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
     std::string reason;
     if (!resp::splitArgs(line, &argv)) {
       reason = "Unbalanced quotes in configuration line";
+    } else if (argv.size() == 3 && strcasecmp(argv[0].c_str(), "rename-command") == 0) {
+      cfg->rename_commands.push_back({argv[1], argv[2], linenum, line});
     } else if (!argv.empty() && strcasecmp(argv[0].c_str(), "user") == 0) {
       // `user <name> <rules...>` may repeat; applied by acl::init.
       if (argv.size() < 2)

@@ -11,6 +11,15 @@
 namespace server {
 
 struct Config {
+  // rename-command lines (config file or command line only, as Redis 7.0:
+  // not an option of CONFIG GET/SET), applied in order once the command
+  // table exists; line and text are kept for the error Redis prints.
+  struct RenameCommand {
+    std::string from, to;
+    int line = 0;
+    std::string text;
+  };
+  std::vector<RenameCommand> rename_commands;
   std::vector<std::string> bind = {"*", "-::*"};
   int64_t port = 6379;
   std::string unixsocket;
@@ -83,6 +92,12 @@ struct Config {
   // SLOWLOG: -1 disables, 0 logs every command.
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
+  // LATENCY: events of at least this many ms are recorded (0 = off);
+  // per-command latency histograms and the percentiles INFO latencystats
+  // reports.
+  int64_t latency_monitor_threshold = 0;
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   // A sparse HyperLogLog string growing past this many bytes turns dense.
   int64_t hll_sparse_max_bytes = 3000;
   // Small-encoding thresholds of hashes and sets (aliases *-ziplist-*).

@@ -1,5 +1,5 @@
-#include "server/persist/persist.h"
 #include "server/dispatch.h"
+#include "server/persist/persist.h"
 
 #include <string>
 
@@ -8,6 +8,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/evict/evict.h"
+#include "server/latency/monitor.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -169,6 +170,7 @@ void callCommand(Client* c, Command* cmd) {
   c->last_cmd = cmd;
   c->last_interaction_ms = db::Clock::nowMs;
   g_slowlog.maybeLog(c, *cmd, took);
+  latency::afterCommand(cmd, took);
   monitor::feed(c, *cmd);
   enforceOutputBufferLimits(c);
 }

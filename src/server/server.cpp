@@ -23,6 +23,7 @@
 #include "server/evict/client_evict.h"
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
+#include "server/latency/monitor.h"
 #include "server/limits/open_files.h"
 #include "server/monitor.h"
 #include "server/multi.h"
@@ -147,6 +148,16 @@ bool Server::start() {
     notify::keyspaceEvent(notify::kNew, "new", key, d->id());
   };
   registerAllCommands();
+  for (const Config::RenameCommand& r : config.rename_commands) {
+    if (!commands.rename(r.from, r.to, &err)) {
+      // Reported as the config loader reports its errors: the file is wrong.
+      fprintf(stderr,
+              "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at "
+              "line %d\n>>> '%s'\n%s\n",
+              kRedisVersion, r.line, r.text.c_str(), err.c_str());
+      return false;
+    }
+  }
   if (!acl::init(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -386,11 +397,14 @@ void Server::clientsCron() {
   for (Client* c : clients) {
     // A blocked client waits on its own timeout, not the idle one (Redis).
     if (c->flags & (kCloseAsap | kBlocked)) continue;
+    // Subscribers (any protocol) and monitors only listen: Redis 7.0 never
+    // closes them for being idle.
+    bool listener = (c->flags & kMonitor) || isPubSubClient(c);
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;
     }
-    if (limit > 0 && db::Clock::nowMs - c->last_interaction_ms > limit) {
+    if (limit > 0 && !listener && db::Clock::nowMs - c->last_interaction_ms > limit) {
       LOG_VERBOSE("Closing idle client id=%llu", static_cast<unsigned long long>(c->id()));
       freeClientAsync(c);
     }
@@ -402,11 +416,16 @@ void Server::databasesCron() {
   int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
+  int64_t expire_us = 0;  // the "expire-cycle" latency event covers expiry only
   for (auto& d : dbs) {
-    if (d->expiresSize() > 0)
+    if (d->expiresSize() > 0) {
+      int64_t t0 = event::EventLoop::nowUs();
       d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort));
+      expire_us += event::EventLoop::nowUs() - t0;
+    }
     if (config.activerehashing) d->cronRehash(1000);
   }
+  latency::addSampleIfNeeded("expire-cycle", expire_us / 1000);
 }
 
 int Server::cron() {

@@ -168,3 +168,101 @@ start_server {tags {limits external:skip} overrides {enable-debug-command local}
     set err
   } {ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.}
 }
+
+start_server {tags {limits external:skip} overrides {timeout 1}} {
+  test {The idle timeout spares subscribers (RESP2 and RESP3) and monitors} {
+    set names {sub2 sub3 psub monitor idle}
+    set clients {}
+    foreach name $names {
+      set c [redis_deferring_client]
+      $c client setname $name
+      $c read
+      switch $name {
+        sub2 { $c subscribe ch }
+        sub3 { $c hello 3; $c read; $c subscribe ch }
+        psub { $c psubscribe p* }
+        monitor { $c monitor }
+        idle { $c ping }
+      }
+      $c read
+      lappend clients $c
+    }
+    # The idle one goes; `r` keeps talking, so it stays.
+    wait_for_condition 50 100 {![string match "*name=idle *" [r client list]]} {
+      fail "the idle client was not closed"
+    }
+    # Two more seconds for the others, with `r` kept busy.
+    for {set i 0} {$i < 20} {incr i} {
+      r ping
+      after 100
+    }
+    set left {}
+    foreach l [split [string trim [r client list]] "\n"] {
+      regexp {name=(\S*)} $l -> n
+      if {$n ne ""} { lappend left $n }
+    }
+    foreach c $clients { $c close }
+    lsort $left
+  } {monitor psub sub2 sub3}
+}
+
+start_server {tags {limits external:skip} args {--rename-command config myconfig --rename-command flushall ""}} {
+  test {rename-command: the new name runs the command, the old one is unknown} {
+    assert_error {ERR unknown command 'config', with args beginning with: 'get' 'port' } {r config get port}
+    assert_equal [lindex [r myconfig get port] 1] [srv port]
+    assert_equal [r MyConfig get maxclients] {maxclients 10000}
+    # The command keeps its own name in COMMAND INFO, reached by the new one.
+    assert_equal [lindex [r command info myconfig] 0 0] config
+    assert_equal [r command info config] {{}}
+    # Not an option of CONFIG GET/SET (Redis 7.0).
+    r myconfig get rename-command
+  } {}
+
+  test {rename-command with an empty name disables the command} {
+    r set k v
+    assert_error {ERR unknown command 'flushall', with args beginning with: } {r flushall}
+    r dbsize
+  } {1}
+}
+
+start_server {tags {limits external:skip}} {
+  test {rename-command of an unknown command, or onto a taken name, stops start-up} {
+    set out {}
+    foreach {from to} {nosuch foo get set} {
+      set rc [catch {exec $::cfg(server_bin) --port 0 --save "" --rename-command $from $to 2>@1} o]
+      assert_equal $rc 1
+      # Command-line values are shown quoted, as Redis shows them.
+      assert_match "*FATAL CONFIG FILE ERROR*>>> 'rename-command \"$from\" \"$to\"'*" $o
+      lappend out [lindex [regexp -inline {No such command in rename-command|Target command name already exists} $o] 0]
+    }
+    set out
+  } {{No such command in rename-command} {Target command name already exists}}
+}
+
+start_server {tags {limits}} {
+  test {A multibulk of more than 1,048,576 arguments is accepted} {
+    set n 1100000
+    set c [redis_client]
+    $c write "*[expr {$n + 2}]\r\n\$4\r\nSADD\r\n\$9\r\nbigmulti1\r\n[string repeat "\$1\r\nx\r\n" $n]"
+    set reply [$c read]
+    $c close
+    assert_equal [r smembers bigmulti1] x
+    r del bigmulti1
+    set reply
+  } {1}
+
+  test {An inline request with a NUL before its newline waits, then is too big} {
+    # Redis finds the newline with strchr(), which stops at the NUL: nothing
+    # is answered, not even the PING after it, until the request passes the
+    # inline limit.
+    set c [::redis::connect [srv host] [srv port] -timeout 500]
+    $c readraw 1
+    $c write "ECHO a\x00b\r\nPING\r\n"
+    assert_error {*timeout*} {$c read}
+    $c write [string repeat x 70000]
+    set lines {}
+    while {![catch {$c read} line]} { lappend lines $line }
+    $c close
+    set lines
+  } {{-ERR Protocol error: too big inline request}}
+}

@@ -228,7 +228,7 @@ Command* lookupByFullName(std::string_view name) {
 }
 
 void commandCommand(Client* c) {
-  std::vector<Command*> all = g_server->commands.all();
+  std::vector<Command*> all = g_server->commands.reachable();
   c->addArrayLen(static_cast<int64_t>(all.size()));
   for (Command* cmd : all) addCommandInfo(c->reply(), *cmd);
 }
@@ -251,7 +251,7 @@ void commandInfoCommand(Client* c) {
 void commandDocsCommand(Client* c) {
   resp::Writer& w = c->reply();
   if (c->argc() == 2) {
-    std::vector<Command*> all = g_server->commands.all();
+    std::vector<Command*> all = g_server->commands.reachable();
     w.mapLen(static_cast<int64_t>(all.size()));
     for (Command* cmd : all) {
       w.bulk(cmd->name);
@@ -312,7 +312,7 @@ void commandListCommand(Client* c) {
   resp::Writer& w = c->reply();
   void* slot = w.beginDeferred();
   int64_t n = 0;
-  for (Command* cmd : g_server->commands.all()) {
+  for (Command* cmd : g_server->commands.reachable()) {
     if (keep(*cmd)) {
       w.bulk(cmd->name);
       n++;

@@ -26,6 +26,7 @@
 #include "server/evict/allocator.h"
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
+#include "server/latency/monitor.h"
 #include "server/persist/persist.h"
 #include "server/pubsub.h"
 #include "server/script/script.h"
@@ -356,7 +357,7 @@ constexpr Section kSections[] = {
     {"modules", "Modules", true, noFields},
     {"commandstats", "Commandstats", false, commandstatsSection},
     {"errorstats", "Errorstats", true, errorstatsSection},
-    {"latencystats", "Latencystats", false, noFields},
+    {"latencystats", "Latencystats", false, latency::latencystatsSection},
     {"cluster", "Cluster", true, clusterSection},
     {"keyspace", "Keyspace", true, keyspaceSection},
 };
@@ -453,6 +454,7 @@ void resetServerStats() {
   s.stats.last_sample_ms = db::Clock::nowMs;
   g_peak_memory = 0;
   evict::resetStats();
+  latency::resetHistograms();
   for (Command* c : s.commands.all()) {
     c->calls = c->usec = c->rejected_calls = c->failed_calls = 0;
     for (Command& sub : c->subcommands)

@@ -10,6 +10,7 @@
 #include "server/client.h"
 #include "server/commands/families.h"
 #include "server/commands/introspection.h"
+#include "server/latency/latency_cmd.h"
 #include "server/persist/persist.h"
 #include "server/server.h"
 
@@ -46,6 +47,7 @@ void registerServerCommands(CommandTable& t) {
   registerDebugCommand(t);
   registerMemoryCommand(t);
   registerSlowlogCommand(t);
+  latency::registerLatencyCommand(t);
   registerMonitorAndPauseCommands(t);
   persist::registerPersistCommands(t);  // SAVE BGSAVE LASTSAVE SHUTDOWN DUMP RESTORE
 }

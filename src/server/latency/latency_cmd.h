@@ -1,0 +1,10 @@
+// The LATENCY command family (latency_cmd.cpp).
+#pragma once
+
+#include "server/command.h"
+
+namespace server::latency {
+
+void registerLatencyCommand(CommandTable& t);
+
+}  // namespace server::latency
