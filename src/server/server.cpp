@@ -150,7 +150,7 @@ bool Server::start() {
         "only",
         config.save.c_str());
   }
-  lazyfree::start();
+  lazyfree::install();
   evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
@@ -399,6 +399,7 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  evict::cron();
   if (g_signal_shutdown) {
     LOG_WARNING("Received SIGTERM scheduling shutdown...");
     shutdown_asap = true;

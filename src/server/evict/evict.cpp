@@ -30,6 +30,7 @@ struct Settings {
   size_t samples = 5;
   int64_t tenacity = 10;
   bool lazy_eviction = false;
+  bool decay = true;  // jemalloc-bg-thread
 };
 Settings g_cfg;
 
@@ -266,19 +267,13 @@ void applyConfig(std::string_view name) {
   g_cfg.samples = static_cast<size_t>(cfg.maxmemory_samples);
   g_cfg.tenacity = cfg.maxmemory_eviction_tenacity;
   g_cfg.lazy_eviction = cfg.lazyfree_lazy_eviction;
+  g_cfg.decay = cfg.jemalloc_bg_thread;
   lazyfree::applyConfig();
   applyClientConfig();
   g_limits_active = g_cfg.maxmemory != 0 || clientLimitBytes() != 0;
   if (name == "maxmemory-policy") {
     // Candidates were scored under the old policy.
     for (Candidate& c : g_pool) c.db = -1;
-  }
-  if (name.empty() || name == "jemalloc-bg-thread") {
-    if (cfg.jemalloc_bg_thread && !setBackgroundThread(true) && name.empty()) {
-      LOG_VERBOSE("jemalloc-bg-thread: the allocator has no background thread (libc build)");
-    } else if (!cfg.jemalloc_bg_thread) {
-      setBackgroundThread(false);
-    }
   }
   if (name.empty() && g_cfg.maxmemory != 0 && g_cfg.maxmemory < 1024 * 1024) {
     LOG_WARNING(
@@ -297,6 +292,10 @@ void applyConfig(std::string_view name) {
     }
     startTimer();
   }
+}
+
+void cron() {
+  if (g_cfg.decay) decayTick();
 }
 
 void evictKey(db::Db* d, std::string_view key) {
