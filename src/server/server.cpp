@@ -15,7 +15,9 @@
 #include "server/client.h"
 #include "server/client_io.h"
 #include "server/commands/families.h"
+#include "server/crash/signals.h"
 #include "server/dispatch.h"
+#include "server/limits/open_files.h"
 #include "server/evict/allocator.h"
 #include "server/evict/client_evict.h"
 #include "server/evict/evict.h"
@@ -32,7 +34,6 @@ Server* g_server = nullptr;
 
 namespace {
 constexpr size_t kSharedQueryBuffer = 64 * 1024;
-volatile sig_atomic_t g_signal_shutdown = 0;
 
 const char kProtectedModeError[] =
     "-DENIED Redis is running in protected mode because protected mode is enabled and no "
@@ -48,10 +49,6 @@ const char kProtectedModeError[] =
     "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.\r\n";
-
-void onTermSignal(int) {
-  g_signal_shutdown = 1;
-}
 }  // namespace
 
 const char* kVersion() {
@@ -127,11 +124,7 @@ bool Server::start() {
     fprintf(stderr, "%s\n", err.c_str());
     return false;
   }
-  signal(SIGPIPE, SIG_IGN);
-  struct sigaction sa = {};
-  sa.sa_handler = onTermSignal;
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+  crash::installSignalHandlers();
 
   for (int i = 0; i < config.databases; i++) dbs.push_back(std::make_unique<db::Db>(i));
   db::Db::onExpired = [](db::Db* d, std::string_view key) {
@@ -150,6 +143,7 @@ bool Server::start() {
         "only",
         config.save.c_str());
   }
+  if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   lazyfree::install();
   evict::applyConfig("");
   if (!openListeners(&err)) {
@@ -400,8 +394,8 @@ int Server::cron() {
   clientsCron();
   databasesCron();
   evict::cron();
-  if (g_signal_shutdown) {
-    LOG_WARNING("Received SIGTERM scheduling shutdown...");
+  if (crash::shutdownRequested() && !shutdown_asap) {
+    // Logged by the signal handler itself, as Redis does.
     shutdown_asap = true;
     loop.setDontWait(true);
   }

@@ -8,6 +8,7 @@
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/config.h"
+#include "server/limits/open_files.h"
 #include "server/evict/evict.h"
 #include "server/server.h"
 
@@ -37,6 +38,7 @@ bool applyConfig(const std::string& name, std::string* err) {
     }
     return true;
   }
+  if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
   if (name == "maxmemory-policy" || name == "lfu-log-factor" || name == "lfu-decay-time") {
     syncLfuConfig();
   }
