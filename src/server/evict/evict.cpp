@@ -14,6 +14,7 @@
 #include "server/evict/lazyfree.h"
 #include "server/multi.h"
 #include "server/pause.h"
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 namespace evict {
@@ -196,10 +197,10 @@ void startTimer() {
   });
 }
 
-// Paused clients (CLIENT PAUSE) keep the dataset still: no eviction then,
-// as in Redis 7.0.
+// Paused clients (CLIENT PAUSE) keep the dataset still, and a loading RDB
+// file is not evicted from: no eviction then, as in Redis 7.0.
 bool safeToEvict() {
-  return !server::pause::active();
+  return !server::pause::active() && !persist::loading();
 }
 
 void trackExceededTime(bool over) {
@@ -271,6 +272,7 @@ void applyConfig(std::string_view name) {
   lazyfree::applyConfig();
   applyClientConfig();
   g_limits_active = g_cfg.maxmemory != 0 || clientLimitBytes() != 0;
+  if (g_cfg.maxmemory == 0) g_script_oom = false;
   if (name == "maxmemory-policy") {
     // Candidates were scored under the old policy.
     for (Candidate& c : g_pool) c.db = -1;
@@ -357,7 +359,10 @@ bool beforeCommand(server::Client* c, server::Command* cmd, bool* client_freed) 
     *client_freed = true;
     return false;
   }
-  if (g_cfg.maxmemory == 0) return true;
+  if (g_cfg.maxmemory == 0) {
+    g_script_oom = false;
+    return true;
+  }
   bool out_of_memory = performEvictions() == Result::kFail;
   // Scripts decide on the state at their start (hook for EVAL/FCALL).
   g_script_oom = out_of_memory;
