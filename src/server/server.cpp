@@ -168,7 +168,7 @@ bool Server::start() {
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
-  lazyfree::start();
+  lazyfree::install();
   evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
@@ -445,6 +445,7 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  evict::cron();
   persist::cron();  // reaps a BGSAVE child, save points
   if (crash::shutdownRequested() && !shutdown_asap) {
     // Logged by the signal handler itself, as Redis does. Saves first when

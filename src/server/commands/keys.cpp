@@ -1,7 +1,6 @@
 // Generic key commands: DEL UNLINK EXISTS TYPE TOUCH RENAME RENAMENX MOVE
 // COPY, the whole-db commands DBSIZE FLUSHDB FLUSHALL SWAPDB, and OBJECT.
 // Expiry commands are in expire.cpp, KEYS/SCAN/RANDOMKEY in scan.cpp.
-#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -238,21 +237,19 @@ void flushOne(db::Db* d, bool async) {
 void flushdbCommand(Client* c) {
   bool async;
   if (!parseFlushMode(c, &async)) return;
-  size_t before = evict::usedMemory();
   flushOne(c->db(), async);
   tracking::invalidateOnFlush(false);
   c->addOk();
-  if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
+  if (!async) evict::purge();
 }
 
 void flushallCommand(Client* c) {
   bool async;
   if (!parseFlushMode(c, &async)) return;
-  size_t before = evict::usedMemory();
   for (auto& d : g_server->dbs) flushOne(d.get(), async);
   tracking::invalidateOnFlush(true);
   c->addOk();
-  if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
+  if (!async) evict::purge();
 }
 
 void swapdbCommand(Client* c) {

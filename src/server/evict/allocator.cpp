@@ -110,13 +110,11 @@ void setNotCountedProvider(size_t (*fn)()) {
   g_not_counted = fn;
 }
 
-bool setBackgroundThread(bool on) {
+void decayTick() {
 #ifdef USE_JEMALLOC
-  bool v = on;
-  return mallctl("background_thread", nullptr, nullptr, &v, sizeof(v)) == 0;
-#else
-  (void)on;
-  return false;
+  char cmd[64];
+  snprintf(cmd, sizeof(cmd), "arena.%d.decay", MALLCTL_ARENAS_ALL);
+  mallctl(cmd, nullptr, nullptr, nullptr, 0);
 #endif
 }
 
@@ -128,23 +126,6 @@ void purge() {
 #else
   malloc_trim(0);
 #endif
-}
-
-void purgeAfterFlush(size_t freed) {
-#ifdef USE_JEMALLOC
-  constexpr size_t kLargeFree = 16 << 20;
-  bool bg = false;
-  size_t sz = sizeof(bg);
-  if (freed >= kLargeFree && mallctl("background_thread", &bg, &sz, nullptr, 0) == 0 && bg) {
-    setBackgroundThread(false);
-    purge();
-    setBackgroundThread(true);
-    return;
-  }
-#else
-  (void)freed;
-#endif
-  purge();
 }
 
 }  // namespace evict

@@ -35,16 +35,17 @@ size_t usedMemory();
 size_t notCountedForEvict();
 void setNotCountedProvider(size_t (*fn)());
 
-// jemalloc-bg-thread: jemalloc's background threads return freed pages to
-// the system (dirty/muzzy decay) without waiting for the next allocation.
-// Returns false when the allocator cannot do it (libc build).
-bool setBackgroundThread(bool on);
-// MEMORY PURGE: returns every arena's unused dirty pages to the system now.
+// jemalloc-bg-thread: runs jemalloc's time-based decay on every arena, so
+// that freed pages go back to the system over its decay period (10 s) even
+// when no allocation comes to trigger it. This is the work jemalloc's own
+// background threads do; the server's cron calls it instead (10 times a
+// second) because any second thread in the process makes glibc's system
+// call wrappers pay for thread cancellation on every read and write of the
+// event loop (about 100 instructions per request, measured). No-op without
+// jemalloc.
+void decayTick();
+// MEMORY PURGE, and after a synchronous FLUSHALL/FLUSHDB as Redis does:
+// returns every arena's unused pages to the system now (libc: malloc_trim).
 void purge();
-// After a synchronous FLUSHDB/FLUSHALL that freed `freed` bytes: purge as
-// Redis does. jemalloc skips an arena whose decay a background thread is
-// running at that moment, so after a large free the background threads
-// are paused around the purge to make it certain.
-void purgeAfterFlush(size_t freed);
 
 }  // namespace evict

@@ -15,6 +15,7 @@
 #include "server/keyspace.h"
 #include "server/multi.h"
 #include "server/pause.h"
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 namespace evict {
@@ -31,6 +32,7 @@ struct Settings {
   size_t samples = 5;
   int64_t tenacity = 10;
   bool lazy_eviction = false;
+  bool decay = true;  // jemalloc-bg-thread
 };
 Settings g_cfg;
 
@@ -196,10 +198,10 @@ void startTimer() {
   });
 }
 
-// Paused clients (CLIENT PAUSE) keep the dataset still: no eviction then,
-// as in Redis 7.0.
+// Paused clients (CLIENT PAUSE) keep the dataset still, and a loading RDB
+// file is not evicted from: no eviction then, as in Redis 7.0.
 bool safeToEvict() {
-  return !server::pause::active();
+  return !server::pause::active() && !persist::loading();
 }
 
 void trackExceededTime(bool over) {
@@ -267,19 +269,14 @@ void applyConfig(std::string_view name) {
   g_cfg.samples = static_cast<size_t>(cfg.maxmemory_samples);
   g_cfg.tenacity = cfg.maxmemory_eviction_tenacity;
   g_cfg.lazy_eviction = cfg.lazyfree_lazy_eviction;
+  g_cfg.decay = cfg.jemalloc_bg_thread;
   lazyfree::applyConfig();
   applyClientConfig();
   g_limits_active = g_cfg.maxmemory != 0 || clientLimitBytes() != 0;
+  if (g_cfg.maxmemory == 0) g_script_oom = false;
   if (name == "maxmemory-policy") {
     // Candidates were scored under the old policy.
     for (Candidate& c : g_pool) c.db = -1;
-  }
-  if (name.empty() || name == "jemalloc-bg-thread") {
-    if (cfg.jemalloc_bg_thread && !setBackgroundThread(true) && name.empty()) {
-      LOG_VERBOSE("jemalloc-bg-thread: the allocator has no background thread (libc build)");
-    } else if (!cfg.jemalloc_bg_thread) {
-      setBackgroundThread(false);
-    }
   }
   if (name.empty() && g_cfg.maxmemory != 0 && g_cfg.maxmemory < 1024 * 1024) {
     LOG_WARNING(
@@ -298,6 +295,10 @@ void applyConfig(std::string_view name) {
     }
     startTimer();
   }
+}
+
+void cron() {
+  if (g_cfg.decay) decayTick();
 }
 
 void evictKey(db::Db* d, std::string_view key) {
@@ -359,7 +360,10 @@ bool beforeCommand(server::Client* c, server::Command* cmd, bool* client_freed) 
     *client_freed = true;
     return false;
   }
-  if (g_cfg.maxmemory == 0) return true;
+  if (g_cfg.maxmemory == 0) {
+    g_script_oom = false;
+    return true;
+  }
   bool out_of_memory = performEvictions() == Result::kFail;
   // Scripts decide on the state at their start (hook for EVAL/FCALL).
   g_script_oom = out_of_memory;

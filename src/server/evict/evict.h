@@ -80,6 +80,9 @@ extern bool g_limits_active;
 // as Redis does.
 void applyConfig(std::string_view name);
 
+// From the server cron: jemalloc-bg-thread's decay (allocator.h).
+void cron();
+
 // The dispatcher's hook, for a command about to run (after the auth and
 // arity checks, before queuing in MULTI). Returns false when the command
 // was refused (the error is sent, the transaction flagged) or the client

@@ -72,8 +72,12 @@ void submit(Job job) {
 
 }  // namespace
 
-void start() {
+void install() {
   db::Db::lazy_free_value = freeValueAsync;
+}
+
+void start() {
+  install();
   if (g_worker != nullptr) return;
   g_worker = new Worker();
   g_worker->thread = std::thread(run, g_worker);

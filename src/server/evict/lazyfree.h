@@ -20,7 +20,11 @@ namespace lazyfree {
 
 constexpr size_t kThreshold = 64;
 
-// Starts the thread (idempotent) and installs db::Db's lazy hook.
+// Installs db::Db's lazy hook (server start-up). The thread itself starts
+// on the first job: until something is freed lazily the process stays
+// single-threaded, which keeps glibc's system calls on their fast path.
+void install();
+// Starts the thread now (idempotent; tests).
 void start();
 // Stops and joins the thread after it drained its queue (exit, tests).
 void stop();
