@@ -6,8 +6,6 @@
 #include "event/event_loop.h"
 #include "server/client.h"
 #include "server/command.h"
-#include "server/commands/families.h"
-#include "server/commands/syntax_table.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -17,26 +15,6 @@
 #include "server/slowlog.h"
 
 namespace server {
-
-void registerAllCommands() {
-  CommandTable& t = g_server->commands;
-  registerConnectionCommands(t);
-  registerStringCommands(t);
-  registerKeyCommands(t);
-  registerServerCommands(t);
-  registerBitmapCommands(t);
-  registerHllCommands(t);
-  registerMultiCommands(t);
-  registerPubSubCommands(t);
-  registerHashCommands(t);
-  registerSetCommands(t);
-  registerSortedSetCommands(t);
-  registerListCommands(t);
-  registerListBlockingCommands(t);
-  registerZsetBlockingCommands(t);
-  registerSortCommands(t);
-  attachCommandDocs(t);
-}
 
 static void replyUnknownCommand(Client* c) {
   std::string args;
