@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/persist/persist.h"
 #include "server/client.h"
 #include "server/commands/families.h"
 #include "server/commands/subfamilies.h"
@@ -213,6 +214,7 @@ void flushallCommand(Client* c) {
     d->clear();
     dbModified(d.get());
   }
+  persist::afterFlushAll();  // with save points, the empty data set is saved now
   c->addOk();
 }
 
