@@ -6,11 +6,13 @@
 #include "event/event_loop.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/evict/evict.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 #include "server/slowlog.h"
 
@@ -90,8 +92,19 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // RESP2 subscribed state (pubsub.h), then CLIENT PAUSE (pause.h), then
-  // MULTI queuing (multi.h).
+  // A script past busy-reply-threshold lets only a few commands through.
+  if (script::rejectWhileBusy(c, cmd)) {
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
+  // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
+  // (multi.h).
+  if (evict::g_limits_active) {
+    bool freed;
+    if (!evict::beforeCommand(c, cmd, &freed)) return true;
+  }
   if (!pubsubAllowsCommand(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);

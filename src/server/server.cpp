@@ -19,10 +19,15 @@
 #include "server/crash/signals.h"
 #include "server/dispatch.h"
 #include "server/limits/open_files.h"
+#include "server/evict/allocator.h"
+#include "server/evict/client_evict.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/version.h"
 
 namespace server {
@@ -112,6 +117,8 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  // used_memory counts this thread's allocations (evict/allocator.h).
+  evict::registerThread();
   logging::Level lvl;
   if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
   std::string err;
@@ -132,11 +139,9 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
-  if (config.maxmemory != 0) {
-    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
-                static_cast<long long>(config.maxmemory));
-  }
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
+  lazyfree::start();
+  evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -149,7 +154,10 @@ bool Server::start() {
     }
   }
   loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
-  loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
+  // The clock stands still while a script runs (script.h).
+  loop.setAfterSleep([](event::EventLoop*) {
+    if (!script::running()) db::Clock::update();
+  });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
@@ -332,9 +340,17 @@ void Server::freeClosingClients() {
 void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
-  blocking::handleReady();
+  // While a busy script services the loop (script.h) only I/O happens:
+  // blocked clients are served and closed clients freed after it ends.
+  bool in_script = script::running();
+  if (!in_script) blocking::handleReady();
   handlePendingWrites();
-  freeClosingClients();
+  if (!in_script) {
+    // Not while a script runs: the clients it serves must stay.
+    if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
+    freeClosingClients();
+    script::afterScripts();
+  }
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
   if (shutdown_asap) {
@@ -373,6 +389,9 @@ void Server::databasesCron() {
 }
 
 int Server::cron() {
+  int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
+  // No cron work in the middle of a script: it is atomic, time included.
+  if (script::running()) return static_cast<int>(period);
   db::Clock::update();
   cron_loops++;
   // Instantaneous ops/sec over the last samples, as INFO reports it.
@@ -389,8 +408,8 @@ int Server::cron() {
   persist::cron();  // reaps a BGSAVE child, save points
   if (crash::shutdownRequested() && !shutdown_asap) {
     // Logged by the signal handler itself, as Redis does. Saves first when
-    // save points exist; a failed save keeps the server up (and a later
-    // signal tries again).
+    // save points exist; a failed save keeps the server up.
+    crash::clearShutdownRequest();
     if (persist::shutdownSave(false, false, false)) {
       shutdown_asap = true;
       loop.setDontWait(true);

@@ -16,8 +16,7 @@ void installSignalHandlers();
 
 // True once SIGTERM or SIGINT asked for a shutdown (polled by the cron).
 bool shutdownRequested();
-// Forgets the request after a shutdown that could not complete (the save on
-// SIGTERM failed: the server stays up, as Redis does, until the next signal).
+// The server could not shut down (a failed save): a later SIGTERM asks again.
 void clearShutdownRequest();
 
 }  // namespace server::crash
