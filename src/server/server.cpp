@@ -455,6 +455,7 @@ int Server::cron() {
       shutdown_asap = true;
       loop.setDontWait(true);
     } else {
+      crash::clearShutdownRequest();
       LOG_WARNING(
           "SIGTERM received but errors trying to shut down the server, check the logs for more "
           "information");

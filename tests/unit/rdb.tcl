@@ -287,3 +287,20 @@ start_server {tags {rdb external:skip needs:debug} overrides {enable-debug-comma
     wait_server_exit $d2 5000
   } {0}
 }
+
+start_server {tags {rdb external:skip} overrides {save {900 1}}} {
+  set dir [lindex [r config get dir] 1]
+  test {FLUSHALL with save points saves the empty data set at once} {
+    r set k v
+    r save
+    r flushall
+    # A crash now must not bring k back.
+    mark_server_killed
+    exec kill -9 [srv pid]
+    wait_server_exit [srv dir] 5000
+    start_server [list overrides [list dir $dir]] {
+      set n [r dbsize]
+    }
+    set n
+  } {0}
+}

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/persist/persist.h"
 #include "server/client.h"
 #include "server/commands/families.h"
 #include "server/commands/subfamilies.h"
@@ -248,6 +249,7 @@ void flushallCommand(Client* c) {
   if (!parseFlushMode(c, &async)) return;
   for (auto& d : g_server->dbs) flushOne(d.get(), async);
   tracking::invalidateOnFlush(true);
+  persist::afterFlushAll();  // with save points, the empty data set is saved now
   c->addOk();
   if (!async) evict::purge();
 }

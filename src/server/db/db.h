@@ -116,6 +116,10 @@ class Db {
   uint64_t scan(uint64_t cursor, const std::function<void(Entry*)>& fn);
   void forEach(const std::function<void(Entry*)>& fn);
 
+  // Pre-sizes the keyspace for n keys (RDB loading knows the count from
+  // the file's RESIZEDB opcode and saves the rehashing on the way).
+  void reserve(size_t n) { keys_.expand(n); }
+
   // Frees every key. Returns the number removed.
   size_t clear();
   // Empties the db at once and hands the old keys back in an object whose

@@ -45,6 +45,11 @@ bool shutdownSave(bool save, bool nosave, bool force);
 // Stops a running BGSAVE child and removes its temp file.
 void killChild();
 
+// FLUSHALL as Redis 7.0: stops a BGSAVE in progress and, when save points
+// exist, saves the now empty data set at once (so a restart does not bring
+// the old data back); the flush itself still counts as a change.
+void afterFlushAll();
+
 void appendInfoPersistence(std::string* o);
 // latest_fork_usec and total_forks for INFO stats.
 void appendInfoForkStats(std::string* o);

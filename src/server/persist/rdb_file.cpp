@@ -156,6 +156,8 @@ class Loader {
         case kOpResizeDb: {
           uint64_t a, b;
           if (!r_.length(&a) || !r_.length(&b)) return false;
+          // A hint only: bounded by what the rest of the file could hold.
+          if (cur->size() == 0 && a <= r_.remaining() / 3) cur->reserve(a);
           continue;
         }
         case kOpExpireTimeMs:
@@ -201,8 +203,11 @@ class Loader {
       } else if (expire >= 0 && expire < now_ms_) {
         st_->expired_skipped++;
       } else {
-        if (cur->peek(key) != nullptr) return r_.fail("duplicate key '" + key + "'");
-        db::Entry* e = cur->add(key, std::move(v));
+        // One hash per key: set() inserts, and a size that did not grow
+        // means the key was already there.
+        size_t before = cur->size();
+        db::Entry* e = cur->set(key, std::move(v), false);
+        if (cur->size() == before) return r_.fail("duplicate key '" + key + "'");
         if (expire >= 0) cur->setExpire(e, expire);
         st_->keys++;
       }

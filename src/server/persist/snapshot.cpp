@@ -371,6 +371,12 @@ bool loading() {
   return state().loading;
 }
 
+void afterFlushAll() {
+  killChild();
+  if (!savePoints().empty()) saveNow();
+  server::g_server->dirty++;
+}
+
 bool shutdownSave(bool save, bool nosave, bool force) {
   killChild();
   if (state().loading) {
