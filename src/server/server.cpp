@@ -369,8 +369,8 @@ void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
   // While a busy script services the loop (script.h) only I/O happens:
-  // blocked clients are served, closed clients freed and broadcast
-  // invalidations sent after it ends.
+  // blocked clients are served, BCAST invalidations sent and closed clients
+  // freed after it ends.
   bool in_script = script::running();
   if (!in_script) {
     blocking::handleReady();
