@@ -16,6 +16,10 @@ void Connection::close() {
   delete this;
 }
 
+std::string Connection::doTransport() const {
+  return type_->name();
+}
+
 bool Connection::callHandler(ConnHandler h) {
   if (h == nullptr) return true;
   refs_++;

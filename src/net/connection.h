@@ -78,6 +78,9 @@ class Connection {
   bool isLocal() const { return doIsLocal(); }
   // The fd for diagnostics (CLIENT LIST fd=); -1 if the transport has none.
   int fd() const { return doFd(); }
+  // The transport as CLIENT LIST shows it: the type name, and for types
+  // with variants the variant ("rdma/valkey"). No spaces.
+  std::string transport() const { return doTransport(); }
 
   void setPrivateData(void* p) { private_data_ = p; }
   void* privateData() const { return private_data_; }
@@ -98,6 +101,7 @@ class Connection {
   virtual std::string doAddress(bool peer) const = 0;
   virtual bool doIsLocal() const = 0;
   virtual int doFd() const { return -1; }
+  virtual std::string doTransport() const;
 
   // Transports call handlers only through this: it keeps the object alive
   // while the handler runs and performs a close() requested inside it.

@@ -397,6 +397,7 @@ const std::vector<Option>& options() {
              [](const Config& c) { return joinArgs(c.rdma_bind); }},
       MEM_OPT("rdma-rx-size", rdma_rx_size, 64 * 1024, 16 * 1024 * 1024, false),
       INT_OPT("rdma-completion-vector", rdma_completion_vector, -1, 1024, false),
+      INT_OPT("rdma-keepalive-interval", rdma_keepalive_interval, 0, 3600000, false),
   };
   return opts;
 }

@@ -169,7 +169,9 @@ bool Server::openListeners(std::string* err) {
       return false;
     }
     if (!rdma->configure("rx-size", std::to_string(config.rdma_rx_size), err) ||
-        !rdma->configure("completion-vector", std::to_string(config.rdma_completion_vector), err)) {
+        !rdma->configure("completion-vector", std::to_string(config.rdma_completion_vector), err) ||
+        !rdma->configure("keepalive-interval", std::to_string(config.rdma_keepalive_interval),
+                         err)) {
       return false;
     }
     net::ListenSpec spec;

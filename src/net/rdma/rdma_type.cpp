@@ -69,6 +69,27 @@ class RdmaType : public ConnectionType {
       shared_.opts.completion_vector = static_cast<int>(v);
       return true;
     }
+    if (name == "dialect") {
+      DialectId id;
+      if (!parseDialect(value, &id)) {
+        *err = "rdma dialect must be auto, ours, seed or valkey";
+        return false;
+      }
+      shared_.opts.client_dialect = id;
+      return true;
+    }
+    if (name == "keepalive-interval") {
+      char* end = nullptr;
+      errno = 0;
+      long v = strtol(value.c_str(), &end, 10);
+      if (errno != 0 || end == value.c_str() || *end != '\0' || v < 0 || v > kMaxKeepaliveMs) {
+        *err = "rdma keepalive-interval must be 0 (off) .. " + std::to_string(kMaxKeepaliveMs) +
+               " milliseconds";
+        return false;
+      }
+      shared_.opts.keepalive_ms = static_cast<int>(v);
+      return true;
+    }
     return ConnectionType::configure(name, value, err);
   }
 
@@ -92,8 +113,21 @@ class RdmaType : public ConnectionType {
     line("rdma_errors", s.errors);
     line("rdma_completion_events", s.completion_events);
     line("rdma_polled_completions", s.polled_completions);
+    line("rdma_dead_peers", s.dead_peers);
+    line("rdma_keepalives_sent", s.keepalives_sent);
+    line("rdma_keepalives_received", s.keepalives_received);
+    line("rdma_dialect_errors", s.dialect_errors);
     line("rdma_rx_size", shared_.opts.rx_size);
+    line("rdma_keepalive_interval", static_cast<uint64_t>(shared_.opts.keepalive_ms));
     line("rdma_connections", shared_.live.size());
+    // Connections now, by dialect (unknown: accepted, the peer has not
+    // spoken yet).
+    uint64_t by[kDialectCount] = {};
+    for (const RdmaConnection* c : shared_.live) by[static_cast<int>(c->dialectId())]++;
+    for (DialectId d :
+         {DialectId::kOurs, DialectId::kSeed, DialectId::kValkey, DialectId::kUnknown}) {
+      line((std::string("rdma_dialect_") + dialectName(d)).c_str(), by[static_cast<int>(d)]);
+    }
     line("rdma_pinned_bytes", static_cast<uint64_t>(r.pinned_bytes));
     line("rdma_verbs_objects", static_cast<uint64_t>(r.objects));
     return out;
