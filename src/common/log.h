@@ -19,6 +19,11 @@ Level level();
 // the file cannot be opened; *err says why.
 bool setFile(const std::string& path, std::string* err);
 void setRole(char role);  // 'M' master, 'C' child, ...
+char role();
+// The descriptor lines go to (the log file, else standard output), for
+// signal handlers that must write without stdio. Every logf() line is
+// flushed, so nothing written through it is left buffered.
+int outputFd();
 
 void logf(Level l, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 inline bool enabled(Level l) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
 #include "server/dispatch.h"
 #include "server/server.h"

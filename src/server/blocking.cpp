@@ -13,6 +13,7 @@
 #include "common/strutil.h"
 #include "event/event_loop.h"
 #include "server/client.h"
+#include "server/client_io.h"
 #include "server/command.h"
 #include "server/keyspace.h"
 #include "server/server.h"
@@ -306,7 +307,7 @@ void handleReady() {
     resume.swap(s.to_resume);
     for (Client* c : resume) {
       if (c->flags & (kCloseAsap | kBlocked)) continue;
-      c->resumeInput();
+      resumeInput(c);
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "server/client.h"
+#include "server/commands/families.h"
 #include "server/dispatch.h"
 #include "server/keyspace.h"
 #include "server/server.h"
@@ -23,7 +24,7 @@ class BlockingTest : public ::testing::Test {
   void SetUp() override {
     for (int i = 0; i < 16; i++) server_.dbs.push_back(std::make_unique<db::Db>(i));
     registerAllCommands();
-    client_ = std::make_unique<Client>(nullptr);
+    client_.reset(server_.newClient(nullptr));
   }
   void TearDown() override {
     blocking::onClientFree(client_.get());

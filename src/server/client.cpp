@@ -9,12 +9,6 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "server/command.h"
-#include "server/dispatch.h"
-#include "server/monitor.h"
-#include "server/multi.h"
-#include "server/pause.h"
-#include "server/pubsub.h"
-#include "server/server.h"
 
 namespace server {
 
@@ -24,21 +18,34 @@ constexpr int kMaxIov = 64;
 // A private buffer bigger than this is freed once drained (one huge request
 // must not pin its memory for the client's lifetime).
 constexpr size_t kKeepQueryBuffer = 64 * 1024;
+
+// The hooks are few and registered at start: a vector scanned on close.
+std::vector<Client::CloseHook>& closeHooks() {
+  static std::vector<Client::CloseHook> hooks;
+  return hooks;
+}
+void (*g_error_hook)(std::string_view) = nullptr;
 }  // namespace
 
-Client::Client(net::Connection* conn)
-    : id_(g_server->next_client_id++), conn_(conn), writer_(&replies_, 2) {
-  db_ = &g_server->dbAt(0);
+void Client::addCloseHook(CloseHook hook) {
+  for (CloseHook h : closeHooks()) {
+    if (h == hook) return;
+  }
+  closeHooks().push_back(hook);
+}
+
+void Client::setErrorHook(void (*hook)(std::string_view msg)) {
+  g_error_hook = hook;
+}
+
+Client::Client(net::Connection* conn, uint64_t id, db::Db* db)
+    : id_(id), conn_(conn), db_(db), writer_(&replies_, 2) {
   ctime_ms = last_interaction_ms = db::Clock::nowMs;
   if (conn_ != nullptr) conn_->setPrivateData(this);
-  if (g_server->config.requirepass.empty()) flags |= kAuthenticated;
 }
 
 Client::~Client() {
-  resetMultiState(this);
-  resetPubSubState(this);
-  if (flags & kMonitor) monitor::remove(this);
-  if (flags & kPostponed) pause::forget(this);
+  for (CloseHook h : closeHooks()) h(this);
   if (conn_ != nullptr) {
     conn_->setPrivateData(nullptr);
     conn_->close();
@@ -58,15 +65,8 @@ void Client::muteReplies(bool mute) {
   }
 }
 
-bool Client::selectDb(int index) {
-  if (index < 0 || index >= static_cast<int>(g_server->dbs.size())) return false;
-  db_ = &g_server->dbAt(index);
-  return true;
-}
-
 void Client::addError(std::string_view msg) {
-  g_server->stats.total_error_replies++;
-  g_server->stats.countError(msg);
+  if (g_error_hook != nullptr) g_error_hook(msg);
   writer_.error(msg);
 }
 
@@ -116,20 +116,6 @@ std::string Client::eventsString() const {
   return s;
 }
 
-void Client::startReading() {
-  conn_->setReadHandler(onReadable);
-}
-
-void Client::onReadable(net::Connection* conn) {
-  auto* c = static_cast<Client*>(conn->privateData());
-  if (c != nullptr) c->readFromConnection();
-}
-
-void Client::onWritable(net::Connection* conn) {
-  auto* c = static_cast<Client*>(conn->privateData());
-  if (c != nullptr) c->flush();
-}
-
 void Client::ensureQueryCapacity(size_t need) {
   if (qcap_ >= need) return;
   size_t cap = qcap_ ? qcap_ : kReadChunk;
@@ -147,22 +133,20 @@ void Client::keepLeftover(const char* data, size_t len) {
   qlen_ = len;
 }
 
-void Client::readFromConnection() {
-  Server& s = *g_server;
-  if (flags & kCloseAsap) return;
+ssize_t Client::readInput(char* scratch, size_t scratch_len, const char** base, size_t* len) {
   char* dst;
   size_t room;
-  bool shared = qlen_ == qpos_;
-  if (shared) {
-    // Nothing partial pending: read into the server's shared buffer.
+  reading_scratch_ = qlen_ == qpos_;
+  if (reading_scratch_) {
+    // Nothing partial pending: read into the shared scratch buffer.
     if (qbuf_ != nullptr && qcap_ > kKeepQueryBuffer) {
       free(qbuf_);
       qbuf_ = nullptr;
       qcap_ = 0;
     }
     qlen_ = qpos_ = 0;
-    dst = s.shared_qbuf.data();
-    room = s.shared_qbuf.size();
+    dst = scratch;
+    room = scratch_len;
   } else {
     // Compact, then make room for what the parser says the request needs.
     if (qpos_ > 0) {
@@ -177,96 +161,48 @@ void Client::readFromConnection() {
     room = qcap_ - qlen_;
   }
   ssize_t n = conn_->read(dst, room);
-  if (n <= 0) {
-    if (n == -1 && conn_->state() == net::ConnState::kConnected) return;  // would block
-    if (n == 0) {
-      LOG_VERBOSE("Client closed connection id=%llu addr=%s", static_cast<unsigned long long>(id_),
-                  conn_->peerAddress().c_str());
-    } else {
-      LOG_VERBOSE("Reading from client: %s", conn_->lastError().c_str());
-    }
-    s.freeClientAsync(this);
-    return;
-  }
-  s.stats.net_input_bytes += static_cast<uint64_t>(n);
-  last_interaction_ms = db::Clock::nowMs;
-
-  const char* base;
-  size_t len;
-  if (shared) {
-    base = dst;
-    len = static_cast<size_t>(n);
+  if (n <= 0) return n;
+  if (reading_scratch_) {
+    *base = dst;
+    *len = static_cast<size_t>(n);
   } else {
     qlen_ += static_cast<size_t>(n);
-    base = qbuf_;
-    len = qlen_;
+    *base = qbuf_;
+    *len = qlen_;
   }
-  size_t used = processInput(base, len);
-  if (used == SIZE_MAX) return;
+  return n;
+}
+
+size_t Client::inputProcessed(const char* base, size_t len, size_t used) {
   size_t left = len - used;
-  if (shared) {
+  if (reading_scratch_) {
     if (left > 0) keepLeftover(base + used, left);
   } else {
     qpos_ = used;
     if (qpos_ == qlen_) qpos_ = qlen_ = 0;
   }
-  if (static_cast<int64_t>(left) > s.config.client_query_buffer_limit) {
-    LOG_WARNING("Closing client that reached max query buffer length: id=%llu addr=%s qbuf=%zu",
-                static_cast<unsigned long long>(id_), conn_->peerAddress().c_str(), left);
-    s.stats.client_qbuf_limit_disconnections++;
-    s.freeClientAsync(this);
-  }
+  return left;
 }
 
-size_t Client::processInput(const char* base, size_t len) {
-  Server& s = *g_server;
-  resp::ParserLimits limits;
-  limits.max_bulk_len = s.config.proto_max_bulk_len;
-  limits.authenticated = (flags & kAuthenticated) != 0;
-  size_t pos = 0;
-  while (pos < len && !(flags & (kCloseAfterReply | kCloseAsap | kPostponed | kBlocked))) {
-    resp::RequestParser::Result r = parser_.feed(base + pos, len - pos, limits);
-    if (r == resp::RequestParser::kNeedMore) break;
-    if (r == resp::RequestParser::kError) {
-      LOG_VERBOSE("Protocol error (%s) from client: id=%llu addr=%s", parser_.error(),
-                  static_cast<unsigned long long>(id_), conn_->peerAddress().c_str());
-      addError(parser_.error());
-      flags |= kCloseAfterReply;
-      parser_.reset();
-      pos = len;
-      break;
-    }
-    const char* argbase = parser_.isInline() ? parser_.inlineStorage().data() : base + pos;
-    argv_.clear();
-    for (const resp::ArgRef& a : parser_.args()) argv_.emplace_back(argbase + a.off, a.len);
-    size_t request_len = parser_.consumed();
-    parser_.reset();
-    if (argv_.empty()) {
-      pos += request_len;
-      continue;
-    }
-    if (!dispatchCommand(this)) return SIZE_MAX;  // client freed by the command
-    // A paused request is left unconsumed: it runs again from the buffer.
-    if (flags & kPostponed) break;
-    pos += request_len;
-    limits.authenticated = (flags & kAuthenticated) != 0;
-  }
-  if (!replies_.empty() && !(flags & kPendingWrite)) s.queueWrite(this);
-  if ((flags & kCloseAfterReply) && replies_.empty()) s.freeClientAsync(this);
-  return pos;
-}
-
-bool Client::resumeInput() {
-  if (qlen_ == qpos_) return true;
-  size_t used = processInput(qbuf_ + qpos_, qlen_ - qpos_);
-  if (used == SIZE_MAX) return false;
+void Client::consumeHeld(size_t used) {
   qpos_ += used;
   if (qpos_ == qlen_) qpos_ = qlen_ = 0;
-  return true;
 }
 
-bool Client::flush() {
-  Server& s = *g_server;
+resp::RequestParser::Result Client::parseRequest(const char* data, size_t len,
+                                                 const resp::ParserLimits& limits,
+                                                 size_t* consumed) {
+  resp::RequestParser::Result r = parser_.feed(data, len, limits);
+  if (r != resp::RequestParser::kDone) return r;
+  const char* argbase = parser_.isInline() ? parser_.inlineStorage().data() : data;
+  argv_.clear();
+  for (const resp::ArgRef& a : parser_.args()) argv_.emplace_back(argbase + a.off, a.len);
+  *consumed = parser_.consumed();
+  parser_.reset();
+  return r;
+}
+
+bool Client::writeReplies(uint64_t* written) {
   struct iovec iov[kMaxIov];
   while (!replies_.empty()) {
     int n = replies_.iovecs(iov, kMaxIov);
@@ -274,23 +210,10 @@ bool Client::flush() {
     ssize_t w = n == 1 ? conn_->write(iov[0].iov_base, iov[0].iov_len) : conn_->writev(iov, n);
     if (w <= 0) {
       if (conn_->state() == net::ConnState::kConnected) break;  // would block
-      LOG_VERBOSE("Error writing to client: %s", conn_->lastError().c_str());
-      s.freeClientAsync(this);
       return false;
     }
     replies_.consume(static_cast<size_t>(w));
-    s.stats.net_output_bytes += static_cast<uint64_t>(w);
-  }
-  if (replies_.empty()) {
-    if (conn_->hasWriteHandler()) conn_->setWriteHandler(nullptr);
-    if (flags & kCloseAfterReply) {
-      s.freeClientAsync(this);
-      return false;
-    }
-  } else if (!conn_->hasWriteHandler()) {
-    // The transport is full: let it tell us when it can take more. The
-    // barrier flushes replies before more requests are read.
-    conn_->setWriteHandler(onWritable, true);
+    *written += static_cast<uint64_t>(w);
   }
   return true;
 }

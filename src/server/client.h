@@ -1,5 +1,9 @@
-// A client of the server: the request parser and reply buffer over one
-// net::Connection. Nothing here knows which transport the connection uses.
+// A client of the server: the query buffer, request parser and reply buffer
+// over one net::Connection. Nothing here knows which transport the
+// connection uses, and the client calls nothing above it: reading and
+// running requests is driven by client_io.h, and the features that keep
+// per-client state (MULTI, pub/sub, MONITOR, CLIENT PAUSE, ...) register a
+// close hook that ~Client runs.
 //
 // Request arguments (argv) are views into the query buffer, valid only for
 // the duration of the command call. A command that keeps an argument beyond
@@ -40,6 +44,9 @@ enum ClientFlag : uint32_t {
   // CLIENT PAUSE held this client's next request back (pause.h): it stays
   // unparsed in the query buffer until resumeInput().
   kPostponed = 1 << 9,
+  // CLIENT NO-EVICT ON (shown as 'e'): counted but never closed by
+  // maxmemory-clients (server/evict/client_evict.h).
+  kNoEvict = 1 << 10,
   // Waiting in a blocking command (server/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
@@ -48,11 +55,20 @@ enum ClientFlag : uint32_t {
 class Client {
  public:
   // Takes ownership of conn (already accepted, or a null conn for internal
-  // use in tests).
-  explicit Client(net::Connection* conn);
+  // use in tests). Server::newClient picks the id and the database.
+  Client(net::Connection* conn, uint64_t id, db::Db* db);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
+
+  // ---- hooks of the layers above, installed once at start
+  using CloseHook = void (*)(Client* c);
+  // Registers the teardown of a feature's per-client state; ~Client runs
+  // the hooks in registration order, before closing the connection.
+  // Registering the same hook again does nothing.
+  static void addCloseHook(CloseHook hook);
+  // Called for every error reply added (INFO errorstats); none by default.
+  static void setErrorHook(void (*hook)(std::string_view msg));
 
   // ---- arguments of the running command
   size_t argc() const { return argv_.size(); }
@@ -110,7 +126,7 @@ class Client {
   net::Connection* conn() const { return conn_; }
   db::Db* db() const { return db_; }
   int dbIndex() const { return db_ ? db_->id() : 0; }
-  bool selectDb(int index);
+  void setDb(db::Db* db) { db_ = db; }
   int proto() const { return writer_.proto(); }
   void setProto(int p) { writer_.setProto(p); }
   const std::string& name() const { return name_; }
@@ -122,23 +138,38 @@ class Client {
   const Command* cur_cmd = nullptr;
   std::string user = "default";
   // Transaction and pub/sub state (server/multi.h, server/pubsub.h), null
-  // until first used; released by ~Client.
+  // until first used; released by their modules' close hooks.
   MultiState* multi_state = nullptr;
   PubSubState* pubsub_state = nullptr;
   // Output-buffer limits (server/obuf_limits.h): when pending output first
   // reached the soft limit, 0 while under it.
   int64_t obuf_soft_since_ms = 0;
 
-  // ---- I/O driven by the server
-  // Installs the read handler; the connection must be connected.
-  void startReading();
-  // Writes what the reply buffer holds; installs a write handler when the
-  // transport cannot take it all. Returns false if the client was freed.
-  bool flush();
-  // Runs the requests left in the private query buffer while input was held
-  // (CLIENT PAUSE ended, a blocked client was served). Returns false if the
-  // client was freed.
-  bool resumeInput();
+  // ---- input and output, driven by client_io.h
+  // Reads once from the connection. With no partial request pending the
+  // bytes land in `scratch` (shared by every client), else in the client's
+  // own buffer, grown to what the pending request needs. Returns what the
+  // connection's read returned; when positive, [*base, *base + *len) is the
+  // unprocessed input, to be handed back to inputProcessed().
+  ssize_t readInput(char* scratch, size_t scratch_len, const char** base, size_t* len);
+  // `used` bytes of the window readInput gave were processed: what is left
+  // is kept in the client's own buffer. Returns the bytes left.
+  size_t inputProcessed(const char* base, size_t len, size_t used);
+  // Input left in the client's own buffer while it was held (CLIENT PAUSE,
+  // blocked), and its consumption.
+  std::string_view heldInput() const { return {qbuf_ + qpos_, qlen_ - qpos_}; }
+  void consumeHeld(size_t used);
+  // Parses one request from [data, data + len). On kDone the request is in
+  // argv() (views valid until the next parse) and *consumed is its length.
+  // On kError parseError() says why and resetParser() must follow.
+  resp::RequestParser::Result parseRequest(const char* data, size_t len,
+                                           const resp::ParserLimits& limits, size_t* consumed);
+  const char* parseError() const { return parser_.error(); }
+  void resetParser() { parser_.reset(); }
+  // Writes pending replies until the transport would block, adding the
+  // bytes written to *written. Returns false on a connection error.
+  bool writeReplies(uint64_t* written);
+
   bool hasPendingReplies() const { return !replies_.empty(); }
   size_t queryBufferBytes() const { return qlen_ - qpos_; }
   size_t queryBufferCapacity() const { return qcap_; }
@@ -150,12 +181,6 @@ class Client {
   std::list<Client*>::iterator registry_pos;
 
  private:
-  static void onReadable(net::Connection* conn);
-  static void onWritable(net::Connection* conn);
-  void readFromConnection();
-  // Parses and runs every complete request in [base, base+len). Returns the
-  // number of bytes consumed, or SIZE_MAX if the client must be freed now.
-  size_t processInput(const char* base, size_t len);
   void keepLeftover(const char* data, size_t len);
   void ensureQueryCapacity(size_t need);
 
@@ -169,6 +194,7 @@ class Client {
   size_t qcap_ = 0;
   size_t qlen_ = 0;
   size_t qpos_ = 0;
+  bool reading_scratch_ = false;  // the last readInput went to scratch
   resp::RequestParser parser_;
   std::vector<std::string_view> argv_;
 

@@ -5,8 +5,7 @@
 #include "event/event_loop.h"
 #include "server/client.h"
 #include "server/command.h"
-#include "server/commands/families.h"
-#include "server/commands/syntax_table.h"
+#include "server/evict/evict.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -16,26 +15,6 @@
 #include "server/slowlog.h"
 
 namespace server {
-
-void registerAllCommands() {
-  CommandTable& t = g_server->commands;
-  registerConnectionCommands(t);
-  registerStringCommands(t);
-  registerKeyCommands(t);
-  registerServerCommands(t);
-  registerBitmapCommands(t);
-  registerHllCommands(t);
-  registerMultiCommands(t);
-  registerPubSubCommands(t);
-  registerHashCommands(t);
-  registerSetCommands(t);
-  registerSortedSetCommands(t);
-  registerListCommands(t);
-  registerListBlockingCommands(t);
-  registerZsetBlockingCommands(t);
-  registerSortCommands(t);
-  attachCommandDocs(t);
-}
 
 static void replyUnknownCommand(Client* c) {
   std::string args;
@@ -111,8 +90,13 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // RESP2 subscribed state (pubsub.h), then CLIENT PAUSE (pause.h), then
-  // MULTI queuing (multi.h).
+  // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
+  // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
+  // (multi.h).
+  if (evict::g_limits_active) {
+    bool freed;
+    if (!evict::beforeCommand(c, cmd, &freed)) return true;
+  }
   if (!pubsubAllowsCommand(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);

@@ -16,7 +16,4 @@ bool dispatchCommand(Client* c);
 // its statistics (EXEC runs its queue through this).
 void callCommand(Client* c, Command* cmd);
 
-// Registers every command family (commands/families.h) into g_server.
-void registerAllCommands();
-
 }  // namespace server

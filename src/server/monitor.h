@@ -24,7 +24,7 @@ namespace monitor {
 
 // Makes c a monitor (sets kMonitor). Idempotent.
 void add(Client* c);
-// Called when a monitor goes away (Client's destructor).
+// Called when a monitor goes away (a client close hook).
 void remove(Client* c);
 size_t count();
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "server/client.h"
+#include "server/client_io.h"
 #include "server/command.h"
 #include "server/db/db.h"
 #include "server/server.h"
@@ -33,7 +34,7 @@ void resumeHeld() {
     c->flags &= ~kPostponed;
     if (c->flags & kCloseAsap) continue;
     // The gate holds it again if a new pause began meanwhile.
-    c->resumeInput();
+    resumeInput(c);
   }
 }
 

@@ -35,7 +35,7 @@ Mode mode();
 // The dispatcher's gate: true when c's request for cmd must wait (c is then
 // flagged kPostponed and queued).
 bool shouldPostpone(Client* c, const Command& cmd);
-// Called when a held client goes away (Client's destructor).
+// Called when a held client goes away (a client close hook).
 void forget(Client* c);
 
 }  // namespace pause

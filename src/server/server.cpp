@@ -13,8 +13,19 @@
 #include "net/registry.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/client_io.h"
+#include "server/commands/families.h"
+#include "server/crash/signals.h"
 #include "server/dispatch.h"
+#include "server/limits/open_files.h"
+#include "server/evict/allocator.h"
+#include "server/evict/client_evict.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
+#include "server/monitor.h"
 #include "server/multi.h"
+#include "server/pause.h"
+#include "server/pubsub.h"
 #include "server/version.h"
 
 namespace server {
@@ -23,7 +34,6 @@ Server* g_server = nullptr;
 
 namespace {
 constexpr size_t kSharedQueryBuffer = 64 * 1024;
-volatile sig_atomic_t g_signal_shutdown = 0;
 
 const char kProtectedModeError[] =
     "-DENIED Redis is running in protected mode because protected mode is enabled and no "
@@ -39,10 +49,6 @@ const char kProtectedModeError[] =
     "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.\r\n";
-
-void onTermSignal(int) {
-  g_signal_shutdown = 1;
-}
 }  // namespace
 
 const char* kVersion() {
@@ -68,8 +74,32 @@ int64_t uptimeSeconds() {
   return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000;
 }
 
+namespace {
+
+void countErrorReply(std::string_view msg) {
+  g_server->stats.total_error_replies++;
+  g_server->stats.countError(msg);
+}
+
+// The features that keep per-client state release it when a client goes
+// away; the hooks run in this order.
+void installClientHooks() {
+  Client::addCloseHook(resetMultiState);
+  Client::addCloseHook(resetPubSubState);
+  Client::addCloseHook([](Client* c) {
+    if (c->flags & kMonitor) monitor::remove(c);
+  });
+  Client::addCloseHook([](Client* c) {
+    if (c->flags & kPostponed) pause::forget(c);
+  });
+  Client::setErrorHook(countErrorReply);
+}
+
+}  // namespace
+
 Server::Server() {
   g_server = this;
+  installClientHooks();
   shared_qbuf.resize(kSharedQueryBuffer);
   db::Clock::update();
   stats.start_time_ms = db::Clock::nowMs;
@@ -85,6 +115,8 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  // used_memory counts this thread's allocations (evict/allocator.h).
+  evict::registerThread();
   logging::Level lvl;
   if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
   std::string err;
@@ -92,11 +124,7 @@ bool Server::start() {
     fprintf(stderr, "%s\n", err.c_str());
     return false;
   }
-  signal(SIGPIPE, SIG_IGN);
-  struct sigaction sa = {};
-  sa.sa_handler = onTermSignal;
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+  crash::installSignalHandlers();
 
   for (int i = 0; i < config.databases; i++) dbs.push_back(std::make_unique<db::Db>(i));
   db::Db::onExpired = [](db::Db* d, std::string_view key) {
@@ -115,10 +143,9 @@ bool Server::start() {
         "only",
         config.save.c_str());
   }
-  if (config.maxmemory != 0) {
-    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
-                static_cast<long long>(config.maxmemory));
-  }
+  if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
+  lazyfree::start();
+  evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -224,9 +251,9 @@ void Server::onAccepted(net::Connection* conn) {
     s.refuseClient(conn, kProtectedModeError);
     return;
   }
-  auto* c = new Client(conn);
+  Client* c = s.newClient(conn);
   s.linkClient(c);
-  c->startReading();
+  startReading(c);
   LOG_VERBOSE("Accepted %s", conn->peerAddress().c_str());
 }
 
@@ -237,12 +264,18 @@ void Server::refuseClient(net::Connection* conn, std::string_view error) {
   // the peer registered its receive buffer). The client is never read from
   // and is closed once the error is sent, or by the cron after
   // kRefusedLingerMs if the peer never lets it be sent.
-  auto* c = new Client(conn);
+  Client* c = newClient(conn);
   c->flags |= kProtectedRefuse | kCloseAfterReply;
   refused_clients++;
   linkClient(c);
   c->reply().raw(error);
   queueWrite(c);
+}
+
+Client* Server::newClient(net::Connection* conn) {
+  auto* c = new Client(conn, next_client_id++, &dbAt(0));
+  if (config.requirepass.empty()) c->flags |= kAuthenticated;
+  return c;
 }
 
 void Server::linkClient(Client* c) {
@@ -288,7 +321,7 @@ void Server::handlePendingWrites() {
     if (c == nullptr) continue;
     c->flags &= ~kPendingWrite;
     if (c->flags & kCloseAsap) continue;
-    c->flush();
+    flushClient(c);
   }
   pending_writes.clear();
 }
@@ -309,6 +342,7 @@ void Server::beforeSleep() {
   net::processPendingData();
   blocking::handleReady();
   handlePendingWrites();
+  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
@@ -361,8 +395,8 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
-  if (g_signal_shutdown) {
-    LOG_WARNING("Received SIGTERM scheduling shutdown...");
+  if (crash::shutdownRequested() && !shutdown_asap) {
+    // Logged by the signal handler itself, as Redis does.
     shutdown_asap = true;
     loop.setDontWait(true);
   }
@@ -373,7 +407,7 @@ int Server::cron() {
 void Server::prepareShutdown() {
   LOG_WARNING("User requested shutdown...");
   for (Client* c : clients) {
-    c->flush();
+    flushClient(c);
   }
   listeners_.clear();
   if (!config.unixsocket.empty()) {

@@ -58,7 +58,9 @@ class Server {
   // Orderly exit (SHUTDOWN, SIGTERM): closes listeners and clients.
   void prepareShutdown();
 
-  // Client registry.
+  // Client registry. newClient makes a client with the next id, on db 0,
+  // authenticated unless a password is required; the caller links it.
+  Client* newClient(net::Connection* conn);
   void linkClient(Client* c);
   void unlinkClient(Client* c);
   void freeClientAsync(Client* c);

@@ -5,7 +5,7 @@
 #include "server/client.h"
 #include "server/cmdlog.h"
 #include "server/command.h"
-#include "server/commands/introspection.h"
+#include "server/client_info.h"
 #include "server/server.h"
 
 namespace server {

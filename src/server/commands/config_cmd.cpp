@@ -8,6 +8,8 @@
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/config.h"
+#include "server/limits/open_files.h"
+#include "server/evict/evict.h"
 #include "server/server.h"
 
 namespace server {
@@ -36,9 +38,13 @@ bool applyConfig(const std::string& name, std::string* err) {
     }
     return true;
   }
+  if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
   if (name == "maxmemory-policy" || name == "lfu-log-factor" || name == "lfu-decay-time") {
     syncLfuConfig();
-    return true;
+  }
+  if (name.rfind("maxmemory", 0) == 0 || name.rfind("lazyfree-", 0) == 0 ||
+      name == "jemalloc-bg-thread") {
+    evict::applyConfig(name);
   }
   return true;
 }

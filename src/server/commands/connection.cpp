@@ -52,10 +52,11 @@ void quitCommand(Client* c) {
 void selectCommand(Client* c) {
   int64_t id;
   if (!c->argInt64Msg(1, &id, "value is not an integer or out of range")) return;
-  if (id < 0 || id > INT32_MAX || !c->selectDb(static_cast<int>(id))) {
+  if (id < 0 || id >= static_cast<int64_t>(g_server->dbs.size())) {
     c->addError("DB index is out of range");
     return;
   }
+  c->setDb(&g_server->dbAt(static_cast<int>(id)));
   c->addOk();
 }
 
@@ -160,7 +161,7 @@ void resetCommand(Client* c) {
   resetMultiState(c);
   resetPubSubState(c);
   c->flags &= ~kDenyBlocking;
-  c->selectDb(0);
+  c->setDb(&g_server->dbAt(0));
   c->setProto(2);
   c->setName("");
   if (!g_server->config.requirepass.empty()) c->flags &= ~kAuthenticated;

@@ -6,6 +6,10 @@
 
 namespace server {
 
+// Registers every family below into g_server's table, then attaches the
+// command docs (commands/registry.cpp).
+void registerAllCommands();
+
 void registerConnectionCommands(CommandTable& t);    // PING ECHO QUIT RESET HELLO AUTH SELECT
 void registerStringCommands(CommandTable& t);        // GET SET ... LCS
 void registerKeyCommands(CommandTable& t);           // DEL EXISTS ... SCAN, expiry, OBJECT

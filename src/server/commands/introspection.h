@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/client_info.h"  // ClientLine, for CLIENT LIST/INFO
 #include "server/command.h"
 
 namespace server {
@@ -38,7 +39,8 @@ void appendFormat(std::string* out, const char* fmt, ...) __attribute__((format(
 // The allocator's and the process's memory figures (INFO memory, MEMORY
 // STATS).
 struct MemoryNumbers {
-  uint64_t used = 0;      // bytes the allocator handed out
+  uint64_t used = 0;       // used_memory (evict::usedMemory)
+  uint64_t allocated = 0;  // the allocator's own figure (jemalloc stats.allocated)
   uint64_t active = 0;    // allocator pages in use (jemalloc)
   uint64_t resident = 0;  // allocator resident pages (jemalloc)
   uint64_t rss = 0;       // process resident set
@@ -71,34 +73,5 @@ void resetServerStats();
 // DEBUG is refused unless enable-debug-command allows it for this client
 // (config_cmd.cpp).
 bool debugCommandAllowed(Client* c);
-
-// ---- CLIENT (client_cmd.cpp)
-
-// The fields of one CLIENT LIST / CLIENT INFO line. Kept apart from Client
-// so the line format can be tested alone.
-struct ClientLine {
-  uint64_t id = 0;
-  std::string addr, laddr;
-  int fd = -1;
-  std::string name;
-  int64_t age = 0, idle = 0;
-  std::string flags = "N";
-  int db = 0;
-  size_t sub = 0, psub = 0, ssub = 0;
-  long multi = -1;  // queued commands, -1 outside MULTI
-  size_t multi_mem = 0;
-  size_t qbuf = 0, qbuf_free = 0, argv_mem = 0;
-  size_t rbs = 0, rbp = 0, obl = 0, oll = 0, omem = 0, tot_mem = 0;
-  std::string events;
-  std::string cmd = "NULL";
-  std::string user = "default";
-  int resp = 2;
-  std::string transport;
-};
-// Appends the line, Redis 7.0's fields in its order plus a last
-// " transport=<type>" field, and a terminating "\n".
-void formatClientLine(const ClientLine& f, std::string* out);
-// The fields of a live client.
-ClientLine describeClient(Client* c);
 
 }  // namespace server

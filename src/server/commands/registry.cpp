@@ -1,0 +1,31 @@
+// The one place that knows every command family: adding a family means a
+// line here and its declaration in families.h.
+#include "server/commands/families.h"
+#include "server/commands/syntax_table.h"
+#include "server/multi.h"
+#include "server/pubsub.h"
+#include "server/server.h"
+
+namespace server {
+
+void registerAllCommands() {
+  CommandTable& t = g_server->commands;
+  registerConnectionCommands(t);
+  registerStringCommands(t);
+  registerKeyCommands(t);
+  registerServerCommands(t);
+  registerBitmapCommands(t);
+  registerHllCommands(t);
+  registerMultiCommands(t);
+  registerPubSubCommands(t);
+  registerHashCommands(t);
+  registerSetCommands(t);
+  registerSortedSetCommands(t);
+  registerListCommands(t);
+  registerListBlockingCommands(t);
+  registerZsetBlockingCommands(t);
+  registerSortCommands(t);
+  attachCommandDocs(t);
+}
+
+}  // namespace server
