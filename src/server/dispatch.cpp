@@ -1,3 +1,4 @@
+#include "server/persist/persist.h"
 #include "server/dispatch.h"
 
 #include <string>
@@ -11,6 +12,7 @@
 #include "server/obuf_limits.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 #include "server/slowlog.h"
 
@@ -90,6 +92,12 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
+  // A script past busy-reply-threshold lets only a few commands through.
+  if (script::rejectWhileBusy(c, cmd)) {
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
   // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
   // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
   // (multi.h).
@@ -105,6 +113,22 @@ static bool dispatchUnmuted(Client* c) {
   if (pause::active() || (c->flags & kPostponed)) {
     if (pause::shouldPostpone(c, *cmd)) {
       c->last_cmd = cmd;  // CLIENT LIST shows the held command, as Redis
+      return true;
+    }
+  }
+  if (persist::loading() && !(cmd->flags & kLoading)) {
+    c->addError("-LOADING Redis is loading the dataset in memory");
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
+  // as in Redis, so health checks notice.
+  if ((cmd->flags & kWrite) || cmd->proc == s.commands.find("ping")->proc) {
+    if (const char* e = persist::writeError()) {
+      c->addError(e);
+      cmd->rejected_calls++;
+      multiFlagError(c);
       return true;
     }
   }

@@ -1,3 +1,4 @@
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include "server/multi.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/version.h"
 
 namespace server {
@@ -137,12 +139,6 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
-  if (!config.save.empty()) {
-    LOG_WARNING(
-        "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
-        "only",
-        config.save.c_str());
-  }
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   lazyfree::start();
   evict::applyConfig("");
@@ -158,9 +154,15 @@ bool Server::start() {
     }
   }
   loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
-  loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
+  // The clock stands still while a script runs (script.h).
+  loop.setAfterSleep([](event::EventLoop*) {
+    if (!script::running()) db::Clock::update();
+  });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
+  // Clients may connect while the RDB loads: they get -LOADING, INFO shows
+  // the progress (persist.h).
+  if (!persist::loadAtStart()) return false;
   LOG_NOTICE("Ready to accept connections");
   return true;
 }
@@ -309,10 +311,17 @@ void Server::beforeSleep() {
   // Data a transport holds in user space has no fd event to wake us: the
   // service shared with the client library runs its handlers.
   net::servicePendingData(&loop);
-  blocking::handleReady();
+  // While a busy script services the loop (script.h) only I/O happens:
+  // blocked clients are served and closed clients freed after it ends.
+  bool in_script = script::running();
+  if (!in_script) blocking::handleReady();
   handlePendingWrites();
-  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
-  freeClosingClients();
+  if (!in_script) {
+    // Not while a script runs: the clients it serves must stay.
+    if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
+    freeClosingClients();
+    script::afterScripts();
+  }
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
   if (shutdown_asap) {
@@ -351,6 +360,9 @@ void Server::databasesCron() {
 }
 
 int Server::cron() {
+  int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
+  // No cron work in the middle of a script: it is atomic, time included.
+  if (script::running()) return static_cast<int>(period);
   db::Clock::update();
   cron_loops++;
   // Instantaneous ops/sec over the last samples, as INFO reports it.
@@ -364,17 +376,30 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  persist::cron();  // reaps a BGSAVE child, save points
   if (crash::shutdownRequested() && !shutdown_asap) {
-    // Logged by the signal handler itself, as Redis does.
-    shutdown_asap = true;
-    loop.setDontWait(true);
+    // Logged by the signal handler itself, as Redis does. Saves first when
+    // save points exist; a failed save keeps the server up.
+    crash::clearShutdownRequest();
+    if (persist::shutdownSave(false, false, false)) {
+      shutdown_asap = true;
+      loop.setDontWait(true);
+    } else {
+      LOG_WARNING(
+          "SIGTERM received but errors trying to shut down the server, check the logs for more "
+          "information");
+    }
   }
   int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   return static_cast<int>(1000 / hz);
 }
 
 void Server::prepareShutdown() {
+  static bool done = false;  // once, even when a shutdown during loading asked first
+  if (done) return;
+  done = true;
   LOG_WARNING("User requested shutdown...");
+  persist::killChild();
   for (Client* c : clients) {
     flushClient(c);
   }

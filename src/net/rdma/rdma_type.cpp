@@ -180,6 +180,9 @@ class RdmaType : public ConnectionType {
     }
     line("rdma_pinned_bytes", static_cast<uint64_t>(r.pinned_bytes));
     line("rdma_verbs_objects", static_cast<uint64_t>(r.objects));
+    out += "rdma_fork_safety:";
+    out += forkSafetyMode();
+    out += "\r\n";
     return out;
   }
 
