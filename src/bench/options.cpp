@@ -23,6 +23,8 @@ void printUsage() {
           " -p <port>          Server port (default 6379).\n"
           " -s <socket>        Unix socket path (overrides host and port).\n"
           " --rdma             Connect over RDMA (the 'rdma' connection type).\n"
+          " --rdma-dialect <d> RDMA dialect: auto (default: detected from the server),\n"
+          "                    ours, seed (the 2021 prototype) or valkey. See RDMA.md.\n"
           " -a <password>      Password for AUTH.\n"
           " --user <username>  ACL user name: sends AUTH <user> <pass>. Needs -a.\n"
           " -c <clients>       Number of parallel connections (default 50).\n"
@@ -95,6 +97,7 @@ void splitTests(const char* list, std::vector<std::string>* out) {
 
 ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
   bool rdma = false;
+  const char* rdma_dialect = nullptr;
   int i = 1;
   for (; i < argc; i++) {
     const char* a = argv[i];
@@ -131,6 +134,9 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->endpoint.path = argv[++i];
     } else if (is("--rdma")) {
       rdma = true;
+    } else if (is("--rdma-dialect")) {
+      if (!needsArg()) return ParseOutcome::kExitError;
+      rdma_dialect = argv[++i];
     } else if (is("-a")) {
       if (!needsArg()) return ParseOutcome::kExitError;
       opt->auth = argv[++i];
@@ -207,6 +213,15 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       return ParseOutcome::kExitError;
     }
     opt->endpoint.type = "rdma";
+    std::string err;
+    if (rdma_dialect != nullptr &&
+        !net::findType("rdma")->configure("dialect", rdma_dialect, &err)) {
+      fprintf(stderr, "Invalid --rdma-dialect: %s\n", err.c_str());
+      return ParseOutcome::kExitError;
+    }
+  } else if (rdma_dialect != nullptr) {
+    fprintf(stderr, "Option --rdma-dialect needs --rdma.\n");
+    return ParseOutcome::kExitError;
   }
   if (opt->stdin_last_arg && opt->command.empty()) {
     fprintf(stderr, "Option -x needs a command after the options.\n");

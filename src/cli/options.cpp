@@ -26,6 +26,8 @@ void printUsage() {
           "  -p <port>          Server port (default: 6379).\n"
           "  -s <socket>        Unix socket path (replaces host and port).\n"
           "  --rdma             Connect over RDMA (the 'rdma' connection type).\n"
+          "  --rdma-dialect <d> RDMA dialect: auto (default: detected from the server),\n"
+          "                     ours, seed (the 2021 prototype) or valkey. See RDMA.md.\n"
           "  -a <password>      Password for AUTH (REDISCLI_AUTH in the environment\n"
           "                     keeps it off the command line; -a wins if both are set).\n"
           "  --user <username>  ACL user name for AUTH <user> <pass> (needs -a).\n"
@@ -153,6 +155,7 @@ bool parseUri(const std::string& uri, Options* opt) {
 
 ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
   bool rdma = false;
+  const char* rdma_dialect = nullptr;
   int i = 1;
   for (; i < argc; i++) {
     const char* a = argv[i];
@@ -211,6 +214,8 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     } else if (!has_value) {
       unrecognized(a);
       return ParseOutcome::kExitError;
+    } else if (is("--rdma-dialect")) {
+      rdma_dialect = argv[++i];
     } else if (is("-h")) {
       opt->endpoint.host = argv[++i];
     } else if (is("-p")) {
@@ -270,6 +275,15 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       return ParseOutcome::kExitError;
     }
     opt->endpoint.type = "rdma";
+    std::string err;
+    if (rdma_dialect != nullptr &&
+        !net::findType("rdma")->configure("dialect", rdma_dialect, &err)) {
+      fprintf(stderr, "Invalid --rdma-dialect: %s\n", err.c_str());
+      return ParseOutcome::kExitError;
+    }
+  } else if (rdma_dialect != nullptr) {
+    fprintf(stderr, "Option --rdma-dialect needs --rdma.\n");
+    return ParseOutcome::kExitError;
   }
   if (opt->quoted_input) {
     for (auto& arg : opt->args) {

@@ -21,12 +21,11 @@ std::string describe(const Endpoint& ep) {
 }
 
 void serviceTransports(event::EventLoop* loop) {
-  int ran = net::processPendingData();
-  // Do not block in the wait that follows when a handler ran here: it may
-  // have completed the reply a caller of processEvents() is waiting for
-  // (waitUntil re-checks its predicate only when processEvents returns), or
-  // left data behind (it reads a bounded chunk) that no fd event announces.
-  if (ran > 0 || net::anyPendingData()) loop->setDontWait(true);
+  // Shared with the server (net/registry.h): a handler run here may have
+  // completed the reply a caller of processEvents() is waiting for
+  // (waitUntil re-checks its predicate only when processEvents returns), so
+  // the next wait does not block.
+  net::servicePendingData(loop);
 }
 
 void installLoopHooks(event::EventLoop* loop) {

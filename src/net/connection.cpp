@@ -1,5 +1,9 @@
 #include "net/connection.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
 namespace net {
 
 void Connection::close() {
@@ -14,6 +18,33 @@ void Connection::close() {
   }
   doClose();
   delete this;
+}
+
+bool settingInt(const std::string& v, long long* out) {
+  if (v.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long n = strtoll(v.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = n;
+  return true;
+}
+
+std::vector<std::string> settingWords(const std::string& v) {
+  std::vector<std::string> out;
+  std::istringstream in(v);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::string Connection::peerLabel() const {
+  std::string peer = peerAddress();
+  if (!peer.empty()) return peer;
+  return std::string(type_->name()) + ":" + localAddress();
+}
+
+std::string Connection::doTransport() const {
+  return type_->name();
 }
 
 bool Connection::callHandler(ConnHandler h) {

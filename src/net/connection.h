@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,12 @@ class Connection {
   bool isLocal() const { return doIsLocal(); }
   // The fd for diagnostics (CLIENT LIST fd=); -1 if the transport has none.
   int fd() const { return doFd(); }
+  // How MONITOR and logs name the peer: its address, or for a peer without
+  // one (a unix socket's) "<type>:<local address>", e.g. "unix:/tmp/r.sock".
+  std::string peerLabel() const;
+  // The transport as CLIENT LIST shows it: the type name, and for types
+  // with variants the variant ("rdma/valkey"). No spaces.
+  std::string transport() const { return doTransport(); }
 
   void setPrivateData(void* p) { private_data_ = p; }
   void* privateData() const { return private_data_; }
@@ -98,6 +105,7 @@ class Connection {
   virtual std::string doAddress(bool peer) const = 0;
   virtual bool doIsLocal() const = 0;
   virtual int doFd() const { return -1; }
+  virtual std::string doTransport() const;
 
   // Transports call handlers only through this: it keeps the object alive
   // while the handler runs and performs a close() requested inside it.
@@ -152,10 +160,48 @@ struct ConnectAddr {
   std::string source_addr;  // optional local address to bind first (IP transports)
 };
 
+// The server's settings by option name ("port", "bind", "rdma-port", ...),
+// as CONFIG GET prints them; "" for an unknown name. Each type reads its own.
+using SettingLookup = std::function<std::string(const std::string& name)>;
+
+// Helpers for listenSpecFrom(): a whole integer setting (false if it is
+// not one), and a space-separated list setting.
+bool settingInt(const std::string& v, long long* out);
+std::vector<std::string> settingWords(const std::string& v);
+
 class ConnectionType {
  public:
   virtual ~ConnectionType() = default;
   virtual const char* name() const = 0;
+
+  // The listener the server's settings ask of this type (net::openListeners
+  // calls it): *wanted false when none is configured (port 0, no path).
+  // Types also apply their own options (configure) from the settings here.
+  // False with *err (a sentence) for a bad setting.
+  virtual bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,
+                              std::string* err) {
+    (void)get;
+    (void)spec;
+    (void)err;
+    *wanted = false;
+    return true;
+  }
+  // A server setting this type owns ("rdma-rx-size"): *known, and if so
+  // validated (false with *err) and returned in canonical form. The bounds
+  // live only here; the server's options table asks.
+  virtual bool checkSetting(const std::string& setting, const std::string& value,
+                            std::string* canonical, bool* known, std::string* err) {
+    (void)setting;
+    (void)value;
+    (void)canonical;
+    (void)err;
+    *known = false;
+    return true;
+  }
+  // The log line for a listener of this type once it is open.
+  virtual std::string announce(const Listener& l) const {
+    return std::string("Listening on ") + name() + " " + l.describe();
+  }
 
   // Binds and starts accepting in `loop`. Returns nullptr and sets *err (a
   // complete sentence naming the address and the failing call) on failure.

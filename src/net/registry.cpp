@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "event/event_loop.h"
 #include "net/transports.h"
 
 namespace net {
@@ -47,6 +48,52 @@ int processPendingData() {
   int n = 0;
   for (auto& t : types()) n += t->processPendingData();
   return n;
+}
+
+int servicePendingData(event::EventLoop* loop) {
+  int ran = processPendingData();
+  if (ran > 0 || anyPendingData()) loop->setDontWait(true);
+  return ran;
+}
+
+bool checkSetting(const std::string& setting, const std::string& value, std::string* canonical,
+                  std::string* err) {
+  registerBuiltinTypes();
+  for (auto& t : types()) {
+    bool known = false;
+    if (!t->checkSetting(setting, value, canonical, &known, err)) return false;
+    if (known) return true;
+  }
+  *canonical = value;
+  return true;
+}
+
+bool openListeners(event::EventLoop* loop, const SettingLookup& get, AcceptCallback cb,
+                   void* cb_data, std::vector<OpenedListener>* out, std::string* err) {
+  registerBuiltinTypes();
+#ifndef HAVE_RDMA
+  // The one transport that may be compiled out: its port set is an error,
+  // not a silently missing listener.
+  std::string port = get("rdma-port");
+  if (!port.empty() && port != "0") {
+    *err =
+        "rdma-port is set but RDMA support is not compiled in (build with BUILD_RDMA=yes "
+        "and the libibverbs/librdmacm development packages)";
+    return false;
+  }
+#endif
+  std::vector<OpenedListener> opened;
+  for (auto& t : types()) {
+    ListenSpec spec;
+    bool wanted = false;
+    if (!t->listenSpecFrom(get, &spec, &wanted, err)) return false;
+    if (!wanted) continue;
+    Listener* l = t->listen(loop, spec, cb, cb_data, err);
+    if (l == nullptr) return false;  // `opened` closes the others
+    opened.push_back({t->name(), t->announce(*l), std::unique_ptr<Listener>(l)});
+  }
+  *out = std::move(opened);
+  return true;
 }
 
 }  // namespace net

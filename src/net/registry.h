@@ -4,6 +4,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "net/connection.h"
 
@@ -18,5 +21,29 @@ void forEachType(const std::function<void(ConnectionType*)>& fn);
 bool anyPendingData();
 // Calls processPendingData() on each type; returns the number of handlers run.
 int processPendingData();
+// The before-sleep service every event loop using connections installs
+// (the server's and the client library's): runs the handlers of data that
+// transports hold in user space (no fd event announces it), then keeps the
+// loop from blocking in its next wait while a handler ran (it may have
+// completed what a caller waits for, or left data behind) or data remains.
+// Returns the number of handlers run.
+int servicePendingData(event::EventLoop* loop);
+
+// Validates a server setting owned by a connection type (its name starts
+// with the type's: "rdma-rx-size") and gives its canonical value. A setting
+// no compiled-in type owns is returned unchanged (true).
+bool checkSetting(const std::string& setting, const std::string& value, std::string* canonical,
+                  std::string* err);
+
+struct OpenedListener {
+  std::string type;
+  std::string announcement;  // the log line ("Listening on tcp ...")
+  std::unique_ptr<Listener> listener;
+};
+// Opens the listener of every connection type the settings ask for (and
+// reports settings naming a type that is not compiled in). On failure
+// nothing stays open and *err says why.
+bool openListeners(event::EventLoop* loop, const SettingLookup& get, AcceptCallback cb,
+                   void* cb_data, std::vector<OpenedListener>* out, std::string* err);
 
 }  // namespace net

@@ -12,6 +12,21 @@ class TcpType : public ConnectionType {
  public:
   const char* name() const override { return "tcp"; }
 
+  // Settings: port (0: no listener), bind, tcp-backlog.
+  bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,
+                      std::string* err) override {
+    long long port = 0, backlog = 511;
+    if (!settingInt(get("port"), &port) || port < 0 || port > 65535) {
+      *err = "tcp: bad port '" + get("port") + "'";
+      return false;
+    }
+    *wanted = port != 0;
+    spec->port = static_cast<int>(port);
+    spec->addrs = settingWords(get("bind"));
+    if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
+    return true;
+  }
+
   Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb, void* cb_data,
                    std::string* err) override {
     std::vector<std::string> addrs = spec.addrs;

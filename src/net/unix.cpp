@@ -1,4 +1,6 @@
 // The "unix" connection type: Unix domain stream sockets.
+#include <cstdlib>
+
 #include "net/socket.h"
 #include "net/socket_connection.h"
 #include "net/transports.h"
@@ -9,6 +11,29 @@ namespace {
 class UnixType : public ConnectionType {
  public:
   const char* name() const override { return "unix"; }
+
+  // Settings: unixsocket (empty: no listener), unixsocketperm (octal),
+  // tcp-backlog.
+  bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,
+                      std::string* err) override {
+    spec->path = get("unixsocket");
+    *wanted = !spec->path.empty();
+    std::string perm = get("unixsocketperm");
+    char* end = nullptr;
+    long p = strtol(perm.c_str(), &end, 8);
+    if (!perm.empty() && (*end != '\0' || p < 0 || p > 0777)) {
+      *err = "unix: bad unixsocketperm '" + perm + "'";
+      return false;
+    }
+    spec->perm = static_cast<unsigned>(p);
+    long long backlog = 511;
+    if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
+    return true;
+  }
+
+  std::string announce(const Listener& l) const override {
+    return "The server is now ready to accept connections at " + l.describe();
+  }
 
   Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb, void* cb_data,
                    std::string* err) override {

@@ -55,7 +55,7 @@ ClientLine describeClient(Client* c) {
     f.laddr = withPort(local, local);
     f.addr = withPort(conn->peerAddress(), local);
     f.fd = conn->fd();
-    f.transport = conn->type().name();
+    f.transport = conn->transport();
   }
   f.name = c->name();
   f.age = (db::Clock::nowMs - c->ctime_ms) / 1000;

@@ -35,7 +35,7 @@ struct ClientLine {
 };
 
 // Appends the line, Redis 7.0's fields in its order plus a last
-// " transport=<type>" field, and a terminating "\n".
+// " transport=<type>[/<variant>]" field (Connection::transport()), and a terminating "\n".
 void formatClientLine(const ClientLine& f, std::string* out);
 // The fields of a live client.
 ClientLine describeClient(Client* c);

@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "net/registry.h"
 #include "resp/request_parser.h"
 #include "server/notify/notify.h"
 #include "server/version.h"
@@ -217,6 +218,24 @@ std::string getOutputBufferLimits(const Config& c) {
           return parseRange(a[0], LO, HI, &c.FIELD, e);         \
         },                                                      \
         [](const Config& c) { return std::to_string(c.FIELD); } \
+  }
+// A connection type's own option: the type validates it where its bounds
+// live (net::checkSetting) and gives the canonical integer kept here.
+#define TRANSPORT_OPT(NAME, FIELD)                                  \
+  Option {                                                          \
+    NAME, false, 1, 1,                                              \
+        [](Config& c, const Args& a, std::string* e) {              \
+          std::string v;                                            \
+          if (!net::checkSetting(NAME, a[0], &v, e)) return false;  \
+          int64_t n;                                                \
+          if (!strutil::parseInt64(v, &n) && !parseMemory(v, &n)) { \
+            *e = "argument couldn't be parsed into an integer";     \
+            return false;                                           \
+          }                                                         \
+          c.FIELD = n;                                              \
+          return true;                                              \
+        },                                                          \
+        [](const Config& c) { return std::to_string(c.FIELD); }     \
   }
 #define MEM_OPT(NAME, FIELD, LO, HI, MUT)                       \
   Option {                                                      \
@@ -537,8 +556,9 @@ const std::vector<Option>& options() {
                return true;
              },
              [](const Config& c) { return joinArgs(c.rdma_bind); }},
-      MEM_OPT("rdma-rx-size", rdma_rx_size, 64 * 1024, 16 * 1024 * 1024, false),
-      INT_OPT("rdma-completion-vector", rdma_completion_vector, -1, 1024, false),
+      TRANSPORT_OPT("rdma-rx-size", rdma_rx_size),
+      TRANSPORT_OPT("rdma-completion-vector", rdma_completion_vector),
+      TRANSPORT_OPT("rdma-keepalive-interval", rdma_keepalive_interval),
   };
   return opts;
 }

@@ -122,6 +122,7 @@ struct Config {
   int64_t rdma_port = 0;
   std::vector<std::string> rdma_bind;  // empty: same as bind
   int64_t rdma_rx_size = 1024 * 1024;
+  int64_t rdma_keepalive_interval = 3000;  // ms; 0: no liveness probe
   int64_t rdma_completion_vector = -1;
   // client-output-buffer-limit, per client class: a client whose pending
   // output reaches `hard` bytes, or stays at or above `soft` bytes for more

@@ -99,11 +99,10 @@ void feedAlways(Client* c, const Command& cmd) {
     addr = "lua";
   } else if (c->conn() == nullptr) {
     addr = "internal";
-  } else if (c->conn()->type().name() == std::string_view("unix")) {
-    // Redis names the listening socket, not the (unnamed) peer.
-    addr = "unix:" + g_server->config.unixsocket;
   } else {
-    addr = c->conn()->peerAddress();
+    // A unix peer is unnamed: Redis names the listening socket, which the
+    // connection does for us ("unix:/path").
+    addr = c->conn()->peerLabel();
   }
   std::string line = formatLine(static_cast<int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec,
                                 c->dbIndex(), addr, c->argv(), redactedArgs(cmd, c->argv()));

@@ -196,51 +196,21 @@ bool Server::start() {
 }
 
 bool Server::openListeners(std::string* err) {
+  // Each connection type reads its own settings (net::openListeners): the
+  // server names none of them.
+  auto get = [this](const std::string& name) {
+    auto v = configGet(config, name);
+    return v.empty() ? std::string() : v[0].second;
+  };
+  std::vector<net::OpenedListener> opened;
+  if (!net::openListeners(&loop, get, onAccept, this, &opened, err)) return false;
   std::vector<BoundListener> fresh;
-  if (config.port != 0) {
-    net::ListenSpec spec;
-    spec.addrs = config.bind;
-    spec.port = static_cast<int>(config.port);
-    spec.backlog = static_cast<int>(config.tcp_backlog);
-    net::Listener* l = net::findType("tcp")->listen(&loop, spec, onAccept, this, err);
-    if (l == nullptr) return false;
-    LOG_NOTICE("Listening on tcp %s", l->describe().c_str());
-    fresh.push_back({"tcp", std::unique_ptr<net::Listener>(l)});
+  for (auto& o : opened) {
+    LOG_NOTICE("%s", o.announcement.c_str());
+    fresh.push_back({o.type, std::move(o.listener)});
   }
-  if (!config.unixsocket.empty()) {
-    net::ListenSpec spec;
-    spec.path = config.unixsocket;
-    spec.perm = static_cast<unsigned>(config.unixsocketperm);
-    spec.backlog = static_cast<int>(config.tcp_backlog);
-    net::Listener* l = net::findType("unix")->listen(&loop, spec, onAccept, this, err);
-    if (l == nullptr) return false;
-    LOG_NOTICE("The server is now ready to accept connections at %s", config.unixsocket.c_str());
-    fresh.push_back({"unix", std::unique_ptr<net::Listener>(l)});
-  }
-  if (config.rdma_port != 0) {
-    net::ConnectionType* rdma = net::findType("rdma");
-    if (rdma == nullptr) {
-      *err =
-          "rdma-port is set but RDMA support is not compiled in (build with BUILD_RDMA=yes "
-          "and the libibverbs/librdmacm development packages)";
-      return false;
-    }
-    if (!rdma->configure("rx-size", std::to_string(config.rdma_rx_size), err) ||
-        !rdma->configure("completion-vector", std::to_string(config.rdma_completion_vector), err)) {
-      return false;
-    }
-    net::ListenSpec spec;
-    spec.addrs = config.rdma_bind.empty() ? config.bind : config.rdma_bind;
-    spec.port = static_cast<int>(config.rdma_port);
-    spec.backlog = static_cast<int>(config.tcp_backlog);
-    net::Listener* l = rdma->listen(&loop, spec, onAccept, this, err);
-    if (l == nullptr) return false;
-    LOG_NOTICE("Listening on rdma %s", l->describe().c_str());
-    fresh.push_back({"rdma", std::unique_ptr<net::Listener>(l)});
-  }
-  if (fresh.empty()) {
-    LOG_WARNING("No listener is configured (port 0, no unixsocket, no rdma-port)");
-  }
+  if (fresh.empty())
+    LOG_WARNING("No listener is configured (every transport's port or socket is off)");
   listeners_ = std::move(fresh);
   return true;
 }
@@ -366,8 +336,9 @@ void Server::freeClosingClients() {
 }
 
 void Server::beforeSleep() {
-  // Data a transport holds in user space (RDMA) has no fd event to wake us.
-  net::processPendingData();
+  // Data a transport holds in user space has no fd event to wake us: the
+  // service shared with the client library runs its handlers.
+  net::servicePendingData(&loop);
   // While a busy script services the loop (script.h) only I/O happens:
   // blocked clients are served, BCAST invalidations sent and closed clients
   // freed after it ends.

@@ -62,12 +62,12 @@ start_server [list tags {needs:rdma external:skip} \
     r get rdma:cli:ctr
   } {10}
 
-  test {RDMA cli: CLIENT LIST shows transport=rdma for the rdma client} {
+  test {RDMA cli: CLIENT LIST shows transport=rdma/ours for the rdma client} {
     set line [rdma_cli CLIENT LIST]
     # Only this client and the test's TCP client are connected.
     set mine [lsearch -all -inline [split $line "\n"] "*cmd=client|list*"]
     assert_equal [llength $mine] 1 $line
-    assert_match "id=* addr=$::rdma_addr:* laddr=$::rdma_addr:$::rdma_port *transport=rdma" \
+    assert_match "id=* addr=$::rdma_addr:* laddr=$::rdma_addr:$::rdma_port *transport=rdma/ours" \
       [lindex $mine 0]
     set tcp [lsearch -all -inline [split $line "\n"] "*transport=tcp"]
     assert_equal [llength $tcp] 1 $line

@@ -44,12 +44,22 @@ std::string cmError(rdma_cm_event_type type, int status) {
   return s;
 }
 
-rdma_conn_param connParam() {
+// `hello`: carry kHello in the private data (our own peers recognise it;
+// the prototype and Valkey ignore private data).
+rdma_conn_param connParam(bool hello) {
   rdma_conn_param p = {};
   // No RDMA reads are used: no responder resources or initiator depth.
   p.retry_count = kRetryCount;
   p.rnr_retry_count = kRnrRetryCount;
+  if (hello) {
+    p.private_data = kHello;
+    p.private_data_len = sizeof kHello;
+  }
   return p;
+}
+
+bool eventHello(const rdma_cm_event* ev) {
+  return hasHello(ev->param.conn.private_data, ev->param.conn.private_data_len);
 }
 
 }  // namespace
@@ -116,10 +126,13 @@ RdmaConnection* RdmaConnection::connectTo(const ConnectionType* type, Shared* sh
 }
 
 RdmaConnection* RdmaConnection::fromRequest(const ConnectionType* type, Shared* shared,
-                                            event::EventLoop* loop, rdma_cm_id* id,
+                                            event::EventLoop* loop, rdma_cm_id* id, bool hello,
                                             std::string* err) {
   auto* c = new RdmaConnection(type, shared, loop);
   c->state_ = ConnState::kAccepting;
+  // Our own client said so in its request: it speaks "ours" and waits for
+  // us to speak first. Anyone else is identified by its first message.
+  if (hello) c->dialect_ = dialectFor(DialectId::kOurs);
   c->ep_.id = adoptCmId(id);
   id->context = c;
   c->peer_addr_ = formatSockaddr(rdma_get_peer_addr(id));
@@ -175,7 +188,9 @@ void RdmaConnection::armHandshakeTimer() {
 
 int RdmaConnection::doAccept(ConnHandler cb) {
   if (state_ != ConnState::kAccepting || accept_called_) return -1;
-  rdma_conn_param p = connParam();
+  // Always tell the peer we are this implementation: our client then knows
+  // it may wait for us to speak first, in our dialect.
+  rdma_conn_param p = connParam(true);
   if (rdma_accept(ep_.id.get(), &p) != 0) {
     setError(callFailed("rdma_accept"));
     shared_->stats.errors++;
@@ -193,12 +208,13 @@ void RdmaConnection::onCmEvent(event::EventLoop*, int, void* data, int) {
   while (c->ep_.channel && rdma_get_cm_event(c->ep_.channel.get(), &ev) == 0) {
     rdma_cm_event_type type = ev->event;
     int status = ev->status;
+    bool hello = eventHello(ev);  // private data dies with the ack
     rdma_ack_cm_event(ev);
-    if (!c->handleCmEvent(type, status)) return;
+    if (!c->handleCmEvent(type, status, hello)) return;
   }
 }
 
-bool RdmaConnection::handleCmEvent(rdma_cm_event_type type, int status) {
+bool RdmaConnection::handleCmEvent(rdma_cm_event_type type, int status, bool hello) {
   LOG_DEBUG("RDMA %s: %s", peer_addr_.c_str(), cmError(type, status).c_str());
   switch (type) {
     case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -210,7 +226,7 @@ bool RdmaConnection::handleCmEvent(rdma_cm_event_type type, int status) {
     case RDMA_CM_EVENT_ROUTE_RESOLVED:
       return onRouteResolved();
     case RDMA_CM_EVENT_ESTABLISHED:
-      return onEstablished();
+      return onEstablished(hello);
     case RDMA_CM_EVENT_ADDR_ERROR:
     case RDMA_CM_EVENT_ROUTE_ERROR:
     case RDMA_CM_EVENT_CONNECT_ERROR:
@@ -245,7 +261,10 @@ bool RdmaConnection::onRouteResolved() {
   local_addr_ = formatSockaddr(rdma_get_local_addr(ep_.id.get()));
   for (uint32_t slot = 0; ok && slot < kRecvDepth; slot++) ok = postRecv(slot);
   if (ok) ok = watchFds();
-  rdma_conn_param p = connParam();
+  // kHello unless told to speak another dialect: a server that knows it
+  // (ours) speaks first in our dialect; the others ignore it.
+  DialectId want = shared_->opts.client_dialect;
+  rdma_conn_param p = connParam(want == DialectId::kUnknown || want == DialectId::kOurs);
   if (ok && rdma_connect(ep_.id.get(), &p) != 0) {
     fail("RDMA connect to " + peer_addr_ + ": " + callFailed("rdma_connect"), false);
     ok = false;
@@ -253,9 +272,20 @@ bool RdmaConnection::onRouteResolved() {
   return ok ? true : notifyHandshake();
 }
 
-bool RdmaConnection::onEstablished() {
+bool RdmaConnection::onEstablished(bool hello) {
   established_ = true;
-  if (outbound_) return notifyHandshake();  // connected once the server registered
+  startProbeTimer();
+  if (outbound_) {
+    DialectId want = shared_->opts.client_dialect;
+    if (want == DialectId::kUnknown && hello) want = DialectId::kOurs;
+    if (want == DialectId::kUnknown) return true;  // the server's first message tells
+    dialect_ = dialectFor(want);
+    // The prototype's and Valkey's servers announce on ESTABLISHED without
+    // waiting, and so do we when speaking their dialect; our own server
+    // speaks first and we answer (notifyHandshake).
+    if (want != DialectId::kOurs) postRegister();
+    return notifyHandshake();  // connected once the server registered
+  }
   state_ = ConnState::kConnected;
   shared_->stats.connected_clients++;
   counted_client_ = true;
@@ -263,12 +293,31 @@ bool RdmaConnection::onEstablished() {
     loop_->deleteTimer(handshake_timer_);
     handshake_timer_ = 0;
   }
-  // The server speaks first: announce our RX buffer.
-  postRegister();
+  if (dialect_ != nullptr) {
+    // Our own client waits for us to speak first. (A peer whose first
+    // message overtook this event was answered already.)
+    if (!announced_) postRegister();
+  } else {
+    armIdentifyTimer();  // anyone else speaks first; we answer in its dialect
+  }
   ConnHandler cb = accept_cb_;
   accept_cb_ = nullptr;
   if (!callHandler(cb)) return false;
   return dispatch();
+}
+
+void RdmaConnection::armIdentifyTimer() {
+  handshake_timer_ =
+      loop_->addTimer(kHandshakeTimeoutMs, [this](event::EventLoop*, event::TimerId) {
+        handshake_timer_ = 0;
+        if (dialect_ == nullptr && state_ == ConnState::kConnected) {
+          fail("peer sent no control message within " + std::to_string(kHandshakeTimeoutMs) +
+                   " ms of connecting",
+               true);
+          dispatch();
+        }
+        return event::kNoMore;
+      });
 }
 
 bool RdmaConnection::notifyHandshake() {
@@ -277,8 +326,9 @@ bool RdmaConnection::notifyHandshake() {
     cb = connect_cb_ != nullptr ? connect_cb_ : accept_cb_;
   } else if (outbound_ && connect_cb_ != nullptr && state_ == ConnState::kConnecting &&
              established_ && tx_ready_) {
-    // Server's RX is known: announce ours, and the stream is open both ways.
-    if (postRegister()) state_ = ConnState::kConnected;
+    // Server's RX is known: announce ours (unless done), and the stream is
+    // open both ways.
+    if (announced_ || postRegister()) state_ = ConnState::kConnected;
     cb = connect_cb_;
   }
   if (cb == nullptr) return true;
@@ -294,6 +344,10 @@ bool RdmaConnection::notifyHandshake() {
 
 void RdmaConnection::doClose() {
   stopKickTimer();
+  if (probe_timer_ != 0) {
+    loop_->deleteTimer(probe_timer_);
+    probe_timer_ = 0;
+  }
   loop_->removePoller(this);
   if (handshake_timer_ != 0) {
     loop_->deleteTimer(handshake_timer_);
@@ -347,6 +401,10 @@ bool RdmaConnection::doIsLocal() const {
   std::string p = peer_addr_.substr(0, peer_addr_.rfind(':'));
   // Exactly 127.0.0.1 and ::1, as Redis 7.0 compares them.
   return p == "127.0.0.1" || p == "[::1]";
+}
+
+std::string RdmaConnection::doTransport() const {
+  return std::string(type_->name()) + "/" + dialectName(dialectId());
 }
 
 int RdmaConnection::doFd() const {
@@ -438,6 +496,7 @@ void RdmaListener::onCmEvent(event::EventLoop*, int, void* data, int) {
     rdma_cm_event_type type = ev->event;
     int status = ev->status;
     rdma_cm_id* id = ev->id;
+    bool hello = type == RDMA_CM_EVENT_CONNECT_REQUEST && eventHello(ev);
     rdma_ack_cm_event(ev);
     if (type != RDMA_CM_EVENT_CONNECT_REQUEST) {
       if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
@@ -448,7 +507,8 @@ void RdmaListener::onCmEvent(event::EventLoop*, int, void* data, int) {
       continue;
     }
     std::string err;
-    RdmaConnection* c = RdmaConnection::fromRequest(l->type_, l->shared_, l->loop_, id, &err);
+    RdmaConnection* c =
+        RdmaConnection::fromRequest(l->type_, l->shared_, l->loop_, id, hello, &err);
     if (c == nullptr) {
       LOG_WARNING("%s", err.c_str());
       l->shared_->stats.errors++;

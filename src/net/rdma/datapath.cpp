@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "common/log.h"
@@ -12,9 +13,6 @@
 namespace net::rdma {
 namespace {
 
-// wr_id of send-queue work requests (receives carry their slot number).
-constexpr uint64_t kWrData = 1;
-constexpr uint64_t kWrCtrl = 2;
 constexpr uint32_t kCtrlSize = sizeof(wire::CtrlMsg);
 
 std::string postFailed(const char* what, int rc) {
@@ -55,32 +53,50 @@ bool RdmaConnection::postRecv(uint32_t slot) {
   return true;
 }
 
-bool RdmaConnection::postRegister() {
+bool RdmaConnection::postControl(const wire::CtrlMsg& msg, uint64_t wr_id, const char* what) {
   if (ctrl_inflight_ >= kCtrlSlots) {
-    fail("control send queue full", false);
+    fail(std::string("control send queue full (") + what + ")", false);
     return false;
   }
   uint32_t slot = ctrl_next_++ % kCtrlSlots;
   uint8_t* dst = ep_.ctrl_tx.data() + slot * kCtrlSize;
-  wire::Region mine{reinterpret_cast<uintptr_t>(ep_.rx.data()), ep_.rx.size, ep_.rx.mr->rkey};
-  wire::CtrlMsg msg = wire::encodeRegister(mine);
   memcpy(dst, &msg, sizeof msg);
   ibv_sge sge = {};
   sge.addr = reinterpret_cast<uintptr_t>(dst);
   sge.length = kCtrlSize;
   sge.lkey = ep_.ctrl_tx.mr->lkey;
   ibv_send_wr wr = {};
-  wr.wr_id = kWrCtrl;
+  wr.wr_id = wr_id;
   wr.sg_list = &sge;
   wr.num_sge = 1;
   wr.opcode = IBV_WR_SEND;
   wr.send_flags = IBV_SEND_SIGNALED;
   ibv_send_wr* bad = nullptr;
   if (int rc = ibv_post_send(ep_.qp.get(), &wr, &bad); rc != 0) {
-    fail(postFailed("send (RegisterLocalAddr)", rc), false);
+    fail(postFailed((std::string("send (") + what + ")").c_str(), rc), false);
     return false;
   }
   ctrl_inflight_++;
+  return true;
+}
+
+bool RdmaConnection::postRegister() {
+  wire::Region mine{reinterpret_cast<uintptr_t>(ep_.rx.data()), ep_.rx.size, ep_.rx.mr->rkey};
+  announced_ = true;
+  return postControl(dialect_->encodeRegister(mine), kWrCtrl, "register");
+}
+
+bool RdmaConnection::adoptDialect(DialectId id) {
+  dialect_ = dialectFor(id);
+  LOG_VERBOSE("RDMA connection %s speaks the %s dialect", peer_addr_.c_str(), dialect_->name());
+  if (!outbound_ && handshake_timer_ != 0) {
+    loop_->deleteTimer(handshake_timer_);  // the identify timer: it spoke
+    handshake_timer_ = 0;
+  }
+  // A server waits for an unidentified peer to speak first; it answers
+  // now, in the peer's dialect. A client announces once the dialect is
+  // known (notifyHandshake).
+  if (!outbound_ && !announced_) return postRegister();
   return true;
 }
 
@@ -168,6 +184,15 @@ bool RdmaConnection::handleCompletion(const ibv_wc& wc) {
       peer_closed_ = true;
       return true;
     }
+    if (wc.status == IBV_WC_RETRY_EXC_ERR || wc.status == IBV_WC_RNR_RETRY_EXC_ERR) {
+      // Nothing acknowledged our writes: the peer vanished without a
+      // disconnect reaching us.
+      shared_->stats.dead_peers++;
+      fail(std::string("peer unreachable: ") + ibv_wc_status_str(wc.status) +
+               (wc.wr_id == kWrProbe || wc.wr_id == kWrProbeCtrl ? " (liveness probe)" : ""),
+           true);
+      return false;
+    }
     fail(std::string("completion error: ") + ibv_wc_status_str(wc.status) + " (vendor error " +
              std::to_string(wc.vendor_err) + ")",
          true);
@@ -175,7 +200,7 @@ bool RdmaConnection::handleCompletion(const ibv_wc& wc) {
   }
   switch (wc.opcode) {
     case IBV_WC_RECV_RDMA_WITH_IMM:
-      return onData(ntohl(wc.imm_data)) && postRecv(static_cast<uint32_t>(wc.wr_id));
+      return onData(ntohl(wc.imm_data), wc.byte_len) && postRecv(static_cast<uint32_t>(wc.wr_id));
     case IBV_WC_RECV:
       if (wc.wc_flags & IBV_WC_WITH_IMM) {
         fail("protocol error: SEND with immediate data", true);
@@ -184,6 +209,10 @@ bool RdmaConnection::handleCompletion(const ibv_wc& wc) {
       return onControl(static_cast<uint32_t>(wc.wr_id), wc.byte_len) &&
              postRecv(static_cast<uint32_t>(wc.wr_id));
     case IBV_WC_RDMA_WRITE:
+      if (wc.wr_id == kWrProbe) {
+        probe_outstanding_ = false;  // the peer's HCA acknowledged it: alive
+        return true;
+      }
       // A signaled write: it and the unsignaled ones before it are done.
       while (!inflight_.empty()) {
         InFlight done = inflight_.front();
@@ -195,6 +224,7 @@ bool RdmaConnection::handleCompletion(const ibv_wc& wc) {
       return true;
     case IBV_WC_SEND:
       if (ctrl_inflight_ > 0) ctrl_inflight_--;
+      if (wc.wr_id == kWrProbeCtrl) probe_outstanding_ = false;
       return true;
     default:
       fail("unexpected completion opcode " + std::to_string(wc.opcode), true);
@@ -202,9 +232,16 @@ bool RdmaConnection::handleCompletion(const ibv_wc& wc) {
   }
 }
 
-bool RdmaConnection::onData(uint32_t bytes) {
+bool RdmaConnection::onData(uint32_t imm, uint32_t byte_len) {
   std::string err;
-  if (!wire::checkImmediate(bytes, rx_tail_, ep_.rx.size, &err)) {
+  uint32_t bytes = 0;
+  if (dialect_ == nullptr) {
+    // Nobody could know where our RX buffer is before we told them.
+    fail("protocol error: data write before any control message", true);
+    return false;
+  }
+  if (!dialect_->dataLength(imm, byte_len, &bytes, &err) ||
+      !wire::checkImmediate(bytes, rx_tail_, ep_.rx.size, &err)) {
     fail("protocol error: " + err, true);
     return false;
   }
@@ -214,19 +251,106 @@ bool RdmaConnection::onData(uint32_t bytes) {
 }
 
 bool RdmaConnection::onControl(uint32_t slot, uint32_t bytes) {
-  wire::Region r;
   std::string err;
-  if (slot >= kRecvDepth ||
-      !wire::decodeRegister(ep_.ctrl_rx.data() + slot * kCtrlSize, bytes, &r, &err)) {
-    fail("protocol error: " + err, true);
+  if (slot >= kRecvDepth) {
+    fail("protocol error: receive completion for unknown slot " + std::to_string(slot), true);
     return false;
   }
-  // The peer consumed everything we wrote (or this is its first buffer).
-  remote_ = r;
-  tx_off_ = 0;
-  tx_ready_ = true;
-  tx_waiting_ = false;
+  const uint8_t* buf = ep_.ctrl_rx.data() + slot * kCtrlSize;
+  const Dialect* d = dialect_;
+  if (d == nullptr) {
+    DialectId id = detectDialect(buf, bytes, &err);
+    if (id == DialectId::kUnknown) {
+      shared_->stats.dialect_errors++;
+      fail("protocol error: " + err, true);
+      return false;
+    }
+    d = dialectFor(id);
+  }
+  Control c;
+  if (!d->decode(buf, bytes, &c, &err)) {
+    if (dialect_ == nullptr) shared_->stats.dialect_errors++;
+    fail("protocol error (" + std::string(d->name()) + " dialect): " + err, true);
+    return false;
+  }
+  // A valid first message: answer in its dialect (nothing is answered to
+  // one that is not).
+  if (dialect_ == nullptr && !adoptDialect(d->id())) return false;
+  switch (c.kind) {
+    case Control::Kind::kRegister:
+      // The peer consumed everything we wrote (or this is its first buffer).
+      remote_ = c.region;
+      tx_off_ = 0;
+      tx_ready_ = true;
+      tx_waiting_ = false;
+      return true;
+    case Control::Kind::kKeepalive:
+      shared_->stats.keepalives_received++;
+      return true;
+    case Control::Kind::kGetFeature: {
+      wire::CtrlMsg reply;
+      if (!dialect_->encodeFeatureReply(c.select, &reply)) return true;
+      return postControl(reply, kWrCtrl, "feature reply");
+    }
+    case Control::Kind::kSetFeature:
+      if (c.features != 0) {
+        char hex[24];
+        snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(c.features));
+        fail(std::string("protocol error: SetClientFeature asks for features ") + hex +
+                 ", none of which is supported",
+             true);
+        return false;
+      }
+      return true;
+  }
   return true;
+}
+
+void RdmaConnection::startProbeTimer() {
+  if (probe_timer_ != 0 || shared_->opts.keepalive_ms <= 0) return;
+  probe_timer_ = loop_->addTimer(shared_->opts.keepalive_ms,
+                                 [this](event::EventLoop*, event::TimerId) { return probeTick(); });
+}
+
+int RdmaConnection::probeTick() {
+  int period = shared_->opts.keepalive_ms > 0 ? shared_->opts.keepalive_ms : kDefaultKeepaliveMs;
+  if (state_ != ConnState::kConnected || peer_closed_) return period;
+  // A loop that was busy (or a client blocked outside it) may not have
+  // reaped the acknowledgement yet: look before judging.
+  if (probe_outstanding_ && !drainCq()) return dispatch() ? period : event::kNoMore;
+  if (probe_outstanding_) {
+    // A whole period without the peer's HCA acknowledging a zero-length
+    // write (or keepalive): it is gone, whatever the transport retries say.
+    shared_->stats.dead_peers++;
+    fail("peer unreachable: liveness probe unacknowledged for " + std::to_string(period) + " ms",
+         true);
+    if (!dispatch()) return event::kNoMore;  // closed inside: timer deleted
+    return period;
+  }
+  if (dialect_ == nullptr || !tx_ready_) return period;  // nothing to aim at yet
+  wire::CtrlMsg ka;
+  if (!outbound_ && dialect_->serverSendsKeepalive() && dialect_->encodeKeepalive(&ka)) {
+    // Valkey's clients expect the server's keepalive; its completion is
+    // the probe.
+    if (!postControl(ka, kWrProbeCtrl, "keepalive")) return dispatch() ? period : event::kNoMore;
+    shared_->stats.keepalives_sent++;
+  } else {
+    // Zero bytes to the peer's registered buffer: nothing is written, no
+    // receive is consumed and no peer software runs, but its HCA acks it.
+    ibv_send_wr wr = {};
+    wr.wr_id = kWrProbe;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.wr.rdma.remote_addr = remote_.addr;
+    wr.wr.rdma.rkey = remote_.key;
+    ibv_send_wr* bad = nullptr;
+    if (int rc = ibv_post_send(ep_.qp.get(), &wr, &bad); rc != 0) {
+      fail(postFailed("send (liveness probe)", rc), false);
+      return dispatch() ? period : event::kNoMore;
+    }
+  }
+  probe_outstanding_ = true;
+  return period;
 }
 
 uint32_t RdmaConnection::stagingSlot(uint32_t* off) const {

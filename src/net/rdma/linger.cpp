@@ -83,7 +83,9 @@ void Linger::poll() {
         finish();
         return;
       }
-      if (wcs[i].opcode == IBV_WC_RDMA_WRITE && writes_ > 0) writes_--;
+      // Data writes and the fence only: a liveness probe in flight is not
+      // one of the writes waited for.
+      if (wcs[i].opcode == IBV_WC_RDMA_WRITE && wcs[i].wr_id == kWrData && writes_ > 0) writes_--;
       // Receives (the peer still writing) are reaped and dropped.
     }
     if (n < kPollBatch) break;

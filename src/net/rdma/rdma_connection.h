@@ -28,6 +28,7 @@
 
 #include "event/event_loop.h"
 #include "net/connection.h"
+#include "net/rdma/dialect.h"
 #include "net/rdma/resources.h"
 #include "net/rdma/wire.h"
 
@@ -39,7 +40,17 @@ class Linger;
 struct Options {
   uint32_t rx_size = kDefaultRxSize;
   int completion_vector = -1;  // -1: spread over the device's vectors
+  // Outbound connections: the dialect to speak; kUnknown detects it.
+  DialectId client_dialect = DialectId::kUnknown;
+  // Period of the liveness probe (and of Valkey's keepalive); 0: none.
+  int keepalive_ms = kDefaultKeepaliveMs;
 };
+
+// wr_id of send-queue work requests (receives carry their slot number).
+constexpr uint64_t kWrData = 1;       // data writes and the closing fence
+constexpr uint64_t kWrCtrl = 2;       // control messages
+constexpr uint64_t kWrProbe = 3;      // zero-length liveness write
+constexpr uint64_t kWrProbeCtrl = 4;  // keepalive control message
 
 // Totals since start (INFO's rdma section).
 struct Stats {
@@ -53,6 +64,10 @@ struct Stats {
   uint64_t errors = 0;
   uint64_t completion_events = 0;   // fetched from completion channels
   uint64_t polled_completions = 0;  // reaped by busy polling, without an event
+  uint64_t dead_peers = 0;          // closed because a liveness probe failed
+  uint64_t keepalives_sent = 0;
+  uint64_t keepalives_received = 0;
+  uint64_t dialect_errors = 0;  // first control messages matching no dialect
 };
 
 // State owned by the type and shared by all its connections.
@@ -115,12 +130,16 @@ class RdmaConnection : public Connection, private event::Poller {
   // Inbound (cm.cpp): takes a CONNECT_REQUEST's id (event already acked),
   // creates its resources and moves it to an event channel of its own. On
   // failure rejects and destroys the id and returns nullptr.
+  // `hello`: the request's private data carried kHello (our own client).
   static RdmaConnection* fromRequest(const ConnectionType* type, Shared* shared,
-                                     event::EventLoop* loop, rdma_cm_id* id, std::string* err);
+                                     event::EventLoop* loop, rdma_cm_id* id, bool hello,
+                                     std::string* err);
 
   // Called by processPendingData(): runs due handlers. Returns false if the
   // connection was closed (the object is gone).
   bool service();
+  // The dialect spoken; kUnknown until the peer's first control message.
+  DialectId dialectId() const { return dialect_ != nullptr ? dialect_->id() : DialectId::kUnknown; }
 
  protected:
   int doAccept(ConnHandler cb) override;
@@ -133,6 +152,7 @@ class RdmaConnection : public Connection, private event::Poller {
   std::string doAddress(bool peer) const override;
   bool doIsLocal() const override;
   int doFd() const override;
+  std::string doTransport() const override;
 
  private:
   RdmaConnection(const ConnectionType* type, Shared* shared, event::EventLoop* loop);
@@ -141,9 +161,13 @@ class RdmaConnection : public Connection, private event::Poller {
   // ---- cm.cpp ----
   static void onCmEvent(event::EventLoop* loop, int fd, void* data, int mask);
   // Returns false if the connection was closed inside.
-  bool handleCmEvent(rdma_cm_event_type type, int status);
+  // `hello`: the event's private data carried kHello.
+  bool handleCmEvent(rdma_cm_event_type type, int status, bool hello);
   bool onRouteResolved();
-  bool onEstablished();
+  bool onEstablished(bool hello);
+  // Server: closes a connection whose peer has not spoken within
+  // kHandshakeTimeoutMs (its dialect is still unknown).
+  void armIdentifyTimer();
   // Runs the pending connect/accept callback if the handshake finished or
   // failed. Returns false if the connection was closed inside.
   bool notifyHandshake();
@@ -163,10 +187,20 @@ class RdmaConnection : public Connection, private event::Poller {
   // kError) if that failed.
   bool armCq();
   bool handleCompletion(const ibv_wc& wc);
-  bool onData(uint32_t bytes);
+  bool onData(uint32_t imm, uint32_t byte_len);
   bool onControl(uint32_t slot, uint32_t bytes);
+  // Fixes the connection's dialect (first message of an unidentified peer,
+  // or our own choice); a server then announces its RX buffer.
+  bool adoptDialect(DialectId id);
   bool postRecv(uint32_t slot);
+  bool postControl(const wire::CtrlMsg& msg, uint64_t wr_id, const char* what);
   bool postRegister();
+  // Liveness probe (see RDMA.md, "Dead peers"): every keepalive_ms a
+  // signaled zero-length RDMA write (or the dialect's keepalive message on a
+  // server); one still unacknowledged at the next tick, or failing, means
+  // the peer is gone.
+  void startProbeTimer();
+  int probeTick();
   // Before close: makes sure the last write in flight raises a completion,
   // posting a signaled zero-length RDMA write (a fence) after it if it was
   // unsignaled. Returns the completions to wait for, 0 if posting failed.
@@ -201,6 +235,10 @@ class RdmaConnection : public Connection, private event::Poller {
   bool cq_armed_ = true;       // resources arm the CQ at creation
   event::TimerId handshake_timer_ = 0;
   event::TimerId kick_timer_ = 0;
+  event::TimerId probe_timer_ = 0;
+  bool probe_outstanding_ = false;
+  const Dialect* dialect_ = nullptr;  // nullptr until known
+  bool announced_ = false;            // our RX buffer was registered once
   std::string peer_addr_;
   std::string local_addr_;
 

@@ -33,6 +33,54 @@ bool parseBytes(const std::string& s, uint64_t* out) {
   return true;
 }
 
+// Parses one option of the type into *o: the only place its bounds live.
+bool parseOption(const std::string& name, const std::string& value, Options* o, std::string* err) {
+  if (name == "rx-size") {
+    uint64_t v = 0;
+    if (!parseBytes(value, &v) || v < kMinRxSize || v > kMaxRxSize) {
+      *err = "rdma rx-size must be between " + std::to_string(kMinRxSize) + " and " +
+             std::to_string(kMaxRxSize) + " bytes";
+      return false;
+    }
+    o->rx_size = static_cast<uint32_t>(v);
+    return true;
+  }
+  if (name == "completion-vector") {
+    char* end = nullptr;
+    errno = 0;
+    long v = strtol(value.c_str(), &end, 10);
+    if (errno != 0 || end == value.c_str() || *end != '\0' || v < -1 || v > 1023) {
+      *err = "rdma completion-vector must be -1 (spread) or 0..1023";
+      return false;
+    }
+    o->completion_vector = static_cast<int>(v);
+    return true;
+  }
+  if (name == "dialect") {
+    DialectId id;
+    if (!parseDialect(value, &id)) {
+      *err = "rdma dialect must be auto, ours, seed or valkey";
+      return false;
+    }
+    o->client_dialect = id;
+    return true;
+  }
+  if (name == "keepalive-interval") {
+    char* end = nullptr;
+    errno = 0;
+    long v = strtol(value.c_str(), &end, 10);
+    if (errno != 0 || end == value.c_str() || *end != '\0' || v < 0 || v > kMaxKeepaliveMs) {
+      *err = "rdma keepalive-interval must be 0 (off) .. " + std::to_string(kMaxKeepaliveMs) +
+             " milliseconds";
+      return false;
+    }
+    o->keepalive_ms = static_cast<int>(v);
+    return true;
+  }
+  *err = "unknown rdma option '" + name + "'";
+  return false;
+}
+
 class RdmaType : public ConnectionType {
  public:
   const char* name() const override { return "rdma"; }
@@ -47,29 +95,52 @@ class RdmaType : public ConnectionType {
     return RdmaConnection::connectTo(this, &shared_, loop, addr, cb, err);
   }
 
+  // Settings: rdma-port (0: no listener), rdma-bind (else bind),
+  // tcp-backlog, and this type's options rdma-<option> (rx-size,
+  // completion-vector, keepalive-interval), applied before listening.
+  bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,
+                      std::string* err) override {
+    long long port = 0, backlog = 511;
+    if (!settingInt(get("rdma-port"), &port) || port < 0 || port > 65535) {
+      *err = "rdma: bad rdma-port '" + get("rdma-port") + "'";
+      return false;
+    }
+    *wanted = port != 0;
+    if (!*wanted) return true;
+    for (const char* opt : {"rx-size", "completion-vector", "keepalive-interval"}) {
+      std::string v = get(std::string("rdma-") + opt);
+      if (!v.empty() && !configure(opt, v, err)) return false;
+    }
+    spec->port = static_cast<int>(port);
+    spec->addrs = settingWords(get("rdma-bind"));
+    if (spec->addrs.empty()) spec->addrs = settingWords(get("bind"));
+    if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
+    return true;
+  }
+
   bool configure(const std::string& name, const std::string& value, std::string* err) override {
-    if (name == "rx-size") {
-      uint64_t v = 0;
-      if (!parseBytes(value, &v) || v < kMinRxSize || v > kMaxRxSize) {
-        *err = "rdma rx-size must be between " + std::to_string(kMinRxSize) + " and " +
-               std::to_string(kMaxRxSize) + " bytes";
-        return false;
+    return parseOption(name, value, &shared_.opts, err);
+  }
+
+  // The server's rdma-<option> settings: validated here, where the bounds
+  // live, and given back in canonical form (bytes, milliseconds).
+  bool checkSetting(const std::string& setting, const std::string& value, std::string* canonical,
+                    bool* known, std::string* err) override {
+    static const char* kSettings[] = {"rx-size", "completion-vector", "keepalive-interval"};
+    *known = false;
+    for (const char* opt : kSettings) {
+      if (setting != std::string("rdma-") + opt) continue;
+      *known = true;
+      Options scratch;
+      if (!parseOption(opt, value, &scratch, err)) return false;
+      if (setting == "rdma-rx-size") *canonical = std::to_string(scratch.rx_size);
+      if (setting == "rdma-completion-vector") {
+        *canonical = std::to_string(scratch.completion_vector);
       }
-      shared_.opts.rx_size = static_cast<uint32_t>(v);
+      if (setting == "rdma-keepalive-interval") *canonical = std::to_string(scratch.keepalive_ms);
       return true;
     }
-    if (name == "completion-vector") {
-      char* end = nullptr;
-      errno = 0;
-      long v = strtol(value.c_str(), &end, 10);
-      if (errno != 0 || end == value.c_str() || *end != '\0' || v < -1 || v > 1023) {
-        *err = "rdma completion-vector must be -1 (spread) or 0..1023";
-        return false;
-      }
-      shared_.opts.completion_vector = static_cast<int>(v);
-      return true;
-    }
-    return ConnectionType::configure(name, value, err);
+    return true;
   }
 
   std::string info() const override {
@@ -92,8 +163,21 @@ class RdmaType : public ConnectionType {
     line("rdma_errors", s.errors);
     line("rdma_completion_events", s.completion_events);
     line("rdma_polled_completions", s.polled_completions);
+    line("rdma_dead_peers", s.dead_peers);
+    line("rdma_keepalives_sent", s.keepalives_sent);
+    line("rdma_keepalives_received", s.keepalives_received);
+    line("rdma_dialect_errors", s.dialect_errors);
     line("rdma_rx_size", shared_.opts.rx_size);
+    line("rdma_keepalive_interval", static_cast<uint64_t>(shared_.opts.keepalive_ms));
     line("rdma_connections", shared_.live.size());
+    // Connections now, by dialect (unknown: accepted, the peer has not
+    // spoken yet).
+    uint64_t by[kDialectCount] = {};
+    for (const RdmaConnection* c : shared_.live) by[static_cast<int>(c->dialectId())]++;
+    for (DialectId d :
+         {DialectId::kOurs, DialectId::kSeed, DialectId::kValkey, DialectId::kUnknown}) {
+      line((std::string("rdma_dialect_") + dialectName(d)).c_str(), by[static_cast<int>(d)]);
+    }
     line("rdma_pinned_bytes", static_cast<uint64_t>(r.pinned_bytes));
     line("rdma_verbs_objects", static_cast<uint64_t>(r.objects));
     out += "rdma_fork_safety:";

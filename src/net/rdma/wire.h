@@ -31,22 +31,25 @@ constexpr int kRecvDepth = 128;
 // Data writes outstanding on the send queue; below kRecvDepth so a peer
 // using our defaults never runs our receive queue dry.
 constexpr int kMaxWritesInFlight = 64;
-// Control message slots (send side); at most one RegisterLocalAddr per
-// direction is ever outstanding, the rest is headroom.
-constexpr int kCtrlSlots = 4;
+// Control message slots (send side): at most one register message, one
+// keepalive and the answers to a peer's feature queries are outstanding.
+constexpr int kCtrlSlots = 8;
 // Data writes are posted unsignaled, but for one in every kSignalEvery and
 // every write that leaves half the staging ring or more in flight: on an RC
 // send queue a completion also completes every write posted before it, so
 // one per batch frees the lot, and a request/reply exchange costs no
 // completion event (no wake-up) for the reply's own write.
 constexpr int kSignalEvery = kMaxWritesInFlight / 2;
-// Writes, control messages, and the closing fence (see Linger).
-constexpr int kSendDepth = kMaxWritesInFlight + kCtrlSlots + 1;
+// Writes, control messages, the closing fence (see Linger) and a probe.
+constexpr int kSendDepth = kMaxWritesInFlight + kCtrlSlots + 2;
 constexpr int kCqDepth = kRecvDepth + kSendDepth;
 constexpr int kPollBatch = 32;
 // rdma_cm timeouts and the whole client handshake's deadline.
 constexpr int kResolveTimeoutMs = 2000;
 constexpr int kHandshakeTimeoutMs = 10000;
+// Default period of the liveness probe / Valkey keepalive (Valkey's value).
+constexpr int kDefaultKeepaliveMs = 3000;
+constexpr int kMaxKeepaliveMs = 3600 * 1000;
 // Safety-net period of the per-connection timer that re-polls the CQ and
 // kicks a waiting write handler.
 constexpr int kWriteKickMs = 100;

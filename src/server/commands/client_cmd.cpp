@@ -1,8 +1,8 @@
 // CLIENT ID | SETNAME | GETNAME | INFO | LIST | KILL | REPLY | NO-EVICT | HELP.
 //
 // CLIENT LIST keeps Redis 7.0's fields in its order and adds one last field,
-// transport=<connection type name>: parsers split on spaces and '=', so a
-// trailing field is safe for them.
+// transport=<connection type, and its variant: "tcp", "rdma/valkey">: parsers
+// split on spaces and '=', so a trailing field is safe for them.
 #include <string>
 
 #include "common/strutil.h"

@@ -1,0 +1,34 @@
+// Options of rdma-test-peer and its server mode (peer_server.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "net/rdma/dialect.h"
+#include "net/rdma/wire.h"
+
+namespace peer {
+
+struct Options {
+  std::string host;
+  int port = 0;
+  std::string mode = "normal";
+  net::rdma::DialectId dialect = net::rdma::DialectId::kOurs;
+  int timeout_ms = 5000;
+  uint32_t rx_size = net::rdma::kDefaultRxSize;
+  int repeat = 1;
+  bool pipeline = false;
+  int connections = 1;
+  bool listen = false;
+  bool print_rereg = false;
+  std::vector<std::string> cmd;
+};
+
+// --listen: a small RESP server speaking o.dialect (seed or valkey) on
+// o.host:o.port, serving any number of connections at once. Prints
+// "result: listening" once bound. Returns when --connections connections
+// have closed (0 never: runs until killed). Exit status as main's.
+int serve(const Options& o);
+
+}  // namespace peer
