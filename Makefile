@@ -28,6 +28,8 @@ endif
 CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc -pthread
 LDFLAGS := -pthread
 LIBS :=
+# sd_notify for `supervised systemd` (server/process/supervise.cpp).
+LIBS += -lsystemd
 ifeq ($(BUILD_RDMA),yes)
   CXXFLAGS += -DHAVE_RDMA=1
   LIBS += -lrdmacm -libverbs

@@ -19,6 +19,7 @@
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/pause.h"
+#include "server/process/startup.h"
 #include "server/pubsub.h"
 #include "server/version.h"
 
@@ -138,6 +139,8 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
+  // Supervision, daemonize (forks: the pid changes), syslog, kernel settings.
+  process::beforeListen(config);
   if (!config.save.empty()) {
     LOG_WARNING(
         "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
@@ -152,18 +155,13 @@ bool Server::start() {
     LOG_WARNING("%s", err.c_str());
     return false;
   }
-  if (!config.pidfile.empty()) {
-    FILE* f = fopen(config.pidfile.c_str(), "w");
-    if (f) {
-      fprintf(f, "%d\n", static_cast<int>(getpid()));
-      fclose(f);
-    }
-  }
+  process::afterListen(config, executable, config_file);
   loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
   loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
   LOG_NOTICE("Ready to accept connections");
+  process::ready();
   return true;
 }
 
@@ -370,7 +368,6 @@ void Server::clientsCron() {
 
 void Server::databasesCron() {
   // Active expiry gets a bounded share of each cron period.
-  int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
   for (auto& d : dbs) {
@@ -383,6 +380,14 @@ void Server::databasesCron() {
 int Server::cron() {
   db::Clock::update();
   cron_loops++;
+  // dynamic-hz: with many clients the cron runs more often, so each run
+  // visits fewer of them (as Redis: doubling per 200 clients a tick).
+  hz = std::clamp<int64_t>(config.hz, 1, 500);
+  if (config.dynamic_hz) {
+    while (static_cast<int64_t>(clients.size()) / hz > 200 && hz < 500) {
+      hz = std::min<int64_t>(hz * 2, 500);
+    }
+  }
   // Instantaneous ops/sec over the last samples, as INFO reports it.
   int64_t dt = db::Clock::nowMs - stats.last_sample_ms;
   if (dt >= 100) {
@@ -399,12 +404,12 @@ int Server::cron() {
     shutdown_asap = true;
     loop.setDontWait(true);
   }
-  int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   return static_cast<int>(1000 / hz);
 }
 
 void Server::prepareShutdown() {
   LOG_WARNING("User requested shutdown...");
+  process::stopping();
   for (Client* c : clients) {
     flushClient(c);
   }
