@@ -272,7 +272,7 @@ TEST(ConfigOptions, NotImplementedOptionsValidateAndNormalize) {
   EXPECT_FALSE(configSet(&c, "appendonly", {"maybe"}, &err, &unknown, &immutable));
   EXPECT_EQ(err, "argument must be 'yes' or 'no'");
   EXPECT_FALSE(configSet(&c, "appendfsync", {"sometimes"}, &err, &unknown, &immutable));
-  EXPECT_EQ(err, "argument(s) must be one of the following: always, everysec, no");
+  EXPECT_EQ(err, "argument(s) must be one of the following: everysec, always, no");
   EXPECT_TRUE(configSet(&c, "repl-backlog-size", {"2mb"}, &err, &unknown, &immutable));
   EXPECT_EQ(get(c, "repl-backlog-size"), "2097152");
   EXPECT_FALSE(configSet(&c, "repl-backlog-size", {"0"}, &err, &unknown, &immutable));
@@ -295,6 +295,16 @@ TEST(ConfigOptions, NotImplementedOptionsValidateAndNormalize) {
       configSet(&c, "latency-tracking-info-percentiles", {"101"}, &err, &unknown, &immutable));
   EXPECT_FALSE(configSet(&c, "notify-keyspace-events", {"Q"}, &err, &unknown, &immutable));
   EXPECT_EQ(err, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+  // Shown as Redis 7.0.15 shows them.
+  for (auto [in, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"AnKm", "AKm"}, {"Kx", "xK"}, {"dg$lshzxetKE", "AKE"}, {"nm", "nm"}, {"KEAx", "AKE"}}) {
+    EXPECT_TRUE(configSet(&c, "notify-keyspace-events", {in}, &err, &unknown, &immutable));
+    EXPECT_EQ(get(c, "notify-keyspace-events"), shown) << in;
+  }
+  EXPECT_TRUE(configSet(&c, "maxmemory-clients", {"10%"}, &err, &unknown, &immutable));
+  EXPECT_EQ(get(c, "maxmemory-clients"), "10%");
+  EXPECT_FALSE(configSet(&c, "maxmemory-clients", {"101%"}, &err, &unknown, &immutable));
+  EXPECT_EQ(err, "percentage argument must be less or equal to 100");
   // Immutable ones are refused at run time, taken from the file.
   EXPECT_FALSE(configSet(&c, "cluster-enabled", {"yes"}, &err, &unknown, &immutable));
   EXPECT_TRUE(immutable);

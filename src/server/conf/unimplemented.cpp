@@ -81,7 +81,7 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("appendonly", nullptr, "no", true, kAof),
       strOpt("appendfilename", nullptr, false, kAof, "appendonly.aof"),
       strOpt("appenddirname", nullptr, false, kAof, "appendonlydir"),
-      enumOpt("appendfsync", "everysec", true, "always|everysec|no", kAof),
+      enumOpt("appendfsync", "everysec", true, "everysec|always|no", kAof),
       boolOpt("no-appendfsync-on-rewrite", nullptr, "no", true, kAof),
       intOpt("auto-aof-rewrite-percentage", nullptr, "100", true, 0, kIntMax, kAof),
       memOpt("auto-aof-rewrite-min-size", "67108864", true, 0, LLONG_MAX, kAof),
@@ -317,6 +317,10 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
           *err = "argument must be a memory or percent value";
           return false;
         }
+        if (n > 100) {
+          *err = "percentage argument must be less or equal to 100";
+          return false;
+        }
         *out = std::to_string(n) + "%";
         return true;
       }
@@ -388,7 +392,7 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
         errno = 0;
         double d = strtod(w.c_str(), &end);
         if (w.empty() || *end != '\0' || errno != 0 || std::isnan(d)) {
-          *err = "latency-tracking-info-percentiles parameters should be a number";
+          *err = "Invalid latency-tracking-info-percentiles parameters";
           return false;
         }
         if (d < 0.0 || d > 100.0) {
@@ -399,15 +403,37 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       }
       return true;
     }
-    case Kind::kKeyspaceEvents:
+    case Kind::kKeyspaceEvents: {
+      // Stored as Redis shows it: "A" for all the type classes, else each
+      // class in a fixed order, then K, E and m.
+      const std::string_view kClasses = "g$lshzxetd";
+      std::string set;
       for (char ch : v) {
-        if (std::string_view("Ag$lshzxeKEtmdn").find(ch) == std::string_view::npos) {
+        if (ch == 'A') {
+          set += kClasses;
+        } else if (std::string_view("g$lshzxetdnKEm").find(ch) != std::string_view::npos) {
+          set += ch;
+        } else {
           *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
           return false;
         }
       }
-      *out = v;
+      auto has = [&set](char ch) { return set.find(ch) != std::string::npos; };
+      bool all = true;
+      for (char ch : kClasses) all = all && has(ch);
+      out->clear();
+      if (all) {
+        *out = "A";
+      } else {
+        for (char ch : std::string_view("g$lshzxetdn")) {
+          if (has(ch)) *out += ch;
+        }
+      }
+      for (char ch : std::string_view("KEm")) {
+        if (has(ch)) *out += ch;
+      }
       return true;
+    }
     case Kind::kFileOnly:
       break;
   }

@@ -65,7 +65,19 @@ bool applyOomScoreAdj(const std::string& mode, const int64_t values[3], OomClass
   return writeOomScore(static_cast<int>(std::clamp<int64_t>(v, -1000, 1000)));
 }
 
+bool thpAlways() {
+  FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (f == nullptr) return false;
+  char buf[128] = {};
+  bool always = fgets(buf, sizeof(buf), f) != nullptr && strstr(buf, "[always]") != nullptr;
+  fclose(f);
+  return always;
+}
+
 void disableTransparentHugePages() {
+  // In "madvise" or "never" mode the kernel gives huge pages only to who
+  // asks; Redis leaves those alone, and so do we.
+  if (!thpAlways()) return;
   if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == -1) {
     LOG_WARNING("Unable to disable transparent huge pages for this process: %s", strerror(errno));
   }

@@ -21,9 +21,12 @@ enum OomClass { kOomMaster = 0, kOomReplica = 1, kOomBgChild = 2 };
 // written, e.g. lowering the score without CAP_SYS_RESOURCE.
 bool applyOomScoreAdj(const std::string& mode, const int64_t values[3], OomClass cls);
 
-// prctl(PR_SET_THP_DISABLE): transparent huge pages off for this process
-// (fork's copy-on-write then copies 4 KiB pages, not 2 MiB ones). Logs a
-// warning on failure.
+// True when the kernel gives every process transparent huge pages
+// (/sys/kernel/mm/transparent_hugepage/enabled is "always").
+bool thpAlways();
+// prctl(PR_SET_THP_DISABLE) when thpAlways(): transparent huge pages off
+// for this process (fork's copy-on-write then copies 4 KiB pages, not
+// 2 MiB ones). Logs a warning on failure.
 void disableTransparentHugePages();
 
 // Parses a Redis cpu list ("0-3,8,10-15:2": single cpus, ranges, ranges

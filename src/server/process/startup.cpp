@@ -49,8 +49,7 @@ void updateProcTitle(const Config& cfg) {
 }
 
 void beforeListen(Config& cfg) {
-  if (cfg.syslog_enabled)
-    logging::enableSyslog(cfg.syslog_ident, cfg.syslog_facility);
+  if (cfg.syslog_enabled) logging::enableSyslog(cfg.syslog_ident, cfg.syslog_facility);
   g_supervisor = detectSupervisor(cfg.supervised);
   bool background = cfg.daemonize && g_supervisor == Supervisor::kNone;
   if (background) daemonize();
@@ -83,6 +82,8 @@ void afterListen(const Config& cfg, const std::string& executable, const std::st
         static_cast<long long>(cfg.io_threads));
   }
   conf::logUnimplemented(cfg);
+  // As Redis says before it loads its data (the same place here).
+  notifySupervisor(g_supervisor, "STATUS=Redis is loading...");
 }
 
 const char* supervisedName() {
