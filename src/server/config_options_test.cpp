@@ -324,6 +324,10 @@ TEST(ConfigOptions, FileOnlyDirectives) {
   bool unknown, immutable;
   EXPECT_TRUE(loadConfigText(&c, "rename-command CONFIG \"\"\nloadmodule /x.so a b\n", &err))
       << err;
+  // Deprecated ones Redis 7.0 reads and ignores.
+  EXPECT_TRUE(loadConfigText(&c, "list-max-ziplist-entries 5\nlua-replicate-commands yes\n", &err))
+      << err;
+  EXPECT_EQ(configGet(c, "list-max-ziplist-entries").size(), 0u);
   EXPECT_FALSE(loadConfigText(&c, "rename-command CONFIG\n", &err));
   EXPECT_NE(err.find("wrong number of arguments"), std::string::npos);
   EXPECT_FALSE(configSet(&c, "rename-command", {"a"}, &err, &unknown, &immutable));

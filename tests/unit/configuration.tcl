@@ -143,6 +143,33 @@ tags {config external:skip} {
   }
 }
 
+tags {config external:skip} {
+  test {supervised upstart: the server stops itself once (SIGSTOP), then runs on SIGCONT} {
+    set dir [new_tmp_dir upstart]
+    set port [find_free_port]
+    set ::env(UPSTART_JOB) redis-test
+    set pid [spawn_server $::cfg(server_bin) [list --port $port --bind 127.0.0.1 \
+               --supervised upstart --daemonize yes --save "" --dir $dir] $dir]
+    unset ::env(UPSTART_JOB)
+    set state ""
+    for {set i 0} {$i < 250} {incr i} {
+      set stat [read_file /proc/$pid/stat]
+      set state [lindex [string range $stat [expr {[string last ")" $stat] + 2}] end] 0]
+      if {$state eq "T"} break
+      after 20
+    }
+    assert_equal $state T
+    exec kill -CONT $pid
+    for {set i 0} {$i < 250 && ![ping_server 127.0.0.1 $port]} {incr i} { after 20 }
+    set c [::redis::connect 127.0.0.1 $port]
+    assert_match "*process_supervised:upstart*" [$c info server]
+    catch {$c shutdown nosave}
+    $c close
+    assert_equal [wait_server_exit $dir 5000] 0
+    file delete -force $dir
+  }
+}
+
 start_server {tags {config external:skip} overrides {always-show-logo yes}} {
   test {always-show-logo yes: the banner with port and pid is logged at start} {
     set log [read_file [srv stdout]]

@@ -66,6 +66,8 @@ const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
 const char kShutdown[] = "shutdown options";
 const char kCrash[] = "crash report";
+// Directives Redis 7.0 itself reads and ignores.
+const char kDeprecated[] = "deprecated";
 
 std::vector<UnimplementedOption> buildTable() {
   return {
@@ -213,6 +215,10 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("crash-memcheck-enabled", nullptr, "yes", true, kCrash),
       intOpt("socket-mark-id", nullptr, "0", false, 0, UINT_MAX, "socket marks (SO_MARK)"),
       strOpt("ignore-warnings", nullptr, true, "kernel bug warnings (ARM64-COW-BUG)"),
+      // Read and ignored by Redis 7.0 as well.
+      fileOnly("list-max-ziplist-entries", 1, 1, kDeprecated),
+      fileOnly("list-max-ziplist-value", 1, 1, kDeprecated),
+      fileOnly("lua-replicate-commands", 1, 1, kDeprecated),
   };
 }
 
@@ -526,11 +532,15 @@ void logUnimplemented(const Config& cfg) {
       size_t nl = it->second.find('\n', pos);
       if (nl == std::string::npos) nl = it->second.size();
       std::string line = it->second.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (o.feature == kDeprecated) {
+        LOG_NOTICE("'%s': deprecated directive, ignored (as Redis 7.0 does)", line.c_str());
+        continue;
+      }
       // A user line holds passwords: only its name is logged.
       if (strcmp(o.name, "user") == 0) line = line.substr(0, line.find(' ', 5)) + " ...";
       LOG_WARNING("'%s': %s is not implemented yet; this directive has no effect", line.c_str(),
                   o.feature);
-      pos = nl + 1;
     }
   }
 }
