@@ -75,7 +75,11 @@ bool parseMemory(const std::string& v, int64_t* out) {
   while (i < v.size() && isdigit(static_cast<unsigned char>(v[i]))) i++;
   std::string num = v.substr(0, i), unit = v.substr(i);
   int64_t n;
-  if (!strutil::parseInt64(num, &n)) return false;
+  if (v.empty()) {
+    n = 0;  // as Redis reads an empty memory value
+  } else if (!strutil::parseInt64(num, &n)) {
+    return false;
+  }
   int64_t mul = 1;
   const char* u = unit.c_str();
   if (unit.empty() || strcasecmp(u, "b") == 0)
@@ -324,7 +328,14 @@ const std::vector<Option>& options() {
       STR_OPT("requirepass", requirepass, true),
       INT_OPT("maxclients", maxclients, 1, UINT32_MAX, true),
       INT_OPT("databases", databases, 1, INT_MAX, false),
-      INT_OPT("hz", hz, 0, INT_MAX, true),
+      Option{"hz", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               // Kept within 1..500 as Redis does (CONFIG GET shows it so).
+               if (!parseRange(a[0], 0, INT_MAX, &c.hz, e)) return false;
+               c.hz = std::clamp<int64_t>(c.hz, 1, 500);
+               return true;
+             },
+             [](const Config& c) { return std::to_string(c.hz); }},
       INT_OPT("busy-poll-us", busy_poll_us, 0, 1000000, true),
       Option{"loglevel", true, 1, 1,
              [](Config& c, const Args& a, std::string* e) {
@@ -674,7 +685,7 @@ std::vector<std::string> configOptionNames() {
 }
 
 bool configIsProtected(const std::string& name) {
-  return strcasecmp(name.c_str(), "dir") == 0;
+  return strcasecmp(name.c_str(), "dir") == 0 || strcasecmp(name.c_str(), "dbfilename") == 0;
 }
 
 bool configSetArity(const std::string& name, size_t nvalues) {

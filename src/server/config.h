@@ -120,7 +120,7 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
 std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
                                                            const std::string& pattern);
 // True for options that CONFIG SET may change only when
-// enable-protected-configs allows it (dir).
+// enable-protected-configs allows it (dir, dbfilename).
 bool configIsProtected(const std::string& name);
 // True if `name` is an option CONFIG SET accepts with `nvalues` values.
 bool configSetArity(const std::string& name, size_t nvalues);

@@ -313,6 +313,20 @@ TEST(ConfigOptions, NotImplementedOptionsValidateAndNormalize) {
   EXPECT_EQ(get(c, "slaveof"), "10.0.0.1 6380");
   EXPECT_TRUE(loadConfigText(&c, "replicaof no one\n", &err)) << err;
   EXPECT_EQ(get(c, "replicaof"), "");
+  // Details Debian's redis-server 7.0.15 shows.
+  EXPECT_TRUE(configSet(&c, "repl-backlog-size", {"100"}, &err, &unknown, &immutable));
+  EXPECT_EQ(get(c, "repl-backlog-size"), "16384");
+  EXPECT_FALSE(configSet(&c, "activedefrag", {"yes"}, &err, &unknown, &immutable));
+  EXPECT_NE(err.find("Active defragmentation cannot be enabled"), std::string::npos);
+  EXPECT_FALSE(configSet(&c, "shutdown-on-sigterm", {""}, &err, &unknown, &immutable));
+  EXPECT_FALSE(configSet(&c, "cluster-announce-hostname", {"a b"}, &err, &unknown, &immutable));
+  EXPECT_EQ(err, "Hostnames may only contain alphanumeric characters, hyphens or dots");
+  EXPECT_TRUE(configSet(&c, "stream-node-max-bytes", {""}, &err, &unknown, &immutable));
+  EXPECT_EQ(get(c, "stream-node-max-bytes"), "0");
+  EXPECT_TRUE(configSet(&c, "hz", {"65536"}, &err, &unknown, &immutable));
+  EXPECT_EQ(get(c, "hz"), "500");
+  EXPECT_TRUE(configSet(&c, "hz", {"0"}, &err, &unknown, &immutable));
+  EXPECT_EQ(get(c, "hz"), "1");
   // Back at the default, the option no longer counts as set.
   EXPECT_TRUE(configSet(&c, "appendonly", {"no"}, &err, &unknown, &immutable));
   EXPECT_EQ(c.unimplemented.count("appendonly"), 0u);

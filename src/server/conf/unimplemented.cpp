@@ -110,7 +110,7 @@ std::vector<UnimplementedOption> buildTable() {
       intOpt("repl-ping-replica-period", "repl-ping-slave-period", "10", true, 1, kIntMax, kRepl),
       intOpt("repl-timeout", nullptr, "60", true, 1, kIntMax, kRepl),
       memOpt("repl-backlog-size", "1048576", true, 1, LLONG_MAX, kRepl),
-      intOpt("repl-backlog-ttl", nullptr, "3600", true, 0, kIntMax, kRepl),
+      intOpt("repl-backlog-ttl", nullptr, "3600", true, 0, kLongMax, kRepl),
       boolOpt("repl-disable-tcp-nodelay", nullptr, "no", true, kRepl),
       boolOpt("repl-diskless-sync", nullptr, "yes", true, kRepl),
       intOpt("repl-diskless-sync-delay", nullptr, "5", true, 0, kIntMax, kRepl),
@@ -162,7 +162,7 @@ std::vector<UnimplementedOption> buildTable() {
       intOpt("tls-session-cache-size", nullptr, "20480", true, 0, kIntMax, kTls),
       intOpt("tls-session-cache-timeout", nullptr, "300", true, 0, kIntMax, kTls),
       // Eviction, lazy freeing, memory.
-      intOpt("maxmemory-samples", nullptr, "5", true, 1, 64, kEvict),
+      intOpt("maxmemory-samples", nullptr, "5", true, 1, kIntMax, kEvict),
       intOpt("maxmemory-eviction-tenacity", nullptr, "10", true, 0, 100, kEvict),
       {"maxmemory-clients", nullptr, Kind::kMemoryOrPercent, "0", true, 0, LLONG_MAX, nullptr,
        kEvict},
@@ -292,6 +292,14 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
     case Kind::kBool:
       if (strcasecmp(v.c_str(), "yes") == 0 || strcasecmp(v.c_str(), "no") == 0) {
         *out = lower(v);
+        // As Debian's Redis (built with the system jemalloc) answers.
+        if (*out == "yes" && strcmp(o.name, "activedefrag") == 0) {
+          *err =
+              "Active defragmentation cannot be enabled: it requires a Redis server compiled "
+              "with a modified Jemalloc like the one shipped by default with the Redis source "
+              "distribution";
+          return false;
+        }
         return true;
       }
       *err = "argument must be 'yes' or 'no'";
@@ -313,6 +321,8 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
         return false;
       }
       if (rangeError(n, o.lo, o.hi, err)) return false;
+      // Redis never makes the backlog smaller than 16 KiB.
+      if (strcmp(o.name, "repl-backlog-size") == 0 && n < 16384) n = 16384;
       *out = std::to_string(n);
       return true;
     }
@@ -349,7 +359,12 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
     case Kind::kFlags: {
       std::vector<std::string> all = splitChoices(o.choices);
       std::vector<bool> on(all.size(), false);
-      for (const std::string& w : words(values)) {
+      std::vector<std::string> given = words(values);
+      if (given.empty()) {
+        *err = choicesError(o.choices);
+        return false;
+      }
+      for (const std::string& w : given) {
         size_t i = 0;
         while (i < all.size() && strcasecmp(all[i].c_str(), w.c_str()) != 0) i++;
         if (i == all.size()) {
@@ -371,6 +386,14 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       return true;
     }
     case Kind::kString:
+      if (strcmp(o.name, "cluster-announce-hostname") == 0) {
+        for (char ch : v) {
+          if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') {
+            *err = "Hostnames may only contain alphanumeric characters, hyphens or dots";
+            return false;
+          }
+        }
+      }
       *out = v;
       return true;
     case Kind::kReplicaOf: {
