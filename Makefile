@@ -79,8 +79,9 @@ endif
 .PHONY: all deps run test test-unit test-tcl test-compat test-rdma test-deps bench bench-rdma clean format
 all: $(BINARIES)
 
+# -rdynamic: function names in the crash report's stack trace.
 src/redis-server: $(call obj,src/server/main.cpp $(SERVER_SRCS) $(NET_SRCS) $(BASE_SRCS))
-	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -llzf -lm
+	$(CXX) $(LDFLAGS) -rdynamic -o $@ $^ $(LIBS) -llzf -lm
 
 src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -ledit -lm

@@ -7,13 +7,15 @@
 # (`busy-poll-us`, off by default) and Redis.
 # Knobs: BENCH_ROUNDS (default 3), BENCH_N (requests per run, default 200000),
 #        BENCH_KEYS (keys, or zset members, per memory data set; default 1000000),
-#        BENCH_BUSY_POLL_US (busy-poll-us of the third server; default 100).
+#        BENCH_BUSY_POLL_US (busy-poll-us of the third server; default 100),
+#        BENCH_MAXMEMORY (maxmemory of the eviction case; default 64mb).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
 N=${BENCH_N:-200000}
 KEYS=${BENCH_KEYS:-1000000}
 BP_US=${BENCH_BUSY_POLL_US:-100}
+MAXMEM=${BENCH_MAXMEMORY:-64mb}
 OURS=src/redis-server
 REDIS=/usr/bin/redis-server
 RB=/usr/bin/redis-benchmark
@@ -195,6 +197,43 @@ mem_after_load() {  # binary dataset -> "used_memory rss keys"
   stop "$PORT" "$PID"
 }
 
+# Eviction under load: SETs of 1 KB values over a key space far larger than
+# maxmemory (allkeys-lru), so that nearly every write evicts; ops/s, then
+# used_memory and RSS against the limit, and the keys evicted.
+evict_case() {  # name binary -> "rps used rss evicted maxmemory"
+  start "evict-$1" "$2" --maxmemory "$MAXMEM" --maxmemory-policy allkeys-lru
+  $PY tests/support/count_sleeps.py taskset -c $GEN_CPU $RB -p "$PORT" --csv -t set -d 1000 \
+    -r 10000000 -P 16 -c 50 -n $((N * 2)) >"$work/rb.out" 2>/dev/null
+  local rps used rss evicted limit
+  rps=$(grep -m1 '"SET"' "$work/rb.out" | tr -d '"' | awk -F, '{printf "%.0f", $2}')
+  used=$($RCLI -p "$PORT" info memory | tr -d '\r' | awk -F: '$1=="used_memory"{print $2}')
+  limit=$($RCLI -p "$PORT" config get maxmemory | tail -1)
+  evicted=$($RCLI -p "$PORT" info stats | tr -d '\r' | awk -F: '$1=="evicted_keys"{print $2}')
+  rss=$(awk '/VmRSS/{print $2*1024}' "/proc/$PID/status")
+  echo "$rps $used $rss $evicted $limit"
+  stop "$PORT" "$PID"
+}
+declare -A ev
+for round in $(seq "$ROUNDS"); do
+  order=(ours redis)
+  [ $((round % 2)) -eq 0 ] && order=(redis ours)
+  for srv in "${order[@]}"; do
+    bin=$OURS
+    [ "$srv" = redis ] && bin=$REDIS
+    ev[$srv,$round]=$(evict_case "$srv" "$bin")
+    echo "round $round eviction $srv: ${ev[$srv,$round]}"
+  done
+done
+ev_field() {  # srv column(1=rps 2=used 3=rss 4=evicted 5=maxmemory)
+  for round in $(seq "$ROUNDS"); do echo "${ev[$1,$round]}" | awk -v c="$2" '{print $c}'; done |
+    median | awk '{printf "%.0f", $1}'
+}
+ev_ratio() {
+  for round in $(seq "$ROUNDS"); do
+    echo "${ev[ours,$round]} ${ev[redis,$round]}" | awk '{printf "%.6f\n", $1 / $6}'
+  done | median | awk '{printf "%.2f", $1}'
+}
+
 echo "bench: callgrind instruction counts"
 ig_ours=$(instr_per_op $OURS get); ig_redis=$(instr_per_op $REDIS get)
 is_ours=$(instr_per_op $OURS set); is_redis=$(instr_per_op $REDIS set)
@@ -264,6 +303,19 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
     name=${c%%|*}
     rb=$(field ours-bp "$name" 1)
     echo "| $name | $rb | $(round_ratio ours-bp "$name") | $(field ours-bp "$name" 2) | $(field ours-bp "$name" 3) | $(field ours-bp "$name" 4) | $(field ours-bp "$name" 5) | $(field ours-bp "$name" 8) |"
+  done
+  echo
+  echo "Eviction: SET of 1 KB values (-P 16 -c 50, $((N * 2)) requests over 10M random keys)"
+  echo "into a server with \`maxmemory $MAXMEM\` and allkeys-lru, so that nearly every write"
+  echo "evicts; medians over rounds, ratio as above. used_memory and RSS at the end of the run:"
+  echo
+  echo "| server | SET ops/s | ratio | maxmemory | used_memory | used / maxmemory | RSS | RSS / maxmemory | evicted keys |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for srv in ours redis; do
+    lim=$(ev_field $srv 5)
+    name=ours
+    [ $srv = redis ] && name="Redis 7.0"
+    echo "| $name | $(ev_field $srv 1) | $([ $srv = ours ] && ev_ratio || echo 1.00) | $lim | $(ev_field $srv 2) | $(ratio "$(ev_field $srv 2)" "$lim") | $(ev_field $srv 3) | $(ratio "$(ev_field $srv 3)" "$lim") | $(ev_field $srv 4) |"
   done
   echo
   echo "Server instructions per request (callgrind, difference of 60k and 20k requests, -c 50):"

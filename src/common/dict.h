@@ -38,6 +38,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <chrono>
 #include <concepts>
@@ -52,6 +53,16 @@
 #include "common/hash.h"
 
 namespace common {
+
+// Bytes of bucket arrays currently mapped with mmap by every Dict of the
+// process (see "Memory" above): the allocator does not see them, so the
+// server adds them to used_memory (server/evict/allocator.h). Atomic because
+// tables may be freed on the lazy-free thread.
+inline std::atomic<int64_t> g_dict_mapped_bytes{0};
+inline size_t dictMappedBytes() {
+  int64_t v = g_dict_mapped_bytes.load(std::memory_order_relaxed);
+  return v > 0 ? static_cast<size_t>(v) : 0;
+}
 
 template <class T>
 concept DictTraits = requires(typename T::Node* n, const typename T::Node* cn,
@@ -520,6 +531,7 @@ class Dict {
       // rehashing fills them: growing never pauses to clear memory.
       mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (mem == MAP_FAILED) return false;
+      g_dict_mapped_bytes.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
     } else {
       mem = std::calloc(size, sizeof(Node*));
       if (mem == nullptr) return false;
@@ -532,7 +544,9 @@ class Dict {
   }
   static void freeArray(Table& t) {
     if (t.mapped) {
-      munmap(t.buckets + t.released, (t.size() - t.released) * sizeof(Node*));
+      size_t left = (t.size() - t.released) * sizeof(Node*);
+      munmap(t.buckets + t.released, left);
+      g_dict_mapped_bytes.fetch_sub(static_cast<int64_t>(left), std::memory_order_relaxed);
     } else {
       std::free(t.buckets);
     }
@@ -546,6 +560,8 @@ class Dict {
     size_t upto = idx / kChunk * kChunk;
     if (upto <= t.released) return;
     munmap(t.buckets + t.released, (upto - t.released) * sizeof(Node*));
+    g_dict_mapped_bytes.fetch_sub(static_cast<int64_t>((upto - t.released) * sizeof(Node*)),
+                                  std::memory_order_relaxed);
     t.released = upto;
   }
 

@@ -51,6 +51,12 @@ Level level() {
 void setRole(char role) {
   g_role = role;
 }
+char role() {
+  return g_role;
+}
+int outputFd() {
+  return g_file ? fileno(g_file) : STDOUT_FILENO;
+}
 
 bool setFile(const std::string& path, std::string* err) {
   if (path.empty()) {

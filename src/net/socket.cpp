@@ -125,7 +125,9 @@ int accept(int lfd, std::string* err) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
       err->clear();
     } else {
+      int saved = errno;
       *err = sysError("accept4()");
+      errno = saved;  // callers tell EMFILE and the like apart
     }
     return -1;
   }
@@ -249,14 +251,15 @@ bool isLocalPeer(int fd) {
   socklen_t len = sizeof(ss);
   if (getpeername(fd, reinterpret_cast<struct sockaddr*>(&ss), &len) == -1) return false;
   if (ss.ss_family == AF_UNIX) return true;
+  // Exactly the two addresses Redis 7.0 compares the peer's printed address
+  // with: 127.0.0.2 or ::ffff:127.0.0.1 are remote for protected mode.
   if (ss.ss_family == AF_INET) {
     auto* s = reinterpret_cast<struct sockaddr_in*>(&ss);
-    return (ntohl(s->sin_addr.s_addr) >> 24) == 127;
+    return ntohl(s->sin_addr.s_addr) == INADDR_LOOPBACK;
   }
   if (ss.ss_family == AF_INET6) {
     auto* s = reinterpret_cast<struct sockaddr_in6*>(&ss);
-    if (IN6_IS_ADDR_LOOPBACK(&s->sin6_addr)) return true;
-    if (IN6_IS_ADDR_V4MAPPED(&s->sin6_addr)) return s->sin6_addr.s6_addr[12] == 127;
+    return IN6_IS_ADDR_LOOPBACK(&s->sin6_addr);
   }
   return false;
 }

@@ -13,7 +13,8 @@ namespace net::sock {
 int listenTcp(const std::string& addr, int port, int backlog, std::string* err);
 // Removes a stale socket file first; perm 0 leaves the umask's mode.
 int listenUnix(const std::string& path, unsigned perm, int backlog, std::string* err);
-// Returns the new fd, or -1: *err empty on EAGAIN (nothing to accept).
+// Returns the new fd, or -1: *err empty on EAGAIN (nothing to accept), else
+// set, with errno still holding the accept4() error.
 int accept(int lfd, std::string* err);
 // Non-blocking connect: the fd may still be connecting (wait for writable,
 // then check connectResult()).
@@ -27,7 +28,7 @@ int setKeepAlive(int fd, int interval_s);
 // "ip:port" or "[v6]:port" as Redis prints them; the socket path for unix
 // sockets ("" on failure).
 std::string formatAddress(int fd, bool peer);
-// True for loopback or unix peers.
+// True for unix peers and for the peers 127.0.0.1 and ::1 only (Redis 7.0).
 bool isLocalPeer(int fd);
 
 }  // namespace net::sock

@@ -3,9 +3,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "common/log.h"
 #include "event/event_loop.h"
 #include "net/socket.h"
 
@@ -137,6 +139,7 @@ SocketListener::SocketListener(const ConnectionType* type, event::EventLoop* loo
 }
 
 SocketListener::~SocketListener() {
+  for (event::TimerId t : backoff_timers_) loop_->deleteTimer(t);
   for (int fd : fds_) {
     loop_->removeFileEvent(fd, event::kReadable);
     ::close(fd);
@@ -150,11 +153,35 @@ void SocketListener::onAcceptable(event::EventLoop* loop, int lfd, void* data, i
   for (int i = 0; i < kMaxAcceptsPerCall; i++) {
     std::string err;
     int fd = sock::accept(lfd, &err);
-    if (fd == -1) break;
+    if (fd == -1) {
+      if (err.empty()) break;  // nothing left to accept
+      int e = errno;
+      // One line a second at most: a client storm must not flood the log.
+      int64_t now = event::EventLoop::nowMs();
+      if (now - l->last_error_log_ms_ >= 1000) {
+        l->last_error_log_ms_ = now;
+        LOG_WARNING("Accepting client connection: %s", err.c_str());
+      }
+      if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) l->backOff(lfd);
+      break;
+    }
     if (l->tcp_) sock::setNoDelay(fd, true);
     auto* conn = new SocketConnection(l->type_, loop, fd, ConnState::kAccepting);
     l->cb_(conn, l->cb_data_);
   }
+}
+
+void SocketListener::backOff(int lfd) {
+  // Descriptors come back as clients leave; until then the connection waits
+  // in the backlog rather than the loop spinning on accept.
+  constexpr int64_t kAcceptBackoffMs = 100;
+  loop_->removeFileEvent(lfd, event::kReadable);
+  backoff_timers_.push_back(
+      loop_->addTimer(kAcceptBackoffMs, [this, lfd](event::EventLoop* loop, event::TimerId id) {
+        backoff_timers_.erase(std::find(backoff_timers_.begin(), backoff_timers_.end(), id));
+        loop->addFileEvent(lfd, event::kReadable, onAcceptable, this);
+        return event::kNoMore;
+      }));
 }
 
 }  // namespace net

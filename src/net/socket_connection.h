@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "event/event_loop.h"
 #include "net/connection.h"
 
 namespace net {
@@ -48,6 +49,11 @@ class SocketListener : public Listener {
 
  private:
   static void onAcceptable(event::EventLoop* loop, int fd, void* data, int mask);
+  // Out of descriptors (EMFILE, ENFILE) or kernel memory: the pending
+  // connection stays in the backlog and the listening fd stays readable, so
+  // accepting again at once would spin. Stops watching `lfd` for
+  // kAcceptBackoffMs, then watches it again.
+  void backOff(int lfd);
 
   const ConnectionType* type_;
   event::EventLoop* loop_;
@@ -56,6 +62,8 @@ class SocketListener : public Listener {
   AcceptCallback cb_;
   void* cb_data_;
   bool tcp_;
+  std::vector<event::TimerId> backoff_timers_;
+  int64_t last_error_log_ms_ = 0;
 };
 
 }  // namespace net

@@ -44,8 +44,8 @@ enum ClientFlag : uint32_t {
   // CLIENT PAUSE held this client's next request back (pause.h): it stays
   // unparsed in the query buffer until resumeInput().
   kPostponed = 1 << 9,
-  // CLIENT NO-EVICT ON (shown as 'e'). There is no client eviction; the
-  // flag is kept and reported.
+  // CLIENT NO-EVICT ON (shown as 'e'): counted but never closed by
+  // maxmemory-clients (server/evict/client_evict.h).
   kNoEvict = 1 << 10,
   // Waiting in a blocking command (server/blocking.h): input is not
   // processed until unblocked.

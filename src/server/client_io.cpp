@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "server/client.h"
 #include "server/dispatch.h"
+#include "server/obuf_limits.h"
 #include "server/server.h"
 
 namespace server {
@@ -42,6 +43,10 @@ size_t processInput(Client* c, const char* base, size_t len) {
       continue;
     }
     if (!dispatchCommand(c)) return SIZE_MAX;  // client freed by the command
+    // Errors refused before a command runs (NOAUTH, unknown command) are
+    // not seen by callCommand's check; an unauthenticated client must not
+    // pile them up without reading.
+    if (!(c->flags & kAuthenticated)) enforceOutputBufferLimits(c);
     // A paused request is left unconsumed: it runs again from the buffer.
     if (c->flags & kPostponed) break;
     pos += request_len;

@@ -250,6 +250,31 @@ std::string getOutputBufferLimits(const Config& c) {
         [](const Config& c) { return c.FIELD; }      \
   }
 
+// maxmemory-clients: a memory value, or "N%" of maxmemory (stored as -N).
+bool setMaxmemoryClients(Config& c, const Args& a, std::string* err) {
+  const std::string& v = a[0];
+  if (!v.empty() && v.back() == '%') {
+    int64_t pct;
+    if (!strutil::parseInt64(std::string_view(v).substr(0, v.size() - 1), &pct) || pct < 0) {
+      *err = "argument must be a memory or percent value";
+      return false;
+    }
+    if (pct > 100) {
+      *err = "percentage argument must be less or equal to 100";
+      return false;
+    }
+    c.maxmemory_clients = -pct;
+    return true;
+  }
+  int64_t n;
+  if (!parseMemory(v, &n)) {
+    *err = "argument must be a memory or percent value";
+    return false;
+  }
+  c.maxmemory_clients = n;
+  return true;
+}
+
 // Allowed values of an enumerated option, listed in the error as Redis does.
 struct EnumValues {
   const char* const* names;
@@ -430,6 +455,19 @@ const std::vector<Option>& options() {
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
       ENUM_OPT("maxmemory-policy", maxmemory_policy, kMaxmemoryPolicies, true),
+      INT_OPT("maxmemory-samples", maxmemory_samples, 1, INT_MAX, true),
+      INT_OPT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, true),
+      Option{"maxmemory-clients", true, 1, 1, setMaxmemoryClients,
+             [](const Config& c) {
+               return c.maxmemory_clients < 0 ? std::to_string(-c.maxmemory_clients) + "%"
+                                              : std::to_string(c.maxmemory_clients);
+             }},
+      BOOL_OPT("lazyfree-lazy-eviction", lazyfree_lazy_eviction, true),
+      BOOL_OPT("lazyfree-lazy-expire", lazyfree_lazy_expire, true),
+      BOOL_OPT("lazyfree-lazy-server-del", lazyfree_lazy_server_del, true),
+      BOOL_OPT("lazyfree-lazy-user-del", lazyfree_lazy_user_del, true),
+      BOOL_OPT("lazyfree-lazy-user-flush", lazyfree_lazy_user_flush, true),
+      BOOL_OPT("jemalloc-bg-thread", jemalloc_bg_thread, true),
       INT_OPT("lfu-log-factor", lfu_log_factor, 0, INT_MAX, true),
       INT_OPT("lfu-decay-time", lfu_decay_time, 0, INT_MAX, true),
       INT_OPT("slowlog-log-slower-than", slowlog_log_slower_than, -1, INT64_MAX, true),

@@ -36,9 +36,21 @@ struct Config {
   std::string save;  // accepted for compatibility; no persistence (see redis.conf)
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
-  // Accepted and reported (INFO memory) for compatibility; no eviction runs.
+  // maxmemory and eviction (server/evict/): bytes, 0 = no limit.
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  int64_t maxmemory_samples = 5;
+  int64_t maxmemory_eviction_tenacity = 10;
+  // Client eviction: bytes, or -N for N% of maxmemory; 0 = off.
+  int64_t maxmemory_clients = 0;
+  // Freeing in the background (server/evict/lazyfree.h).
+  bool lazyfree_lazy_eviction = false;
+  bool lazyfree_lazy_expire = false;
+  bool lazyfree_lazy_server_del = false;
+  bool lazyfree_lazy_user_del = false;
+  bool lazyfree_lazy_user_flush = false;
+  // jemalloc's background threads return freed memory to the system.
+  bool jemalloc_bg_thread = true;
   // LFU access counters (OBJECT FREQ) under the *-lfu policies.
   int64_t lfu_log_factor = 10;
   int64_t lfu_decay_time = 1;

@@ -5,6 +5,7 @@
 #include "event/event_loop.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/evict/evict.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/obuf_limits.h"
@@ -89,8 +90,13 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // RESP2 subscribed state (pubsub.h), then CLIENT PAUSE (pause.h), then
-  // MULTI queuing (multi.h).
+  // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
+  // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
+  // (multi.h).
+  if (evict::g_limits_active) {
+    bool freed;
+    if (!evict::beforeCommand(c, cmd, &freed)) return true;
+  }
   if (!pubsubAllowsCommand(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);

@@ -253,6 +253,21 @@ size_t multiQueuedBytes(const Client* c) {
   return c->multi_state != nullptr ? c->multi_state->queued_bytes : 0;
 }
 
+void multiExecAbort(Client* c, std::string_view error) {
+  discardTransaction(c);
+  if (!error.empty() && error[0] == '-') error.remove_prefix(1);
+  std::string msg = "-EXECABORT Transaction discarded because of: ";
+  msg.append(error);
+  c->addError(msg);
+}
+
+uint32_t multiQueuedFlags(const Client* c) {
+  uint32_t flags = 0;
+  if (c->multi_state == nullptr) return 0;
+  for (const QueuedCommand& q : c->multi_state->queue) flags |= q.cmd->flags;
+  return flags;
+}
+
 void multiFlagError(Client* c) {
   if (inMulti(c)) c->multi_state->dirty_exec = true;
 }

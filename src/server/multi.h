@@ -39,6 +39,12 @@ bool multiDirtyCas(const Client* c);
 // Queued commands (CLIENT LIST multi=, -1 outside MULTI) and their bytes.
 long multiQueuedCount(const Client* c);
 size_t multiQueuedBytes(const Client* c);
+// The union of the queued commands' flags (EXEC of a queue holding a
+// denyoom command is refused when out of memory).
+uint32_t multiQueuedFlags(const Client* c);
+// EXEC refused before it ran (out of memory): discards the transaction and
+// answers "-EXECABORT Transaction discarded because of: <error>", as Redis.
+void multiExecAbort(Client* c, std::string_view error);
 // An error while queuing (unknown command, arity, refused): EXEC will abort.
 // No-op outside MULTI.
 void multiFlagError(Client* c);

@@ -10,6 +10,16 @@
 
 namespace server {
 
+namespace {
+// A client that must authenticate and has not may have this many bytes of
+// replies pending, whatever client-output-buffer-limit says (the
+// CVE-2025-21605 fix). Redis counts only what overflows its 16 KiB static
+// reply buffer against a 1 KiB allowance, and the first overflow allocates a
+// whole 16 KiB chunk: in effect a client is closed as soon as its pending
+// replies pass 16 KiB, which is the rule here.
+constexpr int64_t kUnauthenticatedOutputLimit = 16 * 1024;
+}  // namespace
+
 bool enforceOutputBufferLimits(Client* c) {
   if (c->flags & kCloseAsap) return false;
   const Config& cfg = g_server->config;
@@ -17,6 +27,8 @@ bool enforceOutputBufferLimits(Client* c) {
   const Config::OutputBufferLimit& lim = cfg.obuf_limits[cls];
   int64_t used = static_cast<int64_t>(c->outputBytes());
   bool hard = lim.hard > 0 && used >= lim.hard;
+  // kAuthenticated is clear only while requirepass is set and not given.
+  if (!(c->flags & kAuthenticated) && used > kUnauthenticatedOutputLimit) hard = true;
   bool soft = lim.soft > 0 && used >= lim.soft;
   if (soft) {
     // The soft limit counts only once it has held for soft_seconds: the

@@ -6,7 +6,11 @@
 //
 // The class is "pubsub" for a client with subscriptions, else "normal"
 // (there are no replicas). Called after every command for the client that
-// ran it and after every message queued on a subscriber.
+// ran it, after every request of a client that has not authenticated (its
+// NOAUTH errors are replies too) and after every message queued on a
+// subscriber. A client that has to authenticate and has not is closed once
+// more than 16 KiB of replies are pending, whatever its class's limits, as
+// Redis 7.0.15 does since the CVE-2025-21605 fix.
 #pragma once
 
 namespace server {

@@ -15,7 +15,13 @@
 #include "server/client.h"
 #include "server/client_io.h"
 #include "server/commands/families.h"
+#include "server/crash/signals.h"
 #include "server/dispatch.h"
+#include "server/limits/open_files.h"
+#include "server/evict/allocator.h"
+#include "server/evict/client_evict.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
 #include "server/monitor.h"
 #include "server/multi.h"
 #include "server/pause.h"
@@ -29,7 +35,6 @@ Server* g_server = nullptr;
 
 namespace {
 constexpr size_t kSharedQueryBuffer = 64 * 1024;
-volatile sig_atomic_t g_signal_shutdown = 0;
 
 const char kProtectedModeError[] =
     "-DENIED Redis is running in protected mode because protected mode is enabled and no "
@@ -45,10 +50,6 @@ const char kProtectedModeError[] =
     "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.\r\n";
-
-void onTermSignal(int) {
-  g_signal_shutdown = 1;
-}
 }  // namespace
 
 const char* kVersion() {
@@ -115,6 +116,8 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  // used_memory counts this thread's allocations (evict/allocator.h).
+  evict::registerThread();
   logging::Level lvl;
   if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
   std::string err;
@@ -122,11 +125,7 @@ bool Server::start() {
     fprintf(stderr, "%s\n", err.c_str());
     return false;
   }
-  signal(SIGPIPE, SIG_IGN);
-  struct sigaction sa = {};
-  sa.sa_handler = onTermSignal;
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+  crash::installSignalHandlers();
 
   for (int i = 0; i < config.databases; i++) dbs.push_back(std::make_unique<db::Db>(i));
   db::Db::onExpired = [](db::Db* d, std::string_view key) {
@@ -147,10 +146,9 @@ bool Server::start() {
         "only",
         config.save.c_str());
   }
-  if (config.maxmemory != 0) {
-    LOG_WARNING("maxmemory %lld is recorded but not enforced: this server has no eviction yet",
-                static_cast<long long>(config.maxmemory));
-  }
+  if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
+  lazyfree::start();
+  evict::applyConfig("");
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;
@@ -340,6 +338,7 @@ void Server::beforeSleep() {
   net::processPendingData();
   blocking::handleReady();
   handlePendingWrites();
+  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
   freeClosingClients();
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
@@ -399,8 +398,8 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
-  if (g_signal_shutdown) {
-    LOG_WARNING("Received SIGTERM scheduling shutdown...");
+  if (crash::shutdownRequested() && !shutdown_asap) {
+    // Logged by the signal handler itself, as Redis does.
     shutdown_asap = true;
     loop.setDontWait(true);
   }

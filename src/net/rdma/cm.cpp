@@ -345,7 +345,8 @@ bool RdmaConnection::doIsLocal() const {
   // client connecting from one of this host's interface addresses is remote
   // too. rdma_cm cannot route over lo, so in practice every RDMA peer is.
   std::string p = peer_addr_.substr(0, peer_addr_.rfind(':'));
-  return p.rfind("127.", 0) == 0 || p == "[::1]";
+  // Exactly 127.0.0.1 and ::1, as Redis 7.0 compares them.
+  return p == "127.0.0.1" || p == "[::1]";
 }
 
 int RdmaConnection::doFd() const {

@@ -8,6 +8,8 @@
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/config.h"
+#include "server/evict/evict.h"
+#include "server/limits/open_files.h"
 #include "server/process/os_tuning.h"
 #include "server/process/startup.h"
 #include "server/server.h"
@@ -38,6 +40,7 @@ bool applyConfig(const std::string& name, std::string* err) {
     }
     return true;
   }
+  if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
   if (name == "oom-score-adj" || name == "oom-score-adj-values") {
     if (!process::applyOomScoreAdj(s.config.oom_score_adj, s.config.oom_score_adj_values,
                                    process::kOomMaster)) {
@@ -52,7 +55,10 @@ bool applyConfig(const std::string& name, std::string* err) {
   }
   if (name == "maxmemory-policy" || name == "lfu-log-factor" || name == "lfu-decay-time") {
     syncLfuConfig();
-    return true;
+  }
+  if (name.rfind("maxmemory", 0) == 0 || name.rfind("lazyfree-", 0) == 0 ||
+      name == "jemalloc-bg-thread") {
+    evict::applyConfig(name);
   }
   return true;
 }

@@ -1,5 +1,6 @@
-// DEBUG: SLEEP, PROTOCOL and HELP. Like Redis 7.0 the command is refused unless
+// DEBUG: SLEEP, PROTOCOL, SEGFAULT, ASSERT and HELP. Like Redis 7.0 the command is refused unless
 // enable-debug-command is "yes" (or "local" for loopback/unix clients).
+#include <sys/mman.h>
 #include <time.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
+#include "server/crash/crash_report.h"
 #include "server/server.h"
 
 namespace server {
@@ -29,6 +31,13 @@ void sleepSeconds(double seconds) {
   ts.tv_nsec = static_cast<long>((seconds - static_cast<double>(ts.tv_sec)) * 1e9);
   while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
   }
+}
+
+// DEBUG SEGFAULT: a real invalid access (a write to a read-only page), so
+// the crash handler sees what a genuine fault gives it.
+void crashBySegfault() {
+  void* page = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  *static_cast<volatile char*>(page) = 'x';
 }
 
 // DEBUG PROTOCOL <type>: one reply of each RESP type, for testing clients.
@@ -92,10 +101,14 @@ void debugProtocol(Client* c, std::string_view type) {
 void debugHelp(Client* c) {
   static const char* const kLines[] = {
       "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ASSERT",
+      "    Crash by assertion failed.",
       "PROTOCOL <type>",
       "    Reply with a test value of the specified type. <type> can be: string,",
       "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
       "    true, false.",
+      "SEGFAULT",
+      "    Crash the server with sigsegv.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>. Decimals allowed.",
       "HELP",
@@ -114,6 +127,13 @@ void debugCommand(Client* c) {
   if (c->argc() == 2 && strutil::equalsIgnoreCase(sub, "HELP")) {
     debugHelp(c);
     return;
+  }
+  if (c->argc() == 2 && strutil::equalsIgnoreCase(sub, "SEGFAULT")) {
+    crashBySegfault();
+    return;
+  }
+  if (c->argc() == 2 && strutil::equalsIgnoreCase(sub, "ASSERT")) {
+    crash::assertFailed(__FILE__, __LINE__, "1 == 2");
   }
   if (c->argc() == 3 && strutil::equalsIgnoreCase(sub, "SLEEP")) {
     // Redis reads the number leniently (strtod): "abc" sleeps 0 seconds.

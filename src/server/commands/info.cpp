@@ -23,6 +23,9 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
+#include "server/evict/allocator.h"
+#include "server/evict/evict.h"
+#include "server/evict/lazyfree.h"
 #include "server/process/startup.h"
 #include "server/pubsub.h"
 #include "server/server.h"
@@ -77,17 +80,15 @@ MemoryNumbers memoryNumbers() {
   mallctl("epoch", &epoch, &sz, &epoch, sz);
   size_t v = 0;
   sz = sizeof(v);
-  if (mallctl("stats.allocated", &v, &sz, nullptr, 0) == 0) m.used = v;
+  if (mallctl("stats.allocated", &v, &sz, nullptr, 0) == 0) m.allocated = v;
   sz = sizeof(v);
   if (mallctl("stats.active", &v, &sz, nullptr, 0) == 0) m.active = v;
   sz = sizeof(v);
   if (mallctl("stats.resident", &v, &sz, nullptr, 0) == 0) m.resident = v;
-#else
-  struct mallinfo2 mi = mallinfo2();
-  m.used = mi.uordblks + mi.hblkhd;
-  // Sanitizer runtimes answer mallinfo2 with zeros: RSS is the best we have.
-  if (m.used == 0) m.used = m.rss;
 #endif
+  // used_memory as maxmemory counts it (evict/allocator.h).
+  m.used = evict::usedMemory();
+  if (m.allocated == 0) m.allocated = m.used;
   return m;
 }
 
@@ -186,9 +187,9 @@ void memorySection(std::string* o) {
                    ? 100.0 * static_cast<double>(m.used) / static_cast<double>(g_peak_memory)
                    : 0.0);
 #ifdef USE_JEMALLOC
-  appendFormat(o,
-               "allocator_allocated:%llu\r\nallocator_active:%llu\r\nallocator_resident:%llu\r\n",
-               static_cast<ull>(m.used), static_cast<ull>(m.active), static_cast<ull>(m.resident));
+  appendFormat(
+      o, "allocator_allocated:%llu\r\nallocator_active:%llu\r\nallocator_resident:%llu\r\n",
+      static_cast<ull>(m.allocated), static_cast<ull>(m.active), static_cast<ull>(m.resident));
 #endif
   appendFormat(o, "total_system_memory:%llu\r\ntotal_system_memory_human:%s\r\n",
                static_cast<ull>(total), bytesToHuman(total).c_str());
@@ -201,7 +202,8 @@ void memorySection(std::string* o) {
     return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
   };
   appendFormat(o, "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\n",
-               ratio(m.active, m.used), static_cast<ll>(m.active) - static_cast<ll>(m.used));
+               ratio(m.active, m.allocated),
+               static_cast<ll>(m.active) - static_cast<ll>(m.allocated));
   appendFormat(o, "allocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%lld\r\n",
                ratio(m.resident, m.active),
                static_cast<ll>(m.resident) - static_cast<ll>(m.active));
@@ -211,12 +213,14 @@ void memorySection(std::string* o) {
   appendFormat(o, "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\n",
                m.used ? static_cast<double>(m.rss) / static_cast<double>(m.used) : 0.0,
                static_cast<ll>(m.rss) - static_cast<ll>(m.used));
-  appendFormat(o, "mem_not_counted_for_evict:0\r\nmem_replication_backlog:0\r\n");
+  appendFormat(o, "mem_not_counted_for_evict:%zu\r\nmem_replication_backlog:0\r\n",
+               evict::notCountedForEvict());
   appendFormat(o, "mem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n");
   appendFormat(o, "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\n",
                clients_mem);
   appendFormat(o, "mem_allocator:%s\r\nactive_defrag_running:0\r\n", allocatorName());
-  appendFormat(o, "lazyfree_pending_objects:0\r\nlazyfreed_objects:0\r\n");
+  appendFormat(o, "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%llu\r\n",
+               lazyfree::pendingObjects(), static_cast<ull>(lazyfree::freedObjects()));
 }
 
 void persistenceSection(std::string* o) {
@@ -257,8 +261,15 @@ void statsSection(std::string* o) {
   appendFormat(o, "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\n",
                static_cast<ull>(st.rejected_connections));
   appendFormat(o,
-               "sync_partial_err:0\r\nexpired_keys:%llu\r\nevicted_keys:0\r\nevicted_clients:0\r\n",
-               static_cast<ull>(st.expired_keys));
+               "sync_partial_err:0\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
+               "evicted_clients:%llu\r\n",
+               static_cast<ull>(st.expired_keys), static_cast<ull>(evict::stats.evicted_keys),
+               static_cast<ull>(evict::stats.evicted_clients));
+  int64_t exceeded_now =
+      evict::stats.exceeded_since_ms ? db::Clock::nowMs - evict::stats.exceeded_since_ms : 0;
+  appendFormat(o, "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%lld\r\n",
+               static_cast<ull>(evict::stats.exceeded_time_ms + static_cast<ull>(exceeded_now)),
+               static_cast<ll>(exceeded_now));
   appendFormat(o, "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\n",
                static_cast<ull>(st.keyspace_hits), static_cast<ull>(st.keyspace_misses));
   appendFormat(o, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
@@ -454,6 +465,7 @@ void resetServerStats() {
   s.stats.start_time_ms = start;
   s.stats.last_sample_ms = db::Clock::nowMs;
   g_peak_memory = 0;
+  evict::resetStats();
   for (Command* c : s.commands.all()) {
     c->calls = c->usec = c->rejected_calls = c->failed_calls = 0;
     for (Command& sub : c->subcommands)

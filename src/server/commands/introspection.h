@@ -39,7 +39,8 @@ void appendFormat(std::string* out, const char* fmt, ...) __attribute__((format(
 // The allocator's and the process's memory figures (INFO memory, MEMORY
 // STATS).
 struct MemoryNumbers {
-  uint64_t used = 0;      // bytes the allocator handed out
+  uint64_t used = 0;       // used_memory (evict::usedMemory)
+  uint64_t allocated = 0;  // the allocator's own figure (jemalloc stats.allocated)
   uint64_t active = 0;    // allocator pages in use (jemalloc)
   uint64_t resident = 0;  // allocator resident pages (jemalloc)
   uint64_t rss = 0;       // process resident set

@@ -1,6 +1,7 @@
 // Generic key commands: DEL UNLINK EXISTS TYPE TOUCH RENAME RENAMENX MOVE
 // COPY, the whole-db commands DBSIZE FLUSHDB FLUSHALL SWAPDB, and OBJECT.
 // Expiry commands are in expire.cpp, KEYS/SCAN/RANDOMKEY in scan.cpp.
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -9,6 +10,8 @@
 #include "server/commands/families.h"
 #include "server/commands/subfamilies.h"
 #include "server/db/lfu.h"
+#include "server/evict/allocator.h"
+#include "server/evict/lazyfree.h"
 #include "server/keyspace.h"
 #include "server/server.h"
 
@@ -30,10 +33,13 @@ db::Entry* lookupReadNoTouch(Client* c, std::string_view key) {
 
 namespace {
 
+// DEL frees values as lazyfree-lazy-user-del says; UNLINK always hands big
+// ones to the lazy-free thread.
 void delCommand(Client* c) {
+  bool lazy = c->cur_cmd->name[0] == 'u' || g_server->config.lazyfree_lazy_user_del;
   int64_t n = 0;
   for (size_t i = 1; i < c->argc(); i++) {
-    if (c->db()->remove(c->arg(i))) {
+    if (c->db()->remove(c->arg(i), lazy)) {
       keyModified(c, c->arg(i));
       n++;
     }
@@ -187,33 +193,55 @@ void dbsizeCommand(Client* c) {
   c->addInteger(static_cast<int64_t>(c->db()->size()));
 }
 
-// FLUSHDB/FLUSHALL [ASYNC|SYNC]: both free synchronously (the keyspace is
-// freed incrementally fast enough); ASYNC is accepted for compatibility.
-bool parseFlushMode(Client* c) {
+// FLUSHDB/FLUSHALL [ASYNC|SYNC]: ASYNC empties the db at once and frees the
+// old keys on the lazy-free thread; without an argument
+// lazyfree-lazy-user-flush decides. *async receives the mode.
+bool parseFlushMode(Client* c, bool* async) {
+  *async = g_server->config.lazyfree_lazy_user_flush;
   if (c->argc() == 1) return true;
-  if (c->argc() == 2 && (strutil::equalsIgnoreCase(c->arg(1), "ASYNC") ||
-                         strutil::equalsIgnoreCase(c->arg(1), "SYNC")))
-    return true;
+  if (c->argc() == 2) {
+    if (strutil::equalsIgnoreCase(c->arg(1), "ASYNC")) {
+      *async = true;
+      return true;
+    }
+    if (strutil::equalsIgnoreCase(c->arg(1), "SYNC")) {
+      *async = false;
+      return true;
+    }
+  }
   c->addSyntaxError();
   return false;
 }
 
+void flushOne(db::Db* d, bool async) {
+  dbWillChange(d, nullptr);
+  if (async) {
+    lazyfree::freeDbAsync(d->detachAll());
+  } else {
+    d->clear();
+  }
+  dbModified(d);
+}
+
+// A synchronous flush already took time in proportion to the data: the
+// freed pages go back to the system now, as Redis does, rather than over
+// the allocator's decay period.
 void flushdbCommand(Client* c) {
-  if (!parseFlushMode(c)) return;
-  dbWillChange(c->db(), nullptr);
-  c->db()->clear();
-  dbModified(c->db());
+  bool async;
+  if (!parseFlushMode(c, &async)) return;
+  size_t before = evict::usedMemory();
+  flushOne(c->db(), async);
   c->addOk();
+  if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
 }
 
 void flushallCommand(Client* c) {
-  if (!parseFlushMode(c)) return;
-  for (auto& d : g_server->dbs) {
-    dbWillChange(d.get(), nullptr);
-    d->clear();
-    dbModified(d.get());
-  }
+  bool async;
+  if (!parseFlushMode(c, &async)) return;
+  size_t before = evict::usedMemory();
+  for (auto& d : g_server->dbs) flushOne(d.get(), async);
   c->addOk();
+  if (!async) evict::purgeAfterFlush(before - std::min(before, evict::usedMemory()));
 }
 
 void swapdbCommand(Client* c) {

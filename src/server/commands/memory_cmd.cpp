@@ -12,6 +12,7 @@
 #include "server/commands/introspection.h"
 #include "server/commands/subfamilies.h"
 #include "server/db/lfu.h"
+#include "server/evict/allocator.h"
 #include "server/server.h"
 
 namespace server {
@@ -125,7 +126,7 @@ void memoryStatsCommand(Client* c) {
       net ? 100.0 * static_cast<double>(dataset) / static_cast<double>(net) : 0);
   dbl("peak.percentage",
       peak ? 100.0 * static_cast<double>(m.used) / static_cast<double>(peak) : 0);
-  uint64_t allocated = m.used, active = m.active ? m.active : m.used;
+  uint64_t allocated = m.allocated, active = m.active ? m.active : m.used;
   uint64_t resident = m.resident ? m.resident : m.rss;
   num("allocator.allocated", allocated);
   num("allocator.active", active);
@@ -191,12 +192,8 @@ void memoryMallocStatsCommand(Client* c) {
 }
 
 void memoryPurgeCommand(Client* c) {
-#ifdef USE_JEMALLOC
   // Returns dirty pages of every arena to the system.
-  char cmd[64];
-  snprintf(cmd, sizeof(cmd), "arena.%d.purge", MALLCTL_ARENAS_ALL);
-  mallctl(cmd, nullptr, nullptr, nullptr, 0);
-#endif
+  evict::purge();
   c->addOk();
 }
 

@@ -53,8 +53,6 @@ const char kAof[] = "AOF persistence";
 const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
 const char kTls[] = "TLS";
-const char kEvict[] = "eviction";
-const char kLazy[] = "lazy freeing";
 const char kDefrag[] = "active defragmentation";
 const char kStreams[] = "streams";
 const char kLua[] = "Lua scripting";
@@ -65,7 +63,8 @@ const char kLatency[] = "latency monitor";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
 const char kShutdown[] = "shutdown options";
-const char kCrash[] = "crash report";
+// The crash report (server/limits) is always written; these switches are not read.
+const char kCrash[] = "switching the crash report off";
 // Directives Redis 7.0 itself reads and ignores.
 const char kDeprecated[] = "deprecated";
 
@@ -161,17 +160,6 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("tls-session-caching", nullptr, "yes", true, kTls),
       intOpt("tls-session-cache-size", nullptr, "20480", true, 0, kIntMax, kTls),
       intOpt("tls-session-cache-timeout", nullptr, "300", true, 0, kIntMax, kTls),
-      // Eviction, lazy freeing, memory.
-      intOpt("maxmemory-samples", nullptr, "5", true, 1, kIntMax, kEvict),
-      intOpt("maxmemory-eviction-tenacity", nullptr, "10", true, 0, 100, kEvict),
-      {"maxmemory-clients", nullptr, Kind::kMemoryOrPercent, "0", true, 0, LLONG_MAX, nullptr,
-       kEvict},
-      boolOpt("lazyfree-lazy-eviction", nullptr, "no", true, kLazy),
-      boolOpt("lazyfree-lazy-expire", nullptr, "no", true, kLazy),
-      boolOpt("lazyfree-lazy-server-del", nullptr, "no", true, kLazy),
-      boolOpt("lazyfree-lazy-user-del", nullptr, "no", true, kLazy),
-      boolOpt("lazyfree-lazy-user-flush", nullptr, "no", true, kLazy),
-      boolOpt("jemalloc-bg-thread", nullptr, "yes", true, kLazy),
       boolOpt("activedefrag", nullptr, "no", true, kDefrag),
       memOpt("active-defrag-ignore-bytes", "104857600", true, 1, LLONG_MAX, kDefrag),
       intOpt("active-defrag-threshold-lower", nullptr, "10", true, 0, 1000, kDefrag),
@@ -323,27 +311,6 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       if (rangeError(n, o.lo, o.hi, err)) return false;
       // Redis never makes the backlog smaller than 16 KiB.
       if (strcmp(o.name, "repl-backlog-size") == 0 && n < 16384) n = 16384;
-      *out = std::to_string(n);
-      return true;
-    }
-    case Kind::kMemoryOrPercent: {
-      int64_t n;
-      if (!v.empty() && v.back() == '%') {
-        if (!strutil::parseInt64(v.substr(0, v.size() - 1), &n) || n < 0) {
-          *err = "argument must be a memory or percent value";
-          return false;
-        }
-        if (n > 100) {
-          *err = "percentage argument must be less or equal to 100";
-          return false;
-        }
-        *out = std::to_string(n) + "%";
-        return true;
-      }
-      if (!parseMemoryValue(v, &n)) {
-        *err = "argument must be a memory or percent value";
-        return false;
-      }
       *out = std::to_string(n);
       return true;
     }

@@ -14,6 +14,9 @@ int64_t Clock::nowMs = 0;
 uint32_t Clock::lruSeconds = 0;
 void (*Db::onExpired)(Db* db, std::string_view key) = nullptr;
 bool Db::expiry_paused = false;
+bool (*Db::lazy_free_value)(Value& v) = nullptr;
+bool Db::lazy_expire = false;
+bool Db::lazy_server_del = false;
 
 void Clock::update() {
   struct timeval tv;
@@ -45,11 +48,17 @@ Entry* Db::newEntry(std::string_view key, Value v) {
   return e;
 }
 
-void Db::freeEntry(Entry* e) {
+void Db::freeValue(Value& v, bool lazy) {
+  if (lazy && lazy_free_value != nullptr && lazy_free_value(v)) return;
+  v.reset();
+}
+
+void Db::freeEntry(Entry* e, bool lazy) {
   if (e->hasExpire()) {
     ExpireNode* x = expires_.erase(e);
     delete x;
   }
+  freeValue(e->val, lazy);
   e->val.~Value();
   free(e);
 }
@@ -65,7 +74,7 @@ void Db::expireNow(Entry* e) {
   // The signal needs the key while it still exists.
   if (onExpired != nullptr) onExpired(this, e->keyView());
   keys_.unlink(e);
-  freeEntry(e);
+  freeEntry(e, lazy_expire);
 }
 
 Entry* Db::find(std::string_view key) {
@@ -98,6 +107,7 @@ Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
   auto pos = keys_.findOrPrepareInsert(key);
   if (pos.found != nullptr) {
     Entry* e = pos.found;
+    freeValue(e->val, lazy_server_del);
     e->val = std::move(v);
     e->lru = accessedField(e->lru);
     if (!keep_ttl && e->hasExpire()) removeExpire(e);
@@ -109,15 +119,43 @@ Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
 }
 
 bool Db::remove(std::string_view key) {
+  return remove(key, lazy_server_del);
+}
+
+bool Db::remove(std::string_view key, bool lazy) {
   Entry* e = find(key);
   if (e == nullptr) return false;
-  removeEntry(e);
+  keys_.unlink(e);
+  freeEntry(e, lazy);
   return true;
 }
 
 void Db::removeEntry(Entry* e) {
   keys_.unlink(e);
-  freeEntry(e);
+  freeEntry(e, lazy_server_del);
+}
+
+bool Db::removeForEviction(std::string_view key, bool lazy) {
+  Entry* e = keys_.find(key);
+  if (e == nullptr) return false;
+  keys_.unlink(e);
+  freeEntry(e, lazy);
+  return true;
+}
+
+size_t Db::sampleForEviction(bool volatile_only, Entry** out, size_t n) {
+  if (!volatile_only) return keys_.sampleNodes(out, n);
+  constexpr size_t kMax = 64;
+  ExpireNode* nodes[kMax];
+  size_t got = expires_.sampleNodes(nodes, n < kMax ? n : kMax);
+  for (size_t i = 0; i < got; i++) out[i] = nodes[i]->entry;
+  return got;
+}
+
+Entry* Db::randomForEviction(bool volatile_only) {
+  if (!volatile_only) return keys_.randomNode();
+  ExpireNode* x = expires_.randomNode();
+  return x != nullptr ? x->entry : nullptr;
 }
 
 Value Db::take(Entry* e, int64_t* expire_ms) {
@@ -185,6 +223,21 @@ size_t Db::clear() {
     free(e);
   });
   return n;
+}
+
+Db::Detached::~Detached() {
+  expires_.clear([](ExpireNode* x) { delete x; });
+  keys_.clear([](Entry* e) {
+    e->val.~Value();
+    free(e);
+  });
+}
+
+std::unique_ptr<Db::Detached> Db::detachAll() {
+  auto d = std::make_unique<Detached>();
+  d->keys_.swap(keys_);
+  d->expires_.swap(expires_);
+  return d;
 }
 
 void Db::swapWith(Db& other) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -92,8 +93,11 @@ class Db {
   // Insert or overwrite, one hash. Overwriting drops the TTL unless
   // keep_ttl. Returns the entry.
   Entry* set(std::string_view key, Value v, bool keep_ttl);
-  // Deletes a key; false if absent (expired keys count as absent).
+  // Deletes a key; false if absent (expired keys count as absent). The
+  // value is freed as lazy_server_del says, or as `lazy` says (DEL under
+  // lazyfree-lazy-user-del, UNLINK).
   bool remove(std::string_view key);
+  bool remove(std::string_view key, bool lazy);
   void removeEntry(Entry* e);
   // Moves the entry's value and TTL out (RENAME/MOVE), deleting the key.
   Value take(Entry* e, int64_t* expire_ms);
@@ -114,6 +118,29 @@ class Db {
 
   // Frees every key. Returns the number removed.
   size_t clear();
+  // Empties the db at once and hands the old keys back in an object whose
+  // destructor frees them (FLUSHDB ASYNC: destroyed on the lazy-free
+  // thread). Nothing in it may be touched but size() and the destructor.
+  class Detached;
+  std::unique_ptr<Detached> detachAll();
+
+  // ---- eviction (server/evict/)
+  // Up to n entries from a run of the keyspace (volatile_only: of the keys
+  // with a TTL); fewer, or 0 when empty. No expiry or access-time effects.
+  size_t sampleForEviction(bool volatile_only, Entry** out, size_t n);
+  // A random key (volatile_only: with a TTL), nullptr when none; no expiry.
+  Entry* randomForEviction(bool volatile_only);
+  // Deletes an existing key without expiry checks, freeing the value in
+  // the background when `lazy`. False if absent.
+  bool removeForEviction(std::string_view key, bool lazy);
+
+  // Lazy freeing (server/evict/lazyfree.h): when set, values worth freeing
+  // in the background are handed to it (it takes the value and returns
+  // true, or leaves it and returns false). lazy_expire and lazy_server_del
+  // mirror lazyfree-lazy-expire and lazyfree-lazy-server-del.
+  static bool (*lazy_free_value)(Value& v);
+  static bool lazy_expire;
+  static bool lazy_server_del;
   void swapWith(Db& other);
 
   // Active expiry: samples keys with a TTL and deletes the expired ones until
@@ -140,13 +167,25 @@ class Db {
 
  private:
   static Entry* newEntry(std::string_view key, Value v);
-  void freeEntry(Entry* e);
+  static void freeValue(Value& v, bool lazy);
+  void freeEntry(Entry* e, bool lazy);
   void expireNow(Entry* e);
 
   int id_;
   common::Dict<KeyTraits> keys_;
   common::Dict<ExpireTraits> expires_;
   uint64_t expired_keys_ = 0;
+};
+
+class Db::Detached {
+ public:
+  ~Detached();
+  size_t size() const { return keys_.size(); }
+
+ private:
+  friend class Db;
+  common::Dict<KeyTraits> keys_;
+  common::Dict<ExpireTraits> expires_;
 };
 
 }  // namespace db

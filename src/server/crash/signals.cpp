@@ -1,0 +1,78 @@
+#include "server/crash/signals.h"
+
+#include <execinfo.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include "common/log.h"
+#include "server/crash/crash_report.h"
+#include "server/crash/safe_out.h"
+
+namespace server::crash {
+
+namespace {
+
+volatile sig_atomic_t g_shutdown = 0;
+
+// Room for the crash handler to run when the fault is a stack overflow.
+constexpr size_t kAltStackBytes = 64 * 1024;
+alignas(16) char g_alt_stack[kAltStackBytes];
+
+void onShutdownSignal(int sig) {
+  SafeOut out(logging::outputFd());
+  out.dec(getpid()).str(":signal-handler (").dec(static_cast<int64_t>(time(nullptr))).str(") ");
+  if (g_shutdown && sig == SIGINT) {
+    out.str("You insist... exiting now.\n");
+    out.flush();
+    _exit(1);
+  }
+  out.str(sig == SIGINT    ? "Received SIGINT scheduling shutdown...\n"
+          : sig == SIGTERM ? "Received SIGTERM scheduling shutdown...\n"
+                           : "Received shutdown signal, scheduling shutdown...\n");
+  g_shutdown = 1;
+}
+
+void onFatalSignal(int sig, siginfo_t* info, void* ucontext) {
+  reportCrash(sig, info, ucontext);
+}
+
+}  // namespace
+
+void installSignalHandlers() {
+  rememberTimeZone();
+  // backtrace() loads its unwinder on first use, which allocates: do it now
+  // rather than inside a crash.
+  void* warm[1];
+  backtrace(warm, 1);
+
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+
+  struct sigaction sa = {};
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = onShutdownSignal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+
+  stack_t ss = {};
+  ss.ss_sp = g_alt_stack;
+  ss.ss_size = sizeof(g_alt_stack);
+  sigaltstack(&ss, nullptr);
+
+  struct sigaction fatal = {};
+  sigemptyset(&fatal.sa_mask);
+  // One shot (a fault inside the report kills with the default action) and
+  // not blocked while handled, so the final raise() takes effect at once.
+  fatal.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+  fatal.sa_sigaction = onFatalSignal;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &fatal, nullptr);
+}
+
+bool shutdownRequested() {
+  return g_shutdown != 0;
+}
+
+}  // namespace server::crash

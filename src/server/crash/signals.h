@@ -1,0 +1,20 @@
+// Process signals, handled as Redis 7.0 handles them:
+// - SIGHUP and SIGPIPE are ignored (a closed terminal or peer kills nothing).
+// - SIGTERM and SIGINT schedule an orderly shutdown; the handler itself logs
+//   "<pid>:signal-handler (<unix time>) Received SIGINT scheduling
+//   shutdown..." (or SIGTERM). A second SIGINT while the shutdown is
+//   pending logs "You insist... exiting now." and exits at once with 1.
+// - SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT write a bug report
+//   (crash_report.h), then the process dies by the same signal, so its exit
+//   status and core dump are the ones the fault would have given.
+#pragma once
+
+namespace server::crash {
+
+// Installs every handler above. Call once, at start, after the log is open.
+void installSignalHandlers();
+
+// True once SIGTERM or SIGINT asked for a shutdown (polled by the cron).
+bool shutdownRequested();
+
+}  // namespace server::crash

@@ -1,0 +1,83 @@
+#include "server/evict/client_evict.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "common/log.h"
+#include "server/client.h"
+#include "server/evict/evict.h"
+#include "server/multi.h"
+#include "server/server.h"
+
+namespace evict {
+
+namespace {
+
+uint64_t g_limit = 0;
+
+// Clients whose memory counts: normal and pub/sub ones (Redis leaves out
+// replicas, and monitors, which are replicas there).
+bool counted(const server::Client* c) {
+  return c->conn() != nullptr &&
+         !(c->flags & (server::kMonitor | server::kCloseAsap | server::kProtectedRefuse));
+}
+
+}  // namespace
+
+void applyClientConfig() {
+  const server::Config& cfg = server::g_server->config;
+  int64_t v = cfg.maxmemory_clients;
+  if (v >= 0) {
+    g_limit = static_cast<uint64_t>(v);
+  } else {
+    // A percentage of maxmemory; nothing when maxmemory is 0.
+    g_limit = static_cast<uint64_t>(cfg.maxmemory) * static_cast<uint64_t>(-v) / 100;
+  }
+}
+
+uint64_t clientLimitBytes() {
+  return g_limit;
+}
+
+size_t clientMemory(const server::Client* c) {
+  size_t argv = 0;
+  if (c == server::g_server->current_client) {
+    for (std::string_view a : c->argv()) argv += a.size();
+  }
+  return sizeof(server::Client) + c->queryBufferCapacity() + c->outputMemory() + argv +
+         server::multiQueuedBytes(c);
+}
+
+bool evictClients(server::Client* current) {
+  if (g_limit == 0) return false;
+  server::Server& s = *server::g_server;
+  struct Use {
+    size_t mem;
+    server::Client* c;
+  };
+  std::vector<Use> uses;
+  uint64_t total = 0;
+  for (server::Client* c : s.clients) {
+    if (!counted(c)) continue;
+    size_t m = clientMemory(c);
+    total += m;
+    // CLIENT NO-EVICT: counted in the total, never chosen.
+    if (!(c->flags & server::kNoEvict)) uses.push_back({m, c});
+  }
+  if (total <= g_limit) return false;
+  std::sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) { return a.mem > b.mem; });
+  bool current_evicted = false;
+  for (const Use& u : uses) {
+    if (total <= g_limit) break;
+    LOG_VERBOSE("Evicting client: id=%llu tot-mem=%zu (maxmemory-clients %llu)",
+                static_cast<unsigned long long>(u.c->id()), u.mem,
+                static_cast<unsigned long long>(g_limit));
+    stats.evicted_clients++;
+    total -= u.mem;
+    if (u.c == current) current_evicted = true;
+    s.freeClientAsync(u.c);
+  }
+  return current_evicted;
+}
+
+}  // namespace evict

@@ -1,0 +1,33 @@
+// maxmemory-clients (Redis 7.0 client eviction): when the memory used by
+// all normal and pub/sub clients together exceeds the limit, the clients
+// using the most are closed, largest first, until the total is under it.
+// Clients that ran CLIENT NO-EVICT ON count in the total but are never
+// closed; monitors and connections without a transport do not count.
+//
+// A client's memory is its struct, query buffer, output buffer, current
+// arguments and queued MULTI commands (CLIENT LIST tot-mem). The limit is a
+// byte count, or a percentage of maxmemory ("10%"; Config stores it as a
+// negative number).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace server {
+class Client;
+}
+
+namespace evict {
+
+// Re-reads maxmemory-clients (evict::applyConfig calls it).
+void applyClientConfig();
+// The limit in bytes, 0 when off.
+uint64_t clientLimitBytes();
+
+size_t clientMemory(const server::Client* c);
+
+// Closes clients while the total is over the limit. Returns true when
+// `current` (may be null) was one of them: its command must not run.
+bool evictClients(server::Client* current);
+
+}  // namespace evict

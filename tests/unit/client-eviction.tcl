@@ -1,0 +1,115 @@
+# maxmemory-clients (client eviction, Redis 7.0): when all clients together
+# use more memory than the limit, the ones using the most are closed,
+# largest first, until the total is under it; CLIENT NO-EVICT ON exempts a
+# client. The memory here is a query buffer holding a partial request (a
+# big argument still arriving), which counts in CLIENT LIST tot-mem.
+
+# A client that has sent `mb` megabytes of a bigger SET argument and waits.
+proc ce_partial_client {mb {noevict 0}} {
+  set c [redis_deferring_client]
+  if {$noevict} {
+    $c client no-evict on
+    assert_equal [$c read] OK
+  }
+  $c client setname partial$mb
+  $c read
+  set n [expr {$mb * 1024 * 1024}]
+  $c write "*3\r\n\$3\r\nset\r\n\$1\r\nk\r\n\$[expr {$n * 2}]\r\n"
+  $c write [string repeat x $n]
+  return $c
+}
+
+# The CLIENT LIST line of the client named $name, "" when it is gone.
+proc ce_line {name} {
+  foreach l [split [r client list] "\n"] {
+    if {[string match "*name=$name *" $l]} { return $l }
+  }
+  return ""
+}
+
+# The tot-mem of the client named $name, -1 when it is gone.
+proc ce_tot_mem {name} {
+  if {[regexp { tot-mem=([0-9]+)} [ce_line $name] -> m]} { return $m }
+  return -1
+}
+
+proc ce_wait_mem {name bytes} {
+  wait_for_condition 100 20 {[ce_tot_mem $name] >= $bytes} {
+    fail "client $name never reached $bytes bytes"
+  }
+}
+
+proc ce_evicted {} { info_field [r info stats] evicted_clients }
+
+start_server {tags {maxmemory external:skip}} {
+  test {A client over maxmemory-clients is closed and counted} {
+    r config resetstat
+    set c [ce_partial_client 3]
+    ce_wait_mem partial3 3000000
+    r config set maxmemory-clients 2mb
+    wait_for_condition 100 20 {[ce_tot_mem partial3] == -1} {
+      fail "the client using 3 MB was not evicted"
+    }
+    assert_equal [ce_evicted] 1
+    assert_error {*I/O error*} {$c read}
+    r config set maxmemory-clients 0
+    r ping
+  } {PONG}
+
+  test {CLIENT NO-EVICT ON exempts a client (its memory still counts)} {
+    r config resetstat
+    # The test's own client would be the one evicted otherwise.
+    r client no-evict on
+    set c [ce_partial_client 3 1]
+    ce_wait_mem partial3 3000000
+    r config set maxmemory-clients 2mb
+    after 200
+    assert_morethan [ce_tot_mem partial3] 3000000
+    assert_match {* flags=e *} [ce_line partial3]
+    assert_equal [ce_evicted] 0
+    # An evictable client now tips the total over: it is the one to go.
+    # (Redis answers its first command before closing it; either way it goes.)
+    set small [redis_client]
+    catch {$small client setname small}
+    wait_for_condition 100 20 {[ce_line small] eq "" && [ce_evicted] == 1} {
+      fail "the evictable client was not evicted"
+    }
+    assert_morethan [ce_tot_mem partial3] 3000000
+    r config set maxmemory-clients 0
+    r client no-evict off
+    $c close
+    ce_evicted
+  } {1}
+
+  test {Clients are evicted largest first, only until under the limit} {
+    r config resetstat
+    set c1 [ce_partial_client 1]
+    set c4 [ce_partial_client 4]
+    ce_wait_mem partial1 1000000
+    ce_wait_mem partial4 4000000
+    # Room for all but the largest.
+    r config set maxmemory-clients [expr {[ce_tot_mem partial1] + 512 * 1024}]
+    wait_for_condition 100 20 {[ce_tot_mem partial4] == -1} {
+      fail "the largest client was not evicted"
+    }
+    after 100
+    set alive [expr {[ce_tot_mem partial1] > 0}]
+    r config set maxmemory-clients 0
+    $c1 close
+    list $alive [ce_evicted]
+  } {1 1}
+
+  test {maxmemory-clients as a percentage of maxmemory} {
+    r config resetstat
+    set c [ce_partial_client 3]
+    ce_wait_mem partial3 3000000
+    r config set maxmemory 100mb
+    r config set maxmemory-clients 2%
+    wait_for_condition 100 20 {[ce_tot_mem partial3] == -1} {
+      fail "the client was not evicted at 2% of 100 MB"
+    }
+    r config set maxmemory-clients 0
+    r config set maxmemory 0
+    ce_evicted
+  } {1}
+}
