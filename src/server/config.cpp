@@ -447,10 +447,51 @@ const std::vector<Option>& options() {
       Option{"save", true, 1, -1,
              [](Config& c, const Args& a, std::string* e) {
                if (!validSave(a, e)) return false;
-               c.save = joinArgs(a);
+               // In a config file the first `save` line replaces the
+               // defaults and later ones add points, as in Redis; CONFIG SET
+               // replaces the whole list.
+               std::string v = (a.size() == 1 && a[0].empty()) ? "" : joinArgs(a);
+               if (c.loading_file && c.save_seen_in_file && !v.empty() && !c.save.empty())
+                 c.save += " " + v;
+               else
+                 c.save = v;
+               if (c.loading_file) c.save_seen_in_file = true;
                return true;
              },
              [](const Config& c) { return c.save; }},
+      Option{"dbfilename", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               if (a[0].find('/') != std::string::npos) {
+                 *e = "dbfilename can't be a path, just a filename";
+                 return false;
+               }
+               if (a[0].empty()) {
+                 *e = "dbfilename can't be empty";
+                 return false;
+               }
+               c.dbfilename = a[0];
+               return true;
+             },
+             [](const Config& c) { return c.dbfilename; }},
+      BOOL_OPT("rdbcompression", rdbcompression, true),
+      BOOL_OPT("rdbchecksum", rdbchecksum, false),
+      BOOL_OPT("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, true),
+      Option{"sanitize-dump-payload", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               for (const char* v : {"no", "yes", "clients"}) {
+                 if (strcasecmp(a[0].c_str(), v) == 0) {
+                   c.sanitize_dump_payload = v;
+                   return true;
+                 }
+               }
+               *e = "argument(s) must be one of the following: no, yes, clients";
+               return false;
+             },
+             [](const Config& c) { return c.sanitize_dump_payload; }},
+      BOOL_OPT("rdb-del-sync-files", rdb_del_sync_files, true),
+      BOOL_OPT("rdb-save-incremental-fsync", rdb_save_incremental_fsync, true),
+      INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true),
+      INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true),
       INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
@@ -628,6 +669,11 @@ bool loadText(Config* cfg, const std::string& text, int depth, std::string* err)
 }  // namespace
 
 bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
+  cfg->loading_file = true;
+  struct Done {
+    Config* c;
+    ~Done() { c->loading_file = false; }
+  } done{cfg};
   return loadText(cfg, text, 0, err);
 }
 

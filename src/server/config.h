@@ -33,7 +33,21 @@ struct Config {
   std::string pidfile;
   int64_t proto_max_bulk_len = 512ll * 1024 * 1024;
   int64_t client_query_buffer_limit = 1024ll * 1024 * 1024;
-  std::string save;  // accepted for compatibility; no persistence (see redis.conf)
+  // RDB snapshots (src/server/persist/): save points as "<sec> <changes> ...",
+  // Redis 7.0's defaults.
+  std::string save = "3600 1 300 100 60 10000";
+  std::string dbfilename = "dump.rdb";
+  bool rdbcompression = true;
+  bool rdbchecksum = true;
+  bool stop_writes_on_bgsave_error = true;
+  std::string sanitize_dump_payload = "no";  // no | yes | clients
+  bool rdb_del_sync_files = false;
+  bool rdb_save_incremental_fsync = true;
+  int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
+  int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
+  // While the config file is read: later `save` lines add to the first.
+  bool loading_file = false;
+  bool save_seen_in_file = false;
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
   // maxmemory and eviction (server/evict/): bytes, 0 = no limit.

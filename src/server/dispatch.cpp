@@ -1,3 +1,4 @@
+#include "server/persist/persist.h"
 #include "server/dispatch.h"
 
 #include <string>
@@ -105,6 +106,22 @@ static bool dispatchUnmuted(Client* c) {
   if (pause::active() || (c->flags & kPostponed)) {
     if (pause::shouldPostpone(c, *cmd)) {
       c->last_cmd = cmd;  // CLIENT LIST shows the held command, as Redis
+      return true;
+    }
+  }
+  if (persist::loading() && !(cmd->flags & kLoading)) {
+    c->addError("-LOADING Redis is loading the dataset in memory");
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
+  // as in Redis, so health checks notice.
+  if ((cmd->flags & kWrite) || cmd->proc == s.commands.find("ping")->proc) {
+    if (const char* e = persist::writeError()) {
+      c->addError(e);
+      cmd->rejected_calls++;
+      multiFlagError(c);
       return true;
     }
   }

@@ -1,3 +1,4 @@
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 #include <signal.h>
@@ -140,12 +141,6 @@ bool Server::start() {
              static_cast<int>(getpid()));
   // Supervision, daemonize (forks: the pid changes), syslog, kernel settings.
   process::beforeListen(config);
-  if (!config.save.empty()) {
-    LOG_WARNING(
-        "'save %s' is accepted but this server keeps no snapshot: data lives in memory "
-        "only",
-        config.save.c_str());
-  }
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   lazyfree::start();
   evict::applyConfig("");
@@ -158,6 +153,9 @@ bool Server::start() {
   loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
+  // Clients may connect while the RDB loads: they get -LOADING, INFO shows
+  // the progress (persist.h).
+  if (!persist::loadAtStart()) return false;
   LOG_NOTICE("Ready to accept connections");
   process::ready();
   return true;
@@ -398,17 +396,30 @@ int Server::cron() {
   }
   clientsCron();
   databasesCron();
+  persist::cron();  // reaps a BGSAVE child, save points
   if (crash::shutdownRequested() && !shutdown_asap) {
-    // Logged by the signal handler itself, as Redis does.
-    shutdown_asap = true;
-    loop.setDontWait(true);
+    // Logged by the signal handler itself, as Redis does. Saves first when
+    // save points exist; a failed save keeps the server up.
+    crash::clearShutdownRequest();
+    if (persist::shutdownSave(false, false, false)) {
+      shutdown_asap = true;
+      loop.setDontWait(true);
+    } else {
+      LOG_WARNING(
+          "SIGTERM received but errors trying to shut down the server, check the logs for more "
+          "information");
+    }
   }
   return static_cast<int>(1000 / hz);
 }
 
 void Server::prepareShutdown() {
+  static bool done = false;  // once, even when a shutdown during loading asked first
+  if (done) return;
+  done = true;
   LOG_WARNING("User requested shutdown...");
   process::stopping();
+  persist::killChild();
   for (Client* c : clients) {
     flushClient(c);
   }

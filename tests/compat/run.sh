@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Client compatibility suite: hiredis (C), redis-py and Debian's stock
 # redis-cli / redis-benchmark against a server this script starts, and its
-# COMMAND DOCS / INFO tips against Debian's redis-server 7.0.
+# COMMAND DOCS / INFO tips against Debian's redis-server 7.0; RDB files and
+# DUMP payloads moved both ways with Debian's redis-server 7.0
+# (rdb_compat_test.py starts its own servers).
 # Usage: tests/compat/run.sh [SERVER_BIN]   (default src/redis-server)
 # Every check counts; the last line is "N passed, M failed"; the exit status
 # is non-zero when anything failed.
@@ -88,6 +90,7 @@ else
 fi
 run_part "redis-py" /usr/bin/python3 "$here/redispy_test.py" 127.0.0.1 "$port" "$sock"
 run_part "COMMAND DOCS / tips against Redis 7.0" /usr/bin/python3 "$here/command_docs_test.py" 127.0.0.1 "$port"
+run_part "RDB files and DUMP/RESTORE both ways with Redis 7.0" /usr/bin/python3 "$here/rdb_compat_test.py" "$server"
 run_part "stock redis-cli / redis-benchmark" bash "$here/stock_tools.sh" 127.0.0.1 "$port" "$sock"
 
 if ! kill -0 "$server_pid" 2>/dev/null; then

@@ -96,6 +96,9 @@ class RdmaType : public ConnectionType {
     line("rdma_connections", shared_.live.size());
     line("rdma_pinned_bytes", static_cast<uint64_t>(r.pinned_bytes));
     line("rdma_verbs_objects", static_cast<uint64_t>(r.objects));
+    out += "rdma_fork_safety:";
+    out += forkSafetyMode();
+    out += "\r\n";
     return out;
   }
 

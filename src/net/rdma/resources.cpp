@@ -142,11 +142,16 @@ bool Qp::create(rdma_cm_id* id, ibv_pd* pd, ibv_cq* cq, std::string* err) {
 bool Region::create(ibv_pd* pd, uint32_t bytes, int access, std::string* err) {
   void* p = nullptr;
   long page = sysconf(_SC_PAGESIZE);
-  if (posix_memalign(&p, page > 0 ? page : 4096, bytes) != 0) {
-    *err = "posix_memalign of " + std::to_string(bytes) + " bytes failed";
+  size_t align = page > 0 ? static_cast<size_t>(page) : 4096;
+  // Whole pages: under MADV_DONTFORK (older kernels, see initForkSafety) a
+  // page shared with other heap data would vanish from a forked child along
+  // with that data.
+  size_t alloc = (static_cast<size_t>(bytes) + align - 1) / align * align;
+  if (posix_memalign(&p, align, alloc) != 0) {
+    *err = "posix_memalign of " + std::to_string(alloc) + " bytes failed";
     return false;
   }
-  memset(p, 0, bytes);
+  memset(p, 0, alloc);
   mem.reset(static_cast<uint8_t*>(p));
   ibv_mr* m = ibv_reg_mr(pd, p, bytes, access);
   if (m == nullptr) {
@@ -161,7 +166,45 @@ bool Region::create(ibv_pd* pd, uint32_t bytes, int access, std::string* err) {
   return true;
 }
 
+namespace {
+const char* g_fork_mode = "uninitialized";
+}  // namespace
+
+void initForkSafety() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  // Without this, a page of a registered buffer that the parent writes after
+  // fork() gets a fresh copy in the parent while the NIC keeps DMA-ing into
+  // the old page, now the child's: the parent's RDMA data silently goes
+  // stale. rdma-core either finds the kernel handles it (pinned pages are
+  // copied for the child at fork) or marks each region MADV_DONTFORK, which
+  // keeps the pages out of the child entirely.
+  int rc = ibv_fork_init();
+  switch (ibv_is_fork_initialized()) {
+    case IBV_FORK_UNNEEDED:
+      g_fork_mode = "kernel";
+      break;
+    case IBV_FORK_ENABLED:
+      g_fork_mode = "madvise";
+      break;
+    default:
+      g_fork_mode = "unsafe";
+      LOG_WARNING(
+          "RDMA: ibv_fork_init failed (%s): BGSAVE while RDMA clients are connected may "
+          "corrupt their buffers",
+          strerror(rc > 0 ? rc : errno));
+      break;
+  }
+  LOG_VERBOSE("RDMA fork safety: %s", g_fork_mode);
+}
+
+const char* forkSafetyMode() {
+  return g_fork_mode;
+}
+
 EventChannel makeEventChannel(std::string* err) {
+  initForkSafety();
   rdma_event_channel* ch = rdma_create_event_channel();
   if (ch == nullptr) {
     *err = callFailed("rdma_create_event_channel");

@@ -87,6 +87,15 @@ struct Region {
 
 // A non-blocking event channel. Empty on failure.
 EventChannel makeEventChannel(std::string* err);
+
+// Fork safety (RDMA.md, "Fork safety"): the server forks for BGSAVE while
+// RDMA connections are live. Called once before the process's first verbs
+// call (makeEventChannel does it): asks rdma-core for fork support, which on
+// kernels that copy pinned pages at fork (5.13+) needs nothing, and on older
+// ones marks every registered region MADV_DONTFORK. forkSafetyMode() then
+// says which: "kernel", "madvise", or "unsafe" (ibv_fork_init failed).
+void initForkSafety();
+const char* forkSafetyMode();
 // An RC (RDMA_PS_TCP) id on ch with `context`.
 CmId makeCmId(rdma_event_channel* ch, void* context, std::string* err);
 // Takes ownership of an id rdma_cm created (a connect request's).

@@ -1,4 +1,5 @@
-// DEBUG: SLEEP, PROTOCOL, SEGFAULT, ASSERT and HELP. Like Redis 7.0 the command is refused unless
+// DEBUG: SLEEP, PROTOCOL, SEGFAULT, ASSERT and HELP here; RELOAD, DIGEST and
+// DIGEST-VALUE in src/server/persist/. Like Redis 7.0 the command is refused unless
 // enable-debug-command is "yes" (or "local" for loopback/unix clients).
 #include <sys/mman.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/crash/crash_report.h"
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 namespace server {
@@ -103,10 +105,17 @@ void debugHelp(Client* c) {
       "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "ASSERT",
       "    Crash by assertion failed.",
+      "DIGEST",
+      "    Output a hex signature representing the current DB content.",
+      "DIGEST-VALUE <key> [<key> ...]",
+      "    Output a hex signature of the values of all the specified keys.",
       "PROTOCOL <type>",
       "    Reply with a test value of the specified type. <type> can be: string,",
       "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
       "    true, false.",
+      "RELOAD [NOSAVE]",
+      "    Save the RDB on disk and reload it back to memory. With NOSAVE the file",
+      "    on disk is loaded as it is.",
       "SEGFAULT",
       "    Crash the server with sigsegv.",
       "SLEEP <seconds>",
@@ -146,6 +155,7 @@ void debugCommand(Client* c) {
     debugProtocol(c, c->arg(2));
     return;
   }
+  if (persist::debugSubcommand(c)) return;  // RELOAD DIGEST DIGEST-VALUE
   c->addErrorFormat("unknown subcommand or wrong number of arguments for '%.*s'. Try DEBUG HELP.",
                     static_cast<int>(sub.size() > 128 ? 128 : sub.size()), sub.data());
 }

@@ -26,6 +26,7 @@
 #include "server/evict/allocator.h"
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
+#include "server/persist/persist.h"
 #include "server/process/startup.h"
 #include "server/pubsub.h"
 #include "server/server.h"
@@ -224,25 +225,7 @@ void memorySection(std::string* o) {
 }
 
 void persistenceSection(std::string* o) {
-  // No snapshots or AOF (see SAVE): the "idle, never ran" values.
-  Server& s = *g_server;
-  appendFormat(o, "loading:0\r\nasync_loading:0\r\ncurrent_cow_peak:0\r\ncurrent_cow_size:0\r\n");
-  appendFormat(o, "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\n");
-  appendFormat(o, "current_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\n");
-  appendFormat(o, "rdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:0\r\n",
-               static_cast<ll>(s.dirty));
-  appendFormat(o, "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:ok\r\n",
-               static_cast<ll>(s.stats.start_time_ms / 1000));
-  appendFormat(o,
-               "rdb_last_bgsave_time_sec:-1\r\nrdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\n");
-  appendFormat(o, "rdb_last_cow_size:0\r\nrdb_last_load_keys_expired:0\r\n");
-  appendFormat(o, "rdb_last_load_keys_loaded:0\r\naof_enabled:0\r\naof_rewrite_in_progress:0\r\n");
-  appendFormat(o, "aof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\n");
-  appendFormat(
-      o, "aof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n");
-  appendFormat(o, "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\n");
-  appendFormat(
-      o, "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+  persist::appendInfoPersistence(o);
 }
 
 void statsSection(std::string* o) {
@@ -274,7 +257,7 @@ void statsSection(std::string* o) {
                static_cast<ull>(st.keyspace_hits), static_cast<ull>(st.keyspace_misses));
   appendFormat(o, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
                pubsubChannelsTotal(), pubsubPatternsTotal(), pubsubShardChannelsTotal());
-  appendFormat(o, "latest_fork_usec:0\r\ntotal_forks:0\r\n");
+  persist::appendInfoForkStats(o);
   appendFormat(o, "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n",
                static_cast<ull>(st.unexpected_error_replies),
                static_cast<ull>(st.total_error_replies));

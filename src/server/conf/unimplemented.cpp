@@ -48,7 +48,6 @@ UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_arg
   return {name, nullptr, Kind::kFileOnly, "", false, min_args, max_args, nullptr, feature};
 }
 
-const char kRdb[] = "RDB persistence";
 const char kAof[] = "AOF persistence";
 const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
@@ -70,14 +69,6 @@ const char kDeprecated[] = "deprecated";
 
 std::vector<UnimplementedOption> buildTable() {
   return {
-      // RDB persistence.
-      strOpt("dbfilename", nullptr, true, kRdb, "dump.rdb"),
-      boolOpt("rdbcompression", nullptr, "yes", true, kRdb),
-      boolOpt("rdbchecksum", nullptr, "yes", false, kRdb),
-      boolOpt("stop-writes-on-bgsave-error", nullptr, "yes", true, kRdb),
-      enumOpt("sanitize-dump-payload", "no", true, "no|yes|clients", kRdb),
-      boolOpt("rdb-del-sync-files", nullptr, "no", true, kRdb),
-      boolOpt("rdb-save-incremental-fsync", nullptr, "yes", true, kRdb),
       // AOF persistence.
       boolOpt("appendonly", nullptr, "no", true, kAof),
       strOpt("appendfilename", nullptr, false, kAof, "appendonly.aof"),

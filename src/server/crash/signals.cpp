@@ -75,4 +75,8 @@ bool shutdownRequested() {
   return g_shutdown != 0;
 }
 
+void clearShutdownRequest() {
+  g_shutdown = 0;
+}
+
 }  // namespace server::crash

@@ -16,5 +16,7 @@ void installSignalHandlers();
 
 // True once SIGTERM or SIGINT asked for a shutdown (polled by the cron).
 bool shutdownRequested();
+// The server could not shut down (a failed save): a later SIGTERM asks again.
+void clearShutdownRequest();
 
 }  // namespace server::crash

@@ -1,0 +1,47 @@
+#include "server/persist/dump_payload.h"
+
+#include "server/persist/crc64.h"
+#include "server/persist/rdb_format.h"
+#include "server/persist/rdb_io.h"
+
+namespace persist {
+
+std::string makeDumpPayload(const db::Value& v, bool compress) {
+  RdbWriter w;
+  w.setCompression(compress);
+  w.byte(rdbTypeOf(v));
+  saveValue(w, v);
+  std::string& b = w.buffer();
+  b.push_back(static_cast<char>(kRdbVersion & 0xff));
+  b.push_back(static_cast<char>(kRdbVersion >> 8));
+  uint64_t crc = crc64(0, b.data(), b.size());
+  for (int i = 0; i < 8; i++) b.push_back(static_cast<char>(crc >> (8 * i)));
+  return std::move(b);
+}
+
+bool verifyDumpPayload(std::string_view p) {
+  if (p.size() < 10) return false;
+  const auto* f = reinterpret_cast<const uint8_t*>(p.data() + p.size() - 10);
+  int version = f[0] | (f[1] << 8);
+  if (version > kRdbVersion) return false;
+  uint64_t stored = 0;
+  for (int i = 7; i >= 0; i--) stored = (stored << 8) | f[2 + i];
+  return crc64(0, p.data(), p.size() - 8) == stored;
+}
+
+bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out,
+                       std::string* err) {
+  RdbReader r(reinterpret_cast<const uint8_t*>(p.data()), p.size() - 10);
+  uint8_t type;
+  if (!r.byte(&type) || !loadValue(r, type, lim, out)) {
+    *err = r.error();
+    return false;
+  }
+  if (out->empty()) {
+    *err = "empty value";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace persist

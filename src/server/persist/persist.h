@@ -1,0 +1,57 @@
+// Persistence: the server's only entry points into RDB snapshots. The rest
+// of the server calls these hooks; everything else in src/server/persist/
+// is private to the module.
+//
+//   start-up      loadAtStart() after the databases exist and before the
+//                 listeners accept (a corrupt file stops start-up with its
+//                 reason logged, as Redis does).
+//   server cron   cron(): reaps a finished BGSAVE child, runs save points
+//                 and BGSAVE SCHEDULE.
+//   dispatch      writeError(): the -MISCONF refusal while saving fails
+//                 (stop-writes-on-bgsave-error).
+//   shutdown      shutdownSave() from SHUTDOWN and SIGTERM, killChild() on
+//                 the way out.
+//   INFO          appendInfoPersistence() / appendInfoStats().
+//   commands      registerPersistCommands(): SAVE BGSAVE LASTSAVE SHUTDOWN
+//                 DUMP RESTORE; debugSubcommand() for DEBUG RELOAD/DIGEST.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "server/command.h"
+
+namespace server {
+class Client;
+}
+
+namespace persist {
+
+// Loads dbfilename if it exists (false: the file is bad, start-up stops).
+// Runs the event loop every few milliseconds meanwhile, so clients can
+// connect and get -LOADING; a shutdown requested meanwhile abandons it.
+bool loadAtStart();
+// True while loadAtStart() runs: commands without the "loading" flag are
+// refused with -LOADING (dispatch).
+bool loading();
+void cron();
+// Non-null while writes must be refused: the full error line (-MISCONF ...).
+const char* writeError();
+
+// Saves before exiting when asked (save) or when save points exist (and
+// not nosave). False when the save failed and force is not set: the caller
+// then stays up.
+bool shutdownSave(bool save, bool nosave, bool force);
+// Stops a running BGSAVE child and removes its temp file.
+void killChild();
+
+void appendInfoPersistence(std::string* o);
+// latest_fork_usec and total_forks for INFO stats.
+void appendInfoForkStats(std::string* o);
+
+void registerPersistCommands(server::CommandTable& t);
+// DEBUG RELOAD / DIGEST / DIGEST-VALUE (and JMAP-like helpers are not ours):
+// true when the subcommand was one of ours and has been answered.
+bool debugSubcommand(server::Client* c);
+
+}  // namespace persist

@@ -1,0 +1,165 @@
+// SAVE, BGSAVE [SCHEDULE], LASTSAVE, SHUTDOWN and the persistence
+// subcommands of DEBUG (RELOAD, DIGEST, DIGEST-VALUE).
+#include <string>
+
+#include "common/log.h"
+#include "common/strutil.h"
+#include "server/client.h"
+#include "server/persist/digest.h"
+#include "server/persist/persist.h"
+#include "server/persist/snapshot.h"
+#include "server/server.h"
+
+namespace persist {
+
+using server::Client;
+
+namespace {
+
+void saveCommand(Client* c) {
+  if (state().child_pid > 0) {
+    c->addError("Background save already in progress");
+    return;
+  }
+  if (saveNow())
+    c->addOk();
+  else
+    c->addError("-ERR");
+}
+
+void bgsaveCommand(Client* c) {
+  bool schedule = false;
+  if (c->argc() == 2 && strutil::equalsIgnoreCase(c->arg(1), "SCHEDULE")) {
+    schedule = true;
+  } else if (c->argc() > 1) {
+    c->addSyntaxError();
+    return;
+  }
+  (void)schedule;  // only an AOF rewrite could make a BGSAVE wait; there is none
+  if (state().child_pid > 0) {
+    c->addError("Background save already in progress");
+    return;
+  }
+  std::string err;
+  if (!startBgsave(&err)) {
+    c->addError("-ERR");
+    return;
+  }
+  c->addStatus("Background saving started");
+}
+
+void lastsaveCommand(Client* c) {
+  c->addInteger(state().lastsave);
+}
+
+void shutdownCommand(Client* c) {
+  // [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. There are no replicas to wait for,
+  // so NOW changes nothing and ABORT never finds a shutdown in progress.
+  bool nosave = false, save = false, now = false, force = false, abort = false;
+  for (size_t i = 1; i < c->argc(); i++) {
+    std::string_view a = c->arg(i);
+    if (strutil::equalsIgnoreCase(a, "NOSAVE")) {
+      nosave = true;
+    } else if (strutil::equalsIgnoreCase(a, "SAVE")) {
+      save = true;
+    } else if (strutil::equalsIgnoreCase(a, "NOW")) {
+      now = true;
+    } else if (strutil::equalsIgnoreCase(a, "FORCE")) {
+      force = true;
+    } else if (strutil::equalsIgnoreCase(a, "ABORT")) {
+      abort = true;
+    } else {
+      c->addSyntaxError();
+      return;
+    }
+  }
+  if ((abort && (nosave || save || now || force)) || (nosave && save)) {
+    c->addSyntaxError();
+    return;
+  }
+  if (abort) {
+    c->addError("No shutdown in progress.");
+    return;
+  }
+  if (!shutdownSave(save, nosave, force)) {
+    c->addError("Errors trying to SHUTDOWN. Check logs.");
+    return;
+  }
+  server::g_server->shutdown_asap = true;
+  // No reply: the client sees the connection close, as with Redis.
+  c->flags |= server::kCloseAsap;
+}
+
+void debugReload(Client* c) {
+  bool nosave = false;
+  for (size_t i = 2; i < c->argc(); i++) {
+    std::string_view a = c->arg(i);
+    if (strutil::equalsIgnoreCase(a, "NOSAVE")) {
+      nosave = true;
+    } else if (strutil::equalsIgnoreCase(a, "MERGE") || strutil::equalsIgnoreCase(a, "NOFLUSH")) {
+      c->addErrorFormat("DEBUG RELOAD %.*s is not supported by this server",
+                        static_cast<int>(a.size()), a.data());
+      return;
+    } else {
+      c->addError("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+      return;
+    }
+  }
+  if (!nosave && !saveNow()) {
+    c->addError("-ERR");
+    return;
+  }
+  std::string err;
+  if (!reloadFrom(server::g_server->config.dbfilename, &err)) {
+    LOG_WARNING("DEBUG RELOAD: %s", err.c_str());
+    c->addError("Error trying to load the RDB dump, check server logs.");
+    return;
+  }
+  LOG_NOTICE("DB reloaded by DEBUG RELOAD");
+  c->addOk();
+}
+
+}  // namespace
+
+bool debugSubcommand(Client* c) {
+  std::string_view sub = c->arg(1);
+  if (strutil::equalsIgnoreCase(sub, "RELOAD")) {
+    if (loading()) {
+      c->addError("-LOADING Redis is loading the dataset in memory");
+      return true;
+    }
+    debugReload(c);
+    return true;
+  }
+  if (strutil::equalsIgnoreCase(sub, "DIGEST") && c->argc() == 2) {
+    c->addStatus(datasetDigest(serverDbs()));
+    return true;
+  }
+  if (strutil::equalsIgnoreCase(sub, "DIGEST-VALUE")) {
+    c->addArrayLen(static_cast<int64_t>(c->argc() - 2));
+    for (size_t i = 2; i < c->argc(); i++) c->addStatus(valueDigest(*c->db(), c->arg(i)));
+    return true;
+  }
+  return false;
+}
+
+void registerPersistCommands(server::CommandTable& t) {
+  using namespace server;
+  t.add({"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
+         shutdownCommand, 0, 0, 0, "server",
+         "Synchronously save the dataset to disk and then shut down the server", "1.0.0",
+         "O(N) when saving, where N is the total number of keys in all databases when saving "
+         "data, otherwise O(1)",
+         "admin slow dangerous"});
+  t.add({"lastsave", 1, kLoading | kStale | kFast, lastsaveCommand, 0, 0, 0, "server",
+         "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "O(1)",
+         "admin fast dangerous"});
+  t.add({"save", 1, kAdmin | kNoScript | kNoMulti | kNoAsyncLoading, saveCommand, 0, 0, 0, "server",
+         "Synchronously save the dataset to disk", "1.0.0",
+         "O(N) where N is the total number of keys in all databases", "admin slow dangerous"});
+  t.add({"bgsave", -1, kAdmin | kNoScript | kNoAsyncLoading, bgsaveCommand, 0, 0, 0, "server",
+         "Asynchronously save the dataset to disk", "1.0.0", "O(1)", "admin slow dangerous"});
+  registerDumpCommands(t);
+}
+
+}  // namespace persist

@@ -1,0 +1,325 @@
+#include "server/persist/rdb_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "server/persist/crc64.h"
+#include "server/persist/rdb_format.h"
+#include "server/persist/rdb_io.h"
+#include "server/version.h"
+
+namespace persist {
+
+namespace {
+
+void aux(RdbWriter& w, std::string_view k, std::string_view v) {
+  w.byte(kOpAux);
+  w.string(k);
+  w.string(v);
+}
+
+}  // namespace
+
+bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, std::string* err) {
+  RdbWriter w(fd, opt.fsync_every);
+  w.setCompression(opt.compression);
+  w.setChecksum(opt.checksum);
+  char magic[16];
+  snprintf(magic, sizeof(magic), "REDIS%04d", kRdbVersion);
+  w.raw(magic, 9);
+  aux(w, "redis-ver", server::kRedisVersion);
+  aux(w, "redis-bits", "64");
+  aux(w, "ctime", std::to_string(time(nullptr)));
+  aux(w, "used-mem", std::to_string(opt.used_mem));
+  aux(w, "aof-base", opt.aof_base ? "1" : "0");
+  for (db::Db* d : dbs) {
+    if (d->size() == 0) continue;
+    w.byte(kOpSelectDb);
+    w.length(static_cast<uint64_t>(d->id()));
+    w.byte(kOpResizeDb);
+    w.length(d->size());
+    w.length(d->expiresSize());
+    // peek-style walk: nothing is expired or touched while saving (a forked
+    // child must leave the pages alone; keys already past their TTL are
+    // written and the loader drops them).
+    d->forEach([&](db::Entry* e) {
+      if (w.failed()) return;
+      if (opt.key_save_delay_us > 0) usleep(static_cast<useconds_t>(opt.key_save_delay_us));
+      int64_t when = e->hasExpire() ? d->expireOf(e) : -1;
+      if (when >= 0) {
+        w.byte(kOpExpireTimeMs);
+        w.millis(when);
+      }
+      w.byte(rdbTypeOf(e->val));
+      w.string(e->keyView());
+      saveValue(w, e->val);
+    });
+  }
+  w.byte(kOpEof);
+  w.flush();  // folds everything into the checksum
+  uint64_t crc = opt.checksum ? w.crc() : 0;
+  uint8_t b[8];
+  for (int i = 0; i < 8; i++) b[i] = static_cast<uint8_t>(crc >> (8 * i));
+  w.raw(b, 8);
+  if (!w.flush()) {
+    *err = strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool saveRdbFile(const std::string& path, const std::vector<db::Db*>& dbs, const SaveOptions& opt,
+                 std::string* err) {
+  std::string dir;
+  size_t slash = path.rfind('/');
+  if (slash != std::string::npos) dir = path.substr(0, slash + 1);
+  std::string tmp = dir + "temp-" + std::to_string(getpid()) + ".rdb";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    char cwd[4096];
+    *err = "Failed opening the .rdb for saving (" + tmp + " in server root dir " +
+           (getcwd(cwd, sizeof(cwd)) ? cwd : "?") + "): " + strerror(errno);
+    return false;
+  }
+  std::string werr;
+  bool ok = writeRdb(fd, dbs, opt, &werr);
+  if (ok && fsync(fd) != 0) {
+    ok = false;
+    werr = std::string("fsync: ") + strerror(errno);
+  }
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    werr = std::string("close: ") + strerror(errno);
+  }
+  if (!ok) {
+    unlink(tmp.c_str());
+    *err = "Write error saving DB on disk: " + werr;
+    return false;
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    *err = "Error moving temp DB file " + tmp + " on the final destination " + path + ": " +
+           strerror(errno);
+    unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+constexpr const char* kSignature = "Wrong signature trying to load DB from file";
+
+// The loader proper, over one bounded reader.
+class Loader {
+ public:
+  Loader(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
+         int64_t now_ms, LoadStats* st, const LoadHooks* hooks)
+      : data_(data),
+        n_(n),
+        r_(data, n),
+        ndbs_(ndbs),
+        lim_(lim),
+        verify_crc_(verify_crc),
+        now_ms_(now_ms),
+        st_(st),
+        hooks_(hooks) {}
+
+  bool run(std::vector<std::unique_ptr<db::Db>>* out) {
+    for (int i = 0; i < ndbs_; i++) out->push_back(std::make_unique<db::Db>(i));
+    if (!header()) return false;
+    db::Db* cur = (*out)[0].get();
+    int64_t expire = -1;
+    std::string key;
+    for (;;) {
+      uint8_t t;
+      if (!r_.byte(&t)) return false;
+      switch (t) {
+        case kOpEof:
+          return trailer();
+        case kOpSelectDb: {
+          uint64_t id;
+          if (!r_.length(&id)) return false;
+          if (id >= static_cast<uint64_t>(ndbs_))
+            return r_.fail("the file has data for DB " + std::to_string(id) +
+                           " but this server is configured with " + std::to_string(ndbs_) +
+                           " databases");
+          cur = (*out)[id].get();
+          continue;
+        }
+        case kOpResizeDb: {
+          uint64_t a, b;
+          if (!r_.length(&a) || !r_.length(&b)) return false;
+          continue;
+        }
+        case kOpExpireTimeMs:
+          if (!r_.millis(&expire)) return false;
+          continue;
+        case kOpExpireTime: {
+          int32_t s;
+          if (!r_.seconds(&s)) return false;
+          expire = int64_t{s} * 1000;
+          continue;
+        }
+        case kOpIdle: {
+          uint64_t idle;
+          if (!r_.length(&idle)) return false;
+          continue;  // access times are not restored from files
+        }
+        case kOpFreq: {
+          uint8_t f;
+          if (!r_.byte(&f)) return false;
+          continue;
+        }
+        case kOpAux: {
+          std::string k, v;
+          if (!r_.string(&k) || !r_.string(&v)) return false;
+          if (k == "redis-ver") st_->redis_ver = v;
+          if (k == "used-mem") st_->used_mem = strtoll(v.c_str(), nullptr, 10);
+          continue;
+        }
+        case kOpModuleAux:
+          return r_.fail("the file holds module data, which this server cannot load");
+        case kOpFunction:
+        case kOpFunction2:
+          return r_.fail("the file holds function libraries, which this server cannot load");
+        default:
+          break;
+      }
+      // A key/value pair of type t.
+      if (!r_.string(&key)) return false;
+      db::Value v;
+      if (!loadValue(r_, t, lim_, &v)) return false;
+      if (v.empty()) {
+        st_->empty_skipped++;
+      } else if (expire >= 0 && expire < now_ms_) {
+        st_->expired_skipped++;
+      } else {
+        if (cur->peek(key) != nullptr) return r_.fail("duplicate key '" + key + "'");
+        db::Entry* e = cur->add(key, std::move(v));
+        if (expire >= 0) cur->setExpire(e, expire);
+        st_->keys++;
+      }
+      expire = -1;
+      if (hooks_ != nullptr) {
+        if (hooks_->key_delay_us > 0) usleep(static_cast<useconds_t>(hooks_->key_delay_us));
+        if (hooks_->progress && (++since_progress_ >= 256 || hooks_->key_delay_us > 0)) {
+          since_progress_ = 0;
+          if (!hooks_->progress(r_.offset(), n_)) return r_.fail("loading abandoned (shutdown)");
+        }
+      }
+    }
+  }
+
+  // Redis's wording for the three kinds of failure, with our reason.
+  std::string error() const {
+    const std::string& e = r_.error();
+    if (e == kSignature) return e;
+    if (e == RdbReader::kShortRead)
+      return "Short read or OOM loading DB. Unrecoverable error, aborting now. (file ends at "
+             "byte " +
+             std::to_string(n_) + ")";
+    return "Internal error in RDB reading offset " + std::to_string(r_.offset()) + ": " + e;
+  }
+
+ private:
+  bool header() {
+    const uint8_t* p;
+    if (!r_.raw(9, &p)) return false;
+    if (memcmp(p, "REDIS", 5) != 0) return r_.fail(kSignature);
+    int v = 0;
+    for (int i = 5; i < 9; i++) {
+      if (p[i] < '0' || p[i] > '9') return r_.fail("bad RDB version field");
+      v = v * 10 + (p[i] - '0');
+    }
+    if (v < 1 || v > kRdbMaxLoadVersion)
+      return r_.fail("can't handle RDB format version " + std::to_string(v));
+    st_->version = v;
+    return true;
+  }
+
+  bool trailer() {
+    if (st_->version < 5) return true;  // no checksum before version 5
+    size_t upto = r_.offset();
+    int64_t stored;
+    if (!r_.millis(&stored)) return r_.fail("file ends before its checksum");
+    if (!verify_crc_ || stored == 0) return true;  // written with rdbchecksum no
+    uint64_t crc = crc64(0, data_, upto);
+    if (crc != static_cast<uint64_t>(stored)) {
+      char buf[96];
+      snprintf(buf, sizeof(buf), "wrong RDB checksum: expected %016llx, got %016llx",
+               static_cast<unsigned long long>(stored), static_cast<unsigned long long>(crc));
+      return r_.fail(buf);
+    }
+    return true;
+  }
+
+  const uint8_t* data_;
+  size_t n_;
+  RdbReader r_;
+  int ndbs_;
+  const LoadLimits& lim_;
+  bool verify_crc_;
+  int64_t now_ms_;
+  LoadStats* st_;
+  const LoadHooks* hooks_;
+  int since_progress_ = 0;
+};
+
+}  // namespace
+
+bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
+                  int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
+                  std::string* err, const LoadHooks* hooks) {
+  Loader l(data, n, ndbs, lim, verify_crc, now_ms, stats, hooks);
+  if (l.run(out)) return true;
+  out->clear();
+  *err = l.error();
+  return false;
+}
+
+bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool verify_crc,
+                 int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
+                 bool* missing, std::string* err, const LoadHooks* hooks) {
+  *missing = false;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      *missing = true;
+      return true;
+    }
+    *err = "can't open " + path + ": " + strerror(errno);
+    return false;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    *err = "can't stat " + path + ": " + strerror(errno);
+    close(fd);
+    return false;
+  }
+  size_t n = static_cast<size_t>(sb.st_size);
+  if (n == 0) {
+    close(fd);
+    *err = "file is empty";
+    return false;
+  }
+  void* m = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) {
+    *err = "can't map " + path + ": " + strerror(errno);
+    return false;
+  }
+  madvise(m, n, MADV_SEQUENTIAL);
+  bool ok = loadRdbBytes(static_cast<const uint8_t*>(m), n, ndbs, lim, verify_crc, now_ms, out,
+                         stats, err, hooks);
+  munmap(m, n);
+  return ok;
+}
+
+}  // namespace persist

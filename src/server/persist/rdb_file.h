@@ -1,0 +1,68 @@
+// Whole RDB files: writing every database to a file descriptor and loading
+// a file's bytes into a set of databases.
+//
+// Loading is all-or-nothing: keys go into fresh databases that replace the
+// caller's only when the whole file (checksum included) was read without an
+// error, so a corrupt file loses nothing that was in memory.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/db/db.h"
+#include "server/persist/rdb_value.h"
+
+namespace persist {
+
+struct SaveOptions {
+  bool compression = true;        // rdbcompression
+  bool checksum = true;           // rdbchecksum
+  size_t fsync_every = 0;         // rdb-save-incremental-fsync: bytes between fsyncs
+  int64_t used_mem = 0;           // aux "used-mem"
+  bool aof_base = false;          // aux "aof-base"
+  int64_t key_save_delay_us = 0;  // rdb-key-save-delay (tests: a slow save)
+};
+
+// Writes the RDB file (header, aux fields, every non-empty db, EOF,
+// checksum) to fd. False with *err set on a write error.
+bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, std::string* err);
+
+// SAVE's core: writes into "temp-<pid>.rdb" next to path, fsyncs, renames
+// over path. False with *err naming the failing step.
+bool saveRdbFile(const std::string& path, const std::vector<db::Db*>& dbs, const SaveOptions& opt,
+                 std::string* err);
+
+struct LoadStats {
+  uint64_t keys = 0;
+  uint64_t expired_skipped = 0;
+  uint64_t empty_skipped = 0;
+  int version = 0;
+  std::string redis_ver;  // aux "redis-ver" when present
+  int64_t used_mem = 0;   // aux "used-mem"
+};
+
+// Optional hooks while loading.
+struct LoadHooks {
+  // Called every few hundred keys with the bytes read so far and the total;
+  // returning false abandons the load (shutdown requested meanwhile).
+  std::function<bool(size_t loaded, size_t total)> progress;
+  int64_t key_delay_us = 0;  // key-load-delay (tests: a slow load)
+};
+
+// Parses a whole RDB image. On success *out holds `ndbs` fresh databases
+// with the data (keys whose expiry passed before now_ms are skipped); on
+// failure *err says what was wrong and at which byte offset.
+bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
+                  int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
+                  std::string* err, const LoadHooks* hooks = nullptr);
+
+// Reads the file at path and loads it as above. *missing is set (and true
+// returned) when the file does not exist.
+bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool verify_crc,
+                 int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
+                 bool* missing, std::string* err, const LoadHooks* hooks = nullptr);
+
+}  // namespace persist

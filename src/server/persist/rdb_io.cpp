@@ -1,0 +1,313 @@
+#include "server/persist/rdb_io.h"
+
+#include <liblzf/lzf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "common/strutil.h"
+#include "server/persist/crc64.h"
+#include "server/persist/rdb_format.h"
+
+namespace persist {
+
+namespace {
+constexpr size_t kFlushAt = 64 * 1024;
+// Strings above this size are never LZF-compressed by Redis either:
+// compressing happens in memory, a bounded buffer each time is enough.
+constexpr size_t kLzfMin = 21;
+// A string this long or longer is read in one piece only if the input has
+// it; the check below never allocates for a length the file cannot hold.
+}  // namespace
+
+// ---------------------------------------------------------------- writer
+
+void RdbWriter::raw(const void* p, size_t n) {
+  buf_.append(static_cast<const char*>(p), n);
+  total_ += n;
+  if (fd_ >= 0 && buf_.size() >= kFlushAt) flush();
+}
+
+void RdbWriter::checksumBuffered() {
+  if (checksum_ && crc_done_ < buf_.size())
+    crc_ = crc64(crc_, buf_.data() + crc_done_, buf_.size() - crc_done_);
+  crc_done_ = buf_.size();
+}
+
+bool RdbWriter::flush() {
+  checksumBuffered();
+  if (fd_ < 0) return !failed_;
+  size_t off = 0;
+  while (off < buf_.size() && !failed_) {
+    ssize_t w = ::write(fd_, buf_.data() + off, buf_.size() - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      failed_ = true;
+      break;
+    }
+    off += static_cast<size_t>(w);
+  }
+  since_fsync_ += off;
+  if (!failed_ && fsync_every_ > 0 && since_fsync_ >= fsync_every_) {
+    // Spreads the cost of writing back a big file over the save instead of
+    // one long fsync at the end (rdb-save-incremental-fsync).
+    if (fdatasync(fd_) != 0) failed_ = true;
+    since_fsync_ = 0;
+  }
+  buf_.clear();
+  crc_done_ = 0;
+  return !failed_;
+}
+
+void RdbWriter::length(uint64_t n) {
+  uint8_t b[9];
+  if (n < (1u << 6)) {
+    b[0] = static_cast<uint8_t>(n);
+    raw(b, 1);
+  } else if (n < (1u << 14)) {
+    b[0] = static_cast<uint8_t>((kLen14Bit << 6) | (n >> 8));
+    b[1] = static_cast<uint8_t>(n & 0xff);
+    raw(b, 2);
+  } else if (n <= UINT32_MAX) {
+    b[0] = kLen32Bit;
+    for (int i = 0; i < 4; i++) b[1 + i] = static_cast<uint8_t>(n >> (24 - 8 * i));
+    raw(b, 5);
+  } else {
+    b[0] = kLen64Bit;
+    for (int i = 0; i < 8; i++) b[1 + i] = static_cast<uint8_t>(n >> (56 - 8 * i));
+    raw(b, 9);
+  }
+}
+
+void RdbWriter::integer(int64_t v) {
+  uint8_t b[5];
+  if (v >= INT8_MIN && v <= INT8_MAX) {
+    b[0] = (kLenEncoded << 6) | kEncInt8;
+    b[1] = static_cast<uint8_t>(v);
+    raw(b, 2);
+  } else if (v >= INT16_MIN && v <= INT16_MAX) {
+    b[0] = (kLenEncoded << 6) | kEncInt16;
+    b[1] = static_cast<uint8_t>(v);
+    b[2] = static_cast<uint8_t>(v >> 8);
+    raw(b, 3);
+  } else if (v >= INT32_MIN && v <= INT32_MAX) {
+    b[0] = (kLenEncoded << 6) | kEncInt32;
+    for (int i = 0; i < 4; i++) b[1 + i] = static_cast<uint8_t>(v >> (8 * i));
+    raw(b, 5);
+  } else {
+    // Too wide for the integer forms: its digits as a plain string.
+    char d[24];
+    size_t n = strutil::formatInt64(v, d);
+    length(n);
+    raw(d, n);
+  }
+}
+
+void RdbWriter::string(std::string_view s) {
+  int64_t v;
+  if (s.size() <= 11 && s.size() > 0 && strutil::parseInt64(s, &v) && v >= INT32_MIN &&
+      v <= INT32_MAX) {
+    integer(v);
+    return;
+  }
+  if (compress_ && s.size() >= kLzfMin) {
+    // Worth it only when at least 4 bytes are saved, as Redis decides.
+    size_t cap = s.size() - 4;
+    std::unique_ptr<uint8_t[]> out(new uint8_t[cap + 1]);
+    unsigned c = lzf_compress(s.data(), static_cast<unsigned>(s.size()), out.get(),
+                              static_cast<unsigned>(cap));
+    if (c > 0 && s.size() <= UINT32_MAX) {
+      byte((kLenEncoded << 6) | kEncLzf);
+      length(c);
+      length(s.size());
+      raw(out.get(), c);
+      return;
+    }
+  }
+  length(s.size());
+  raw(s.data(), s.size());
+}
+
+void RdbWriter::binaryDouble(double d) {
+  uint8_t b[8];
+  memcpy(b, &d, 8);  // little-endian host
+  raw(b, 8);
+}
+
+void RdbWriter::millis(int64_t ms) {
+  uint8_t b[8];
+  for (int i = 0; i < 8; i++) b[i] = static_cast<uint8_t>(static_cast<uint64_t>(ms) >> (8 * i));
+  raw(b, 8);
+}
+
+// ---------------------------------------------------------------- reader
+
+bool RdbReader::fail(const std::string& why) {
+  if (error_.empty()) error_ = why;
+  return false;
+}
+
+bool RdbReader::byte(uint8_t* out) {
+  if (!ok()) return false;
+  if (p_ >= end_) return fail(kShortRead);
+  *out = *p_++;
+  return true;
+}
+
+bool RdbReader::raw(size_t n, const uint8_t** out) {
+  if (!ok()) return false;
+  if (remaining() < n) return fail(kShortRead);
+  *out = p_;
+  p_ += n;
+  return true;
+}
+
+bool RdbReader::length(uint64_t* out, bool* encoded) {
+  if (encoded) *encoded = false;
+  uint8_t b;
+  if (!byte(&b)) return false;
+  switch (b >> 6) {
+    case kLen6Bit:
+      *out = b & 0x3f;
+      return true;
+    case kLen14Bit: {
+      uint8_t b2;
+      if (!byte(&b2)) return false;
+      *out = (static_cast<uint64_t>(b & 0x3f) << 8) | b2;
+      return true;
+    }
+    case kLenEncoded:
+      if (!encoded) return fail("unexpected string encoding in a length");
+      *encoded = true;
+      *out = b & 0x3f;
+      return true;
+    default:
+      break;
+  }
+  const uint8_t* p;
+  if (b == kLen32Bit) {
+    if (!raw(4, &p)) return false;
+    *out = (uint64_t{p[0]} << 24) | (uint64_t{p[1]} << 16) | (uint64_t{p[2]} << 8) | p[3];
+    return true;
+  }
+  if (b == kLen64Bit) {
+    if (!raw(8, &p)) return false;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    *out = v;
+    return true;
+  }
+  return fail("unknown length encoding " + std::to_string(b));
+}
+
+bool RdbReader::count(uint64_t* out, uint64_t limit) {
+  if (!length(out)) return false;
+  // Each element takes at least one byte: a count the rest of the input
+  // cannot hold means the data ends early (or is corrupt); either way no
+  // memory is reserved for it.
+  if (*out > limit) return fail(kShortRead);
+  return true;
+}
+
+bool RdbReader::string(std::string* out) {
+  uint64_t len;
+  bool enc;
+  if (!length(&len, &enc)) return false;
+  if (!enc) {
+    const uint8_t* p;
+    if (!raw(len, &p)) return false;
+    out->assign(reinterpret_cast<const char*>(p), len);
+    return true;
+  }
+  const uint8_t* p;
+  int64_t v;
+  switch (len) {
+    case kEncInt8:
+      if (!raw(1, &p)) return false;
+      v = static_cast<int8_t>(p[0]);
+      break;
+    case kEncInt16:
+      if (!raw(2, &p)) return false;
+      v = static_cast<int16_t>(p[0] | (p[1] << 8));
+      break;
+    case kEncInt32:
+      if (!raw(4, &p)) return false;
+      v = static_cast<int32_t>(uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) |
+                               (uint32_t{p[3]} << 24));
+      break;
+    case kEncLzf: {
+      uint64_t clen, ulen;
+      if (!length(&clen) || !length(&ulen)) return false;
+      if (clen == 0 || !raw(clen, &p)) return fail("bad LZF string");
+      // LZF expands at most ~100x per byte of input; a claimed size far
+      // beyond that is corruption, not a reason to allocate gigabytes.
+      if (ulen == 0 || ulen > clen * 128 + 64 || ulen > UINT32_MAX)
+        return fail("bad LZF string length");
+      out->resize(ulen);
+      unsigned got =
+          lzf_decompress(p, static_cast<unsigned>(clen), out->data(), static_cast<unsigned>(ulen));
+      if (got != ulen) return fail("LZF string does not decompress");
+      return true;
+    }
+    default:
+      return fail("unknown string encoding " + std::to_string(len));
+  }
+  char d[24];
+  out->assign(d, strutil::formatInt64(v, d));
+  return true;
+}
+
+bool RdbReader::binaryDouble(double* out) {
+  const uint8_t* p;
+  if (!raw(8, &p)) return false;
+  memcpy(out, p, 8);
+  return true;
+}
+
+bool RdbReader::textDouble(double* out) {
+  uint8_t n;
+  if (!byte(&n)) return false;
+  if (n == 253) {
+    *out = NAN;
+    return true;
+  }
+  if (n == 254) {
+    *out = INFINITY;
+    return true;
+  }
+  if (n == 255) {
+    *out = -INFINITY;
+    return true;
+  }
+  const uint8_t* p;
+  if (!raw(n, &p)) return false;
+  std::string s(reinterpret_cast<const char*>(p), n);
+  char* end;
+  errno = 0;
+  *out = strtod(s.c_str(), &end);
+  if (s.empty() || *end != 0) return fail("bad double value");
+  return true;
+}
+
+bool RdbReader::millis(int64_t* out) {
+  const uint8_t* p;
+  if (!raw(8, &p)) return false;
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+bool RdbReader::seconds(int32_t* out) {
+  const uint8_t* p;
+  if (!raw(4, &p)) return false;
+  uint32_t v =
+      uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+  *out = static_cast<int32_t>(v);
+  return true;
+}
+
+}  // namespace persist

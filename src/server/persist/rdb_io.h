@@ -1,0 +1,100 @@
+// Byte-level RDB encoding: RdbWriter appends lengths, strings (integer and
+// LZF forms as Redis chooses them), doubles and raw bytes to a buffer that
+// is either kept (DUMP) or flushed to a file descriptor as it grows (SAVE),
+// keeping a running CRC-64 of everything written. RdbReader is its bounded
+// counterpart over bytes in memory: every read checks the remaining length
+// and a failure leaves a message in error() instead of reading past the end.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace persist {
+
+class RdbWriter {
+ public:
+  // Buffer-only writer (DUMP payloads): bytes accumulate in buffer().
+  RdbWriter() = default;
+  // File writer: flushes to fd whenever 64 KiB are buffered; with
+  // fsync_every > 0 it also fsyncs after each fsync_every bytes
+  // (rdb-save-incremental-fsync).
+  RdbWriter(int fd, size_t fsync_every) : fd_(fd), fsync_every_(fsync_every) {}
+
+  void setCompression(bool on) { compress_ = on; }
+  void setChecksum(bool on) { checksum_ = on; }
+
+  void raw(const void* p, size_t n);
+  void byte(uint8_t b) { raw(&b, 1); }
+  void length(uint64_t n);
+  // A string: int-encoded when it is a short canonical integer, LZF when
+  // compression is on, it is longer than 20 bytes and compresses by at least
+  // 4 bytes; else plain.
+  void string(std::string_view s);
+  // An integer value as Redis writes an int-encoded string object.
+  void integer(int64_t v);
+  void binaryDouble(double d);
+  void millis(int64_t ms);  // 8 bytes little-endian
+
+  // File mode: writes out what is buffered. False with errno set on error.
+  bool flush();
+  bool failed() const { return failed_; }
+  // Running checksum of every byte written so far (0 when disabled).
+  uint64_t crc() const { return crc_; }
+  uint64_t written() const { return total_; }
+  std::string& buffer() { return buf_; }
+
+ private:
+  void checksumBuffered();
+  int fd_ = -1;
+  size_t fsync_every_ = 0;
+  size_t since_fsync_ = 0;
+  bool compress_ = true;
+  bool checksum_ = true;
+  bool failed_ = false;
+  uint64_t crc_ = 0;
+  uint64_t total_ = 0;
+  size_t crc_done_ = 0;  // bytes of buf_ already in crc_
+  std::string buf_;
+};
+
+class RdbReader {
+ public:
+  // The error of every read that ran out of input.
+  static constexpr const char* kShortRead = "unexpected end of data";
+
+  RdbReader(const uint8_t* p, size_t n) : base_(p), p_(p), end_(p + n) {}
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  // Records the first error (later ones are dropped); returns false.
+  bool fail(const std::string& why);
+  size_t offset() const { return static_cast<size_t>(p_ - base_); }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+  const uint8_t* pos() const { return p_; }
+
+  bool byte(uint8_t* out);
+  bool raw(size_t n, const uint8_t** out);
+  // A length; *encoded is set when the byte says "special string
+  // encoding" (then *out holds the encoding number).
+  bool length(uint64_t* out, bool* encoded = nullptr);
+  // A length that must be a plain length and at most limit (the bytes
+  // left, or a fraction of them: each element needs at least one byte).
+  bool count(uint64_t* out, uint64_t limit);
+  // A string in any of its encodings, into *out.
+  bool string(std::string* out);
+  bool binaryDouble(double* out);
+  // A double in the old text form (RDB_TYPE_ZSET).
+  bool textDouble(double* out);
+  bool millis(int64_t* out);
+  bool seconds(int32_t* out);
+
+ private:
+  const uint8_t* base_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+  std::string error_;
+};
+
+}  // namespace persist

@@ -1,0 +1,187 @@
+#include "server/persist/redis_listpack.h"
+
+#include <cstring>
+
+namespace persist {
+
+namespace {
+constexpr size_t kHeader = 6;
+constexpr uint8_t kEof = 0xff;
+
+void putLe(std::string* b, uint64_t v, int n) {
+  for (int i = 0; i < n; i++) b->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint64_t getLe(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+
+size_t backlenSize(size_t n) {
+  if (n <= 127) return 1;
+  if (n < 16383) return 2;
+  if (n < 2097151) return 3;
+  if (n < 268435455) return 4;
+  return 5;
+}
+}  // namespace
+
+RedisListpackBuilder::RedisListpackBuilder() {
+  buf_.assign(kHeader, '\0');
+}
+
+void RedisListpackBuilder::backlen(size_t n) {
+  // Most significant group first; every byte but the first carries the
+  // continuation bit, so a reader walking backwards stops at the first.
+  size_t k = backlenSize(n);
+  for (size_t i = 0; i < k; i++) {
+    uint8_t b = static_cast<uint8_t>((n >> (7 * (k - 1 - i))) & 127);
+    if (i > 0) b |= 128;
+    buf_.push_back(static_cast<char>(b));
+  }
+}
+
+void RedisListpackBuilder::addInt(int64_t v) {
+  size_t start = buf_.size();
+  if (v >= 0 && v <= 127) {
+    buf_.push_back(static_cast<char>(v));
+  } else if (v >= -4096 && v <= 4095) {
+    uint64_t u = static_cast<uint64_t>(v) & 0x1fff;
+    buf_.push_back(static_cast<char>(0xc0 | (u >> 8)));
+    buf_.push_back(static_cast<char>(u & 0xff));
+  } else if (v >= INT16_MIN && v <= INT16_MAX) {
+    buf_.push_back(static_cast<char>(0xf1));
+    putLe(&buf_, static_cast<uint64_t>(v), 2);
+  } else if (v >= -(1 << 23) && v < (1 << 23)) {
+    buf_.push_back(static_cast<char>(0xf2));
+    putLe(&buf_, static_cast<uint64_t>(v), 3);
+  } else if (v >= INT32_MIN && v <= INT32_MAX) {
+    buf_.push_back(static_cast<char>(0xf3));
+    putLe(&buf_, static_cast<uint64_t>(v), 4);
+  } else {
+    buf_.push_back(static_cast<char>(0xf4));
+    putLe(&buf_, static_cast<uint64_t>(v), 8);
+  }
+  backlen(buf_.size() - start);
+  count_++;
+}
+
+void RedisListpackBuilder::addString(std::string_view s) {
+  size_t start = buf_.size();
+  if (s.size() < 64) {
+    buf_.push_back(static_cast<char>(0x80 | s.size()));
+  } else if (s.size() < 4096) {
+    buf_.push_back(static_cast<char>(0xe0 | (s.size() >> 8)));
+    buf_.push_back(static_cast<char>(s.size() & 0xff));
+  } else {
+    buf_.push_back(static_cast<char>(0xf0));
+    putLe(&buf_, s.size(), 4);
+  }
+  buf_.append(s.data(), s.size());
+  backlen(buf_.size() - start);
+  count_++;
+}
+
+std::string& RedisListpackBuilder::finish() {
+  buf_.push_back(static_cast<char>(kEof));
+  uint32_t total = static_cast<uint32_t>(buf_.size());
+  uint16_t count = count_ < 65535 ? static_cast<uint16_t>(count_) : 65535;
+  memcpy(&buf_[0], &total, 4);
+  memcpy(&buf_[4], &count, 2);
+  return buf_;
+}
+
+bool parseRedisListpack(std::string_view blob, std::vector<db::LpValue>* out, std::string* err) {
+  out->clear();
+  const auto* base = reinterpret_cast<const uint8_t*>(blob.data());
+  size_t n = blob.size();
+  if (n < kHeader + 1) {
+    *err = "listpack shorter than its header";
+    return false;
+  }
+  if (getLe(base, 4) != n) {
+    *err = "listpack size field does not match its length";
+    return false;
+  }
+  if (base[n - 1] != kEof) {
+    *err = "listpack has no terminator";
+    return false;
+  }
+  uint64_t declared = getLe(base + 4, 2);
+  size_t off = kHeader;
+  size_t end = n - 1;
+  while (off < end) {
+    const uint8_t* p = base + off;
+    size_t avail = end - off;
+    uint8_t b = p[0];
+    size_t hdr = 1, payload = 0;
+    db::LpValue v;
+    auto need = [&](size_t k) { return k <= avail; };
+    if (b < 0x80) {
+      v.is_int = true;
+      v.ival = b;
+    } else if ((b & 0xc0) == 0x80) {
+      payload = b & 0x3f;
+    } else if ((b & 0xe0) == 0xc0) {
+      hdr = 2;
+      if (!need(2)) break;
+      uint64_t u = (uint64_t{b & 0x1fu} << 8) | p[1];
+      v.is_int = true;
+      v.ival = u >= 4096 ? static_cast<int64_t>(u) - 8192 : static_cast<int64_t>(u);
+    } else if ((b & 0xf0) == 0xe0) {
+      hdr = 2;
+      if (!need(2)) break;
+      payload = (size_t{b & 0x0fu} << 8) | p[1];
+    } else if (b == 0xf0) {
+      hdr = 5;
+      if (!need(5)) break;
+      payload = getLe(p + 1, 4);
+    } else if (b >= 0xf1 && b <= 0xf4) {
+      static const int kWidth[] = {2, 3, 4, 8};
+      int w = kWidth[b - 0xf1];
+      hdr = 1 + static_cast<size_t>(w);
+      if (!need(hdr)) break;
+      uint64_t u = getLe(p + 1, w);
+      int shift = 64 - 8 * w;
+      v.is_int = true;
+      v.ival = static_cast<int64_t>(u << shift) >> shift;  // sign-extend
+    } else {
+      *err = "listpack entry with an invalid encoding byte";
+      return false;
+    }
+    if (payload > avail || hdr > avail - payload) break;
+    if (!v.is_int) v.str = std::string_view(reinterpret_cast<const char*>(p + hdr), payload);
+    size_t elen = hdr + payload;
+    size_t bl = backlenSize(elen);
+    if (bl > avail - elen) break;
+    // The backlen must decode to the entry's size.
+    size_t got = 0;
+    const uint8_t* q = p + elen + bl - 1;
+    for (size_t i = 0; i < bl; i++, q--) {
+      got |= size_t{*q & 127u} << (7 * i);
+      bool more = (*q & 128) != 0;
+      if (more != (i + 1 < bl)) {
+        got = SIZE_MAX;
+        break;
+      }
+    }
+    if (got != elen) {
+      *err = "listpack entry with a wrong back-length";
+      return false;
+    }
+    out->push_back(v);
+    off += elen + bl;
+  }
+  if (off != end) {
+    *err = "listpack entry runs past the end";
+    return false;
+  }
+  if (declared != 65535 && declared != out->size()) {
+    *err = "listpack count field does not match its entries";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace persist

@@ -1,0 +1,447 @@
+// SAVE, BGSAVE and their bookkeeping: the forked child, its reaping from the
+// server cron, save points, loading at start and the INFO fields.
+#include "server/persist/snapshot.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/log.h"
+#include "common/strutil.h"
+#include "resp/request_parser.h"
+#include "server/commands/introspection.h"
+#include "server/keyspace.h"
+#include "server/persist/persist.h"
+#include "server/server.h"
+
+namespace persist {
+
+namespace {
+
+// Redis waits this long after a failed BGSAVE before a save point may try
+// again.
+constexpr int64_t kBgsaveRetryDelay = 5;
+
+const char kMisconf[] =
+    "-MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
+
+int64_t nowSec() {
+  return static_cast<int64_t>(time(nullptr));
+}
+
+int64_t monoUs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+// The child keeps no listening socket: a restarted server must be able to
+// bind the port while a child still writes. Only TCP/Unix listeners are
+// closed here (plain fds); RDMA resources are left alone entirely (see
+// RDMA.md, "Fork safety").
+void closeListeningSockets() {
+  DIR* d = opendir("/proc/self/fd");
+  if (d == nullptr) return;
+  std::vector<int> fds;
+  while (struct dirent* e = readdir(d)) {
+    int fd = atoi(e->d_name);
+    if (fd <= 2 || fd == dirfd(d)) continue;
+    int acc = 0;
+    socklen_t len = sizeof(acc);
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) == 0 && acc) fds.push_back(fd);
+  }
+  closedir(d);
+  for (int fd : fds) close(fd);
+}
+
+[[noreturn]] void childMain(int pipe_w) {
+  prctl(PR_SET_NAME, "redis-rdb-bgsave");
+  closeListeningSockets();
+  std::string err;
+  bool ok = saveRdbFile(server::g_server->config.dbfilename, serverDbs(), saveOptions(), &err);
+  if (ok) {
+    LOG_NOTICE("DB saved on disk");
+  } else {
+    LOG_WARNING("%s", err.c_str());
+  }
+  uint64_t cow = privateDirtyBytes();
+  if (cow > 0)
+    LOG_NOTICE("Fork CoW for RDB: current %llu MB", static_cast<unsigned long long>(cow >> 20));
+  ssize_t w = write(pipe_w, &cow, sizeof(cow));
+  (void)w;
+  // _exit: no destructors, no atexit handlers, no stdio flush of the
+  // parent's buffers; in particular nothing in the child calls into verbs.
+  _exit(ok ? 0 : 1);
+}
+
+void childDone(pid_t pid, int status) {
+  SnapshotState& st = state();
+  bool by_signal = WIFSIGNALED(status);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (!by_signal && code == 0) {
+    LOG_NOTICE("Background saving terminated with success");
+    server::g_server->dirty -= st.dirty_before_bgsave;
+    st.lastsave = nowSec();
+    st.last_bgsave_ok = true;
+  } else if (!by_signal) {
+    LOG_WARNING("Background saving error");
+    st.last_bgsave_ok = false;
+  } else {
+    int sig = WTERMSIG(status);
+    LOG_WARNING("Background saving terminated by signal %d", sig);
+    // SIGUSR1 is how a save is cancelled on purpose: not an error.
+    if (sig != SIGUSR1) st.last_bgsave_ok = false;
+    // A killed child leaves its temp file behind.
+    std::string tmp = "temp-" + std::to_string(pid) + ".rdb";
+    unlink(tmp.c_str());
+  }
+  if (st.child_pipe >= 0) {
+    uint64_t cow = 0;
+    if (read(st.child_pipe, &cow, sizeof(cow)) == sizeof(cow)) st.last_cow_size = cow;
+    close(st.child_pipe);
+    st.child_pipe = -1;
+  }
+  st.last_bgsave_time_sec = (monoUs() / 1000 - st.child_start_ms) / 1000;
+  st.child_pid = -1;
+}
+
+}  // namespace
+
+SnapshotState& state() {
+  static SnapshotState s;
+  return s;
+}
+
+SaveOptions saveOptions() {
+  const server::Config& c = server::g_server->config;
+  SaveOptions o;
+  o.compression = c.rdbcompression;
+  o.checksum = c.rdbchecksum;
+  o.fsync_every = c.rdb_save_incremental_fsync ? 4u << 20 : 0;
+  o.used_mem = static_cast<int64_t>(server::memoryNumbers().used);
+  o.key_save_delay_us = c.rdb_key_save_delay;
+  return o;
+}
+
+LoadLimits loadLimits() {
+  const server::Config& c = server::g_server->config;
+  LoadLimits l;
+  l.hash = {static_cast<size_t>(c.hash_max_listpack_entries),
+            static_cast<size_t>(c.hash_max_listpack_value)};
+  l.set = {static_cast<size_t>(c.set_max_intset_entries),
+           static_cast<size_t>(c.set_max_listpack_entries),
+           static_cast<size_t>(c.set_max_listpack_value)};
+  l.zset_max_entries = static_cast<size_t>(c.zset_max_listpack_entries);
+  l.zset_max_value = static_cast<size_t>(c.zset_max_listpack_value);
+  l.list_fill = static_cast<int>(c.list_max_listpack_size);
+  l.list_compress = static_cast<int>(c.list_compress_depth);
+  return l;
+}
+
+std::vector<std::pair<int64_t, int64_t>> savePoints() {
+  std::vector<std::string> w;
+  resp::splitArgs(server::g_server->config.save, &w);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (size_t i = 0; i + 1 < w.size(); i += 2) {
+    int64_t s, ch;
+    if (strutil::parseInt64(w[i], &s) && strutil::parseInt64(w[i + 1], &ch))
+      out.emplace_back(s, ch);
+  }
+  return out;
+}
+
+std::vector<db::Db*> serverDbs() {
+  std::vector<db::Db*> v;
+  for (auto& d : server::g_server->dbs) v.push_back(d.get());
+  return v;
+}
+
+uint64_t privateDirtyBytes() {
+  FILE* f = fopen("/proc/self/smaps_rollup", "r");
+  if (f == nullptr) f = fopen("/proc/self/smaps", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  uint64_t total = 0;
+  while (fgets(line, sizeof(line), f)) {
+    unsigned long long kb;
+    if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) total += kb * 1024;
+  }
+  fclose(f);
+  return total;
+}
+
+bool saveNow() {
+  SnapshotState& st = state();
+  std::string err;
+  st.rdb_saves++;
+  if (!saveRdbFile(server::g_server->config.dbfilename, serverDbs(), saveOptions(), &err)) {
+    LOG_WARNING("%s", err.c_str());
+    return false;
+  }
+  LOG_NOTICE("DB saved on disk");
+  server::g_server->dirty = 0;
+  st.lastsave = nowSec();
+  st.last_bgsave_ok = true;
+  return true;
+}
+
+bool startBgsave(std::string* err) {
+  SnapshotState& st = state();
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    *err = std::string("pipe: ") + strerror(errno);
+    return false;
+  }
+  st.dirty_before_bgsave = server::g_server->dirty;
+  st.last_bgsave_try = nowSec();
+  int64_t t0 = monoUs();
+  fflush(nullptr);  // nothing buffered may be written twice
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(p[0]);
+    childMain(p[1]);
+  }
+  close(p[1]);
+  if (pid < 0) {
+    close(p[0]);
+    st.last_bgsave_ok = false;
+    *err = std::string("Can't save in background: fork: ") + strerror(errno);
+    LOG_WARNING("%s", err->c_str());
+    return false;
+  }
+  st.latest_fork_usec = monoUs() - t0;
+  st.total_forks++;
+  st.rdb_saves++;
+  st.child_pid = pid;
+  st.child_pipe = p[0];
+  st.child_start_ms = monoUs() / 1000;
+  st.bgsave_scheduled = false;
+  LOG_NOTICE("Background saving started by pid %d", static_cast<int>(pid));
+  return true;
+}
+
+bool reloadFrom(const std::string& path, std::string* err) {
+  server::Server& srv = *server::g_server;
+  std::vector<std::unique_ptr<db::Db>> fresh;
+  LoadStats stats;
+  bool missing = false;
+  db::Clock::update();
+  if (!loadRdbFile(path, static_cast<int>(srv.config.databases), loadLimits(),
+                   srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, err))
+    return false;
+  if (missing) {
+    *err = "no such file: " + path;
+    return false;
+  }
+  for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) {
+    // WATCHers of the old contents see them change (as with FLUSHALL).
+    server::dbWillChange(srv.dbs[i].get(), nullptr);
+    srv.dbs[i]->swapWith(*fresh[i]);
+  }
+  state().last_load_keys_loaded = stats.keys;
+  state().last_load_keys_expired = stats.expired_skipped;
+  return true;
+}
+
+// ------------------------------------------------------------ public hooks
+
+bool loadAtStart() {
+  server::Server& srv = *server::g_server;
+  SnapshotState& st = state();
+  st.lastsave = nowSec();
+  st.loading = true;
+  st.loading_start = nowSec();
+  st.loading_loaded_bytes = 0;
+  int64_t t0 = monoUs();
+  std::vector<std::unique_ptr<db::Db>> fresh;
+  LoadStats stats;
+  bool missing = false;
+  std::string err;
+  db::Clock::update();
+  LoadHooks hooks;
+  hooks.key_delay_us = srv.config.key_load_delay;
+  int64_t last_events = monoUs();
+  hooks.progress = [&](size_t loaded, size_t total) {
+    st.loading_loaded_bytes = loaded;
+    st.loading_total_bytes = total;
+    st.loading_rdb_used_mem = stats.used_mem;
+    // Serve clients (-LOADING, INFO) every 20 ms of loading.
+    int64_t now = monoUs();
+    if (now - last_events >= 20000) {
+      last_events = now;
+      srv.loop.processEvents(false);
+    }
+    return !srv.shutdown_asap;
+  };
+  bool ok =
+      loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases), loadLimits(),
+                  srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, &err, &hooks);
+  st.loading = false;
+  if (!ok && srv.shutdown_asap) {
+    LOG_WARNING("Loading abandoned: shutdown requested");
+    return true;
+  }
+  if (!ok) {
+    LOG_WARNING("%s", err.c_str());
+    LOG_WARNING("Fatal error loading the DB (%s), check server logs. Exiting.",
+                srv.config.dbfilename.c_str());
+    return false;
+  }
+  if (missing) return true;
+  for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
+  st.last_load_keys_loaded = stats.keys;
+  st.last_load_keys_expired = stats.expired_skipped;
+  if (!stats.redis_ver.empty())
+    LOG_NOTICE("Loading RDB produced by version %s", stats.redis_ver.c_str());
+  if (stats.empty_skipped > 0)
+    LOG_WARNING("Done loading RDB, %llu empty keys skipped.",
+                static_cast<unsigned long long>(stats.empty_skipped));
+  LOG_NOTICE("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
+             static_cast<unsigned long long>(stats.keys),
+             static_cast<unsigned long long>(stats.expired_skipped));
+  LOG_NOTICE("DB loaded from disk: %.3f seconds", static_cast<double>(monoUs() - t0) / 1e6);
+  return true;
+}
+
+void cron() {
+  SnapshotState& st = state();
+  server::Server& srv = *server::g_server;
+  if (st.child_pid > 0) {
+    int status;
+    pid_t r = waitpid(st.child_pid, &status, WNOHANG);
+    if (r == st.child_pid) childDone(r, status);
+    return;
+  }
+  if (st.bgsave_scheduled) {
+    std::string err;
+    startBgsave(&err);
+    return;
+  }
+  int64_t now = nowSec();
+  for (auto [secs, changes] : savePoints()) {
+    if (srv.dirty >= changes && now - st.lastsave > secs &&
+        (now - st.last_bgsave_try > kBgsaveRetryDelay || st.last_bgsave_ok)) {
+      LOG_NOTICE("%lld changes in %lld seconds. Saving...", static_cast<long long>(changes),
+                 static_cast<long long>(secs));
+      std::string err;
+      startBgsave(&err);
+      break;
+    }
+  }
+}
+
+const char* writeError() {
+  const server::Config& c = server::g_server->config;
+  if (c.stop_writes_on_bgsave_error && !state().last_bgsave_ok && !savePoints().empty())
+    return kMisconf;
+  return nullptr;
+}
+
+void killChild() {
+  SnapshotState& st = state();
+  if (st.child_pid <= 0) return;
+  LOG_WARNING("There is a child saving an .rdb. Killing it!");
+  kill(st.child_pid, SIGUSR1);
+  int status;
+  waitpid(st.child_pid, &status, 0);
+  std::string tmp = "temp-" + std::to_string(st.child_pid) + ".rdb";
+  unlink(tmp.c_str());
+  if (st.child_pipe >= 0) close(st.child_pipe);
+  st.child_pipe = -1;
+  st.child_pid = -1;
+}
+
+bool loading() {
+  return state().loading;
+}
+
+bool shutdownSave(bool save, bool nosave, bool force) {
+  killChild();
+  if (state().loading) {
+    // A half-loaded dataset must never replace the file it comes from.
+    LOG_WARNING("Shutdown during loading: not saving");
+    return true;
+  }
+  if (nosave || (!save && savePoints().empty())) return true;
+  LOG_NOTICE("Saving the final RDB snapshot before exiting.");
+  if (saveNow()) return true;
+  if (force) {
+    LOG_WARNING("Error trying to save the DB, can't exit (ignored: SHUTDOWN FORCE).");
+    return true;
+  }
+  LOG_WARNING("Error trying to save the DB, can't exit.");
+  return false;
+}
+
+void appendInfoPersistence(std::string* o) {
+  using ll = long long;
+  SnapshotState& st = state();
+  server::Server& s = *server::g_server;
+  bool in_progress = st.child_pid > 0;
+  server::appendFormat(o, "loading:%d\r\nasync_loading:0\r\n", st.loading ? 1 : 0);
+  server::appendFormat(o, "current_cow_peak:0\r\ncurrent_cow_size:0\r\n");
+  server::appendFormat(o, "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\n");
+  server::appendFormat(o, "current_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\n");
+  server::appendFormat(o, "rdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n",
+                       static_cast<ll>(s.dirty), in_progress ? 1 : 0);
+  server::appendFormat(o, "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n",
+                       static_cast<ll>(st.lastsave), st.last_bgsave_ok ? "ok" : "err");
+  server::appendFormat(
+      o, "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\nrdb_saves:%llu\r\n",
+      static_cast<ll>(st.last_bgsave_time_sec),
+      static_cast<ll>(in_progress ? (monoUs() / 1000 - st.child_start_ms) / 1000 : -1),
+      static_cast<unsigned long long>(st.rdb_saves));
+  server::appendFormat(o, "rdb_last_cow_size:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
+                       static_cast<unsigned long long>(st.last_cow_size),
+                       static_cast<unsigned long long>(st.last_load_keys_expired));
+  server::appendFormat(o, "rdb_last_load_keys_loaded:%llu\r\n",
+                       static_cast<unsigned long long>(st.last_load_keys_loaded));
+  server::appendFormat(o, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\n");
+  server::appendFormat(o, "aof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\n");
+  server::appendFormat(
+      o, "aof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n");
+  server::appendFormat(o, "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\n");
+  server::appendFormat(
+      o, "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+  if (st.loading) {
+    double perc = st.loading_total_bytes ? 100.0 * static_cast<double>(st.loading_loaded_bytes) /
+                                               static_cast<double>(st.loading_total_bytes)
+                                         : 0;
+    int64_t elapsed = nowSec() - st.loading_start;
+    int64_t eta =
+        (st.loading_loaded_bytes == 0 || elapsed == 0)
+            ? 1
+            : static_cast<int64_t>(
+                  static_cast<double>(st.loading_total_bytes - st.loading_loaded_bytes) /
+                  (static_cast<double>(st.loading_loaded_bytes) / static_cast<double>(elapsed)));
+    server::appendFormat(
+        o,
+        "loading_start_time:%lld\r\nloading_total_bytes:%llu\r\n"
+        "loading_rdb_used_mem:%lld\r\nloading_loaded_bytes:%llu\r\n"
+        "loading_loaded_perc:%.2f\r\nloading_eta_seconds:%lld\r\n",
+        static_cast<ll>(st.loading_start), static_cast<unsigned long long>(st.loading_total_bytes),
+        static_cast<ll>(st.loading_rdb_used_mem),
+        static_cast<unsigned long long>(st.loading_loaded_bytes), perc, static_cast<ll>(eta));
+  }
+}
+
+void appendInfoForkStats(std::string* o) {
+  server::appendFormat(o, "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n",
+                       static_cast<long long>(state().latest_fork_usec),
+                       static_cast<unsigned long long>(state().total_forks));
+}
+
+}  // namespace persist

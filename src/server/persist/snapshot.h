@@ -1,0 +1,65 @@
+// Snapshot state shared by the persistence files: the BGSAVE child, the
+// last save's outcome and the save points. One instance per process.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/command.h"
+#include "server/db/db.h"
+#include "server/persist/rdb_file.h"
+#include "server/persist/rdb_value.h"
+
+namespace persist {
+
+struct SnapshotState {
+  pid_t child_pid = -1;
+  int child_pipe = -1;  // read end: the child's copy-on-write bytes
+  int64_t child_start_ms = 0;
+  int64_t dirty_before_bgsave = 0;
+  int64_t lastsave = 0;         // unix seconds of the last successful save
+  int64_t last_bgsave_try = 0;  // unix seconds
+  bool last_bgsave_ok = true;
+  int64_t last_bgsave_time_sec = -1;
+  bool bgsave_scheduled = false;
+  uint64_t rdb_saves = 0;
+  uint64_t last_cow_size = 0;
+  int64_t latest_fork_usec = 0;
+  uint64_t total_forks = 0;
+  uint64_t last_load_keys_loaded = 0;
+  uint64_t last_load_keys_expired = 0;
+  bool loading = false;
+  int64_t loading_start = 0;  // unix seconds
+  uint64_t loading_total_bytes = 0;
+  uint64_t loading_loaded_bytes = 0;
+  int64_t loading_rdb_used_mem = 0;
+};
+
+SnapshotState& state();
+
+// From the configuration.
+SaveOptions saveOptions();
+LoadLimits loadLimits();
+std::vector<std::pair<int64_t, int64_t>> savePoints();  // (seconds, changes)
+std::vector<db::Db*> serverDbs();
+
+// SAVE in the foreground. True on success (logs either way).
+bool saveNow();
+// BGSAVE: forks a child that writes the file. False with *err when the
+// fork failed.
+bool startBgsave(std::string* err);
+// Loads `path` into the server's databases, replacing them only on success.
+bool reloadFrom(const std::string& path, std::string* err);
+
+// DUMP and RESTORE (dump_cmds.cpp).
+void registerDumpCommands(server::CommandTable& t);
+
+// Private_Dirty bytes of this process (/proc/self/smaps_rollup).
+uint64_t privateDirtyBytes();
+
+}  // namespace persist

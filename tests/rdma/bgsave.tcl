@@ -1,0 +1,78 @@
+# BGSAVE while RDMA clients move large values (RDMA.md, "Fork safety"): a
+# forked child must leave registered memory and verbs objects alone, and the
+# parent's RDMA buffers must keep working while the child lives. A
+# long-lived redis-cli --rdma (connected before the fork) SETs and GETs
+# values several times the RX buffer while the child saves; every value must
+# come back byte for byte over rdma and tcp, the snapshot must load, and the
+# server must stay up. Runs only in the rxe VM (needs:rdma).
+
+source [file join $::repo_root tests rdma helpers rdma.tcl]
+set ::rdma_port [find_free_port]
+set ::rx_size 65536
+
+# An interactive redis-cli --rdma on a pipe: one connection for its life.
+proc open_rdma_session {} {
+  set fd [open [list |$::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port 2>@1] r+]
+  fconfigure $fd -buffering line -translation binary
+  return $fd
+}
+
+proc session_cmd {fd line} {
+  puts $fd $line
+  flush $fd
+  if {[gets $fd reply] < 0} { error "redis-cli --rdma session ended" }
+  return $reply
+}
+
+proc random_alnum {n} {
+  set chars abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
+  set out ""
+  set piece ""
+  for {set i 0} {$i < 4096} {incr i} { append piece [string index $chars [expr {int(rand() * 62)}]] }
+  while {[string length $out] < $n} { append out [string range $piece [expr {int(rand() * 1000)}] end] }
+  return [string range $out 0 [expr {$n - 1}]]
+}
+
+start_server [list tags {needs:rdma external:skip} \
+                overrides [rdma_overrides $::rdma_port \
+                             [list protected-mode no rdma-rx-size $::rx_size \
+                                enable-debug-command yes]]] {
+  test {RDMA fork safety is on (kernel copy-on-fork or MADV_DONTFORK regions)} {
+    set fd [open_rdma_session]
+    assert_equal [session_cmd $fd "PING"] PONG
+    close $fd
+    set mode [rdma_info rdma_fork_safety]
+    expr {$mode in {kernel madvise}}
+  } {1}
+
+  test {BGSAVE while an rdma client moves large values: data and server intact} {
+    for {set i 0} {$i < 3000} {incr i} { r set fill:$i [string repeat v 1000] }
+    # 1 ms per key: each child lives ~3 s while the client keeps writing.
+    r config set rdb-key-save-delay 1000
+    set fd [open_rdma_session]
+    assert_equal [session_cmd $fd "SET warm [random_alnum 1000]"] OK
+    set rounds 0
+    for {set save 0} {$save < 2} {incr save} {
+      assert_equal [r bgsave] {Background saving started}
+      while {[info_field [r info persistence] rdb_bgsave_in_progress] == 1} {
+        set size [expr {$::rx_size * (1 + int(rand() * 4)) + int(rand() * 1000)}]
+        set value [random_alnum $size]
+        assert_equal [session_cmd $fd "SET big:$rounds $value"] OK
+        assert_equal [session_cmd $fd "GET big:$rounds"] $value
+        assert_equal [r get big:$rounds] $value
+        incr rounds
+      }
+      assert_equal [info_field [r info persistence] rdb_last_bgsave_status] ok
+    }
+    close $fd
+    assert_morethan $rounds 2
+    r config set rdb-key-save-delay 0
+    # The snapshot loads, and the data written over rdma is still all there.
+    set digest [r debug digest]
+    r save
+    assert_equal [r debug reload] OK
+    assert_equal [r debug digest] $digest
+    assert_equal [r dbsize] [expr {3000 + 1 + $rounds}]
+    assert_equal [rdma_cli PING] PONG
+  }
+}
