@@ -282,8 +282,6 @@ TEST(ConfigOptions, NotImplementedOptionsValidateAndNormalize) {
   // An alias and its option share one value.
   EXPECT_TRUE(configSet(&c, "slave-read-only", {"no"}, &err, &unknown, &immutable));
   EXPECT_EQ(get(c, "replica-read-only"), "no");
-  EXPECT_TRUE(configSet(&c, "lua-time-limit", {"7000"}, &err, &unknown, &immutable));
-  EXPECT_EQ(get(c, "busy-reply-threshold"), "7000");
   EXPECT_TRUE(configSet(&c, "shutdown-on-sigint", {"now save"}, &err, &unknown, &immutable));
   EXPECT_EQ(get(c, "shutdown-on-sigint"), "save now");
   EXPECT_FALSE(configSet(&c, "shutdown-on-sigint", {"save nosave"}, &err, &unknown, &immutable));

@@ -4,6 +4,7 @@
 #include "server/commands/syntax_table.h"
 #include "server/multi.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 
 namespace server {
@@ -25,6 +26,7 @@ void registerAllCommands() {
   registerListBlockingCommands(t);
   registerZsetBlockingCommands(t);
   registerSortCommands(t);
+  script::registerScriptingCommands(t);
   attachCommandDocs(t);
 }
 

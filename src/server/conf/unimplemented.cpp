@@ -54,7 +54,6 @@ const char kCluster[] = "cluster mode";
 const char kTls[] = "TLS";
 const char kDefrag[] = "active defragmentation";
 const char kStreams[] = "streams";
-const char kLua[] = "Lua scripting";
 const char kAcl[] = "ACL";
 const char kNotify[] = "keyspace notifications";
 const char kTracking[] = "client-side caching (tracking)";
@@ -161,8 +160,6 @@ std::vector<UnimplementedOption> buildTable() {
       // Streams.
       memOpt("stream-node-max-bytes", "4096", true, 0, LLONG_MAX, kStreams),
       intOpt("stream-node-max-entries", nullptr, "100", true, 0, LLONG_MAX, kStreams),
-      // Lua scripting.
-      intOpt("busy-reply-threshold", "lua-time-limit", "5000", true, 0, kLongMax, kLua),
       // ACL.
       strOpt("aclfile", nullptr, false, kAcl),
       intOpt("acllog-max-len", nullptr, "128", true, 0, kLongMax, kAcl),
