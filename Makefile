@@ -32,6 +32,8 @@ LUA_LIBS := -llua5.1-cjson -llua5.1-bitop $(shell pkg-config --libs lua5.1 2>/de
 CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc -pthread
 LDFLAGS := -pthread
 LIBS :=
+# sd_notify for `supervised systemd` (server/process/supervise.cpp).
+LIBS += -lsystemd
 ifeq ($(BUILD_RDMA),yes)
   CXXFLAGS += -DHAVE_RDMA=1
   LIBS += -lrdmacm -libverbs

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/syslog_sink.h"
+
 namespace logging {
 
 namespace {
@@ -16,7 +18,13 @@ Level g_level = kNotice;
 FILE* g_file = nullptr;  // nullptr = stdout
 std::string g_path;
 char g_role = 'M';
+bool g_syslog = false;
 }  // namespace
+
+void enableSyslog(const std::string& ident, const std::string& facility) {
+  syslog_sink::open(ident, facility);
+  g_syslog = true;
+}
 
 bool parseLevel(const std::string& name, Level* out) {
   static const char* names[] = {"debug", "verbose", "notice", "warning", "nothing"};
@@ -68,6 +76,13 @@ bool setFile(const std::string& path, std::string* err) {
   return true;
 }
 
+void raw(Level l, const std::string& text) {
+  if (l < g_level) return;
+  FILE* out = g_file ? g_file : stdout;
+  fwrite(text.data(), 1, text.size(), out);
+  fflush(out);
+}
+
 void logf(Level l, const char* fmt, ...) {
   if (l < g_level) return;
   static const char marks[] = ".-*#";
@@ -84,6 +99,9 @@ void logf(Level l, const char* fmt, ...) {
   char when[64];
   size_t off = strftime(when, sizeof(when), "%d %b %Y %H:%M:%S.", &tm);
   snprintf(when + off, sizeof(when) - off, "%03d", static_cast<int>(tv.tv_usec / 1000));
+  if (g_syslog) {
+    syslog_sink::write(l, msg);
+  }
   FILE* out = g_file ? g_file : stdout;
   fprintf(out, "%d:%c %s %c %s\n", static_cast<int>(getpid()), g_role, when, marks[l], msg);
   fflush(out);

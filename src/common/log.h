@@ -19,12 +19,17 @@ Level level();
 // the file cannot be opened; *err says why.
 bool setFile(const std::string& path, std::string* err);
 void setRole(char role);  // 'M' master, 'C' child, ...
+// Also sends every line to syslog(3) under `ident` and `facility` ("user",
+// "local0".."local7"; others mean local0), as syslog-enabled does.
+void enableSyslog(const std::string& ident, const std::string& facility);
 char role();
 // The descriptor lines go to (the log file, else standard output), for
 // signal handlers that must write without stdio. Every logf() line is
 // flushed, so nothing written through it is left buffered.
 int outputFd();
 
+// Writes text as it is, without the line prefix (the start-up logo).
+void raw(Level l, const std::string& text);
 void logf(Level l, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 inline bool enabled(Level l) {
   return l >= level();

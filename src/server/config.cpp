@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include <glob.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "common/log.h"
@@ -17,6 +19,9 @@
 #include "net/registry.h"
 #include "resp/request_parser.h"
 #include "server/notify/notify.h"
+#include "server/conf/unimplemented.h"
+#include "server/process/proc_title.h"
+#include "server/process/startup.h"
 #include "server/version.h"
 
 namespace server {
@@ -74,7 +79,11 @@ bool parseMemory(const std::string& v, int64_t* out) {
   while (i < v.size() && isdigit(static_cast<unsigned char>(v[i]))) i++;
   std::string num = v.substr(0, i), unit = v.substr(i);
   int64_t n;
-  if (!strutil::parseInt64(num, &n)) return false;
+  if (v.empty()) {
+    n = 0;  // as Redis reads an empty memory value
+  } else if (!strutil::parseInt64(num, &n)) {
+    return false;
+  }
   int64_t mul = 1;
   const char* u = unit.c_str();
   if (unit.empty() || strcasecmp(u, "b") == 0)
@@ -97,6 +106,14 @@ bool parseMemory(const std::string& v, int64_t* out) {
   *out = n * mul;
   return true;
 }
+
+}  // namespace
+
+bool parseMemoryValue(const std::string& v, int64_t* out) {
+  return parseMemory(v, out);
+}
+
+namespace {
 
 bool parseMemoryRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out,
                       std::string* err) {
@@ -329,6 +346,13 @@ constexpr const char* kPubsubDefaultNames[] = {"allchannels", "resetchannels"};
 constexpr EnumValues kPubsubDefaults = {kPubsubDefaultNames, 2};
 constexpr const char* kProtectedModeNames[] = {"no", "yes", "local"};
 constexpr EnumValues kProtectedModes = {kProtectedModeNames, 3};
+constexpr const char* kSupervisedNames[] = {"upstart", "systemd", "auto", "no"};
+constexpr EnumValues kSupervisedModes = {kSupervisedNames, 4};
+constexpr const char* kOomScoreAdjNames[] = {"no", "yes", "relative", "absolute"};
+constexpr EnumValues kOomScoreAdjModes = {kOomScoreAdjNames, 4};
+constexpr const char* kSyslogFacilityNames[] = {"user",   "local0", "local1", "local2", "local3",
+                                                "local4", "local5", "local6", "local7"};
+constexpr EnumValues kSyslogFacilities = {kSyslogFacilityNames, 9};
 
 bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out,
                std::string* err) {
@@ -392,7 +416,14 @@ const std::vector<Option>& options() {
       ENUM_OPT("acl-pubsub-default", acl_pubsub_default, kPubsubDefaults, true),
       INT_OPT("maxclients", maxclients, 1, UINT32_MAX, true),
       INT_OPT("databases", databases, 1, INT_MAX, false),
-      INT_OPT("hz", hz, 0, INT_MAX, true),
+      Option{"hz", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               // Kept within 1..500 as Redis does (CONFIG GET shows it so).
+               if (!parseRange(a[0], 0, INT_MAX, &c.hz, e)) return false;
+               c.hz = std::clamp<int64_t>(c.hz, 1, 500);
+               return true;
+             },
+             [](const Config& c) { return std::to_string(c.hz); }},
       INT_OPT("busy-poll-us", busy_poll_us, 0, 1000000, true),
       INT_OPT("busy-reply-threshold", busy_reply_threshold, 0, INT64_MAX, true),
       Option{"loglevel", true, 1, 1,
@@ -423,17 +454,56 @@ const std::vector<Option>& options() {
                return std::string(buf);
              }},
       STR_OPT("pidfile", pidfile, false),
-      Option{"daemonize", false, 1, 1,
-             [](Config&, const Args& a, std::string* e) {
-               bool b;
-               if (!parseBool(a[0], &b, e)) return false;
-               if (b) {
-                 *e = "daemonize yes is not supported: run the server under a supervisor";
+      // The process (server/process/).
+      BOOL_OPT("daemonize", daemonize, false),
+      ENUM_OPT("supervised", supervised, kSupervisedModes, false),
+      BOOL_OPT("always-show-logo", always_show_logo, false),
+      BOOL_OPT("set-proc-title", set_proc_title, false),
+      Option{"proc-title-template", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               // Checked as Redis does: with an empty {title}, the result
+               // must not be empty either.
+               std::string title;
+               if (!process::expandProcTitle(a[0], process::titleVars(c, "", ""), &title)) {
+                 *e = "template format is invalid or contains unknown variables";
                  return false;
                }
+               c.proc_title_template = a[0];
                return true;
              },
-             [](const Config&) { return std::string("no"); }},
+             [](const Config& c) { return c.proc_title_template; }},
+      ENUM_OPT("oom-score-adj", oom_score_adj, kOomScoreAdjModes, true),
+      Option{"oom-score-adj-values", true, 1, -1,
+             [](Config& c, const Args& a, std::string* e) {
+               std::vector<std::string> w = splitWords(a);
+               if (w.size() != 3) {
+                 *e = "wrong number of arguments";
+                 return false;
+               }
+               int64_t v[3];
+               for (int i = 0; i < 3; i++) {
+                 if (!strutil::parseInt64(w[static_cast<size_t>(i)], &v[i]) || v[i] < -2000 ||
+                     v[i] > 2000) {
+                   *e = "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+                   return false;
+                 }
+               }
+               std::copy(v, v + 3, c.oom_score_adj_values);
+               return true;
+             },
+             [](const Config& c) {
+               return std::to_string(c.oom_score_adj_values[0]) + " " +
+                      std::to_string(c.oom_score_adj_values[1]) + " " +
+                      std::to_string(c.oom_score_adj_values[2]);
+             }},
+      BOOL_OPT("disable-thp", disable_thp, false),
+      STR_OPT("server_cpulist", server_cpulist, false),
+      BOOL_OPT("syslog-enabled", syslog_enabled, false),
+      STR_OPT("syslog-ident", syslog_ident, false),
+      ENUM_OPT("syslog-facility", syslog_facility, kSyslogFacilities, false),
+      INT_OPT("io-threads", io_threads, 1, 128, false),
+      BOOL_OPT("io-threads-do-reads", io_threads_do_reads, false),
+      BOOL_OPT("dynamic-hz", dynamic_hz, true),
       MEM_OPT("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, true),
       MEM_OPT("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true),
       Option{"client-output-buffer-limit", true, 1, -1, setOutputBufferLimits,
@@ -486,18 +556,6 @@ const std::vector<Option>& options() {
       BOOL_OPT("rdb-save-incremental-fsync", rdb_save_incremental_fsync, true),
       INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true),
       INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true),
-      Option{"appendonly", true, 1, 1,
-             [](Config& c, const Args& a, std::string* e) {
-               bool b;
-               if (!parseBool(a[0], &b, e)) return false;
-               if (b) {
-                 *e = "appendonly yes is not supported: this server keeps no persistence files";
-                 return false;
-               }
-               c.appendonly = false;
-               return true;
-             },
-             [](const Config& c) { return yesno(c.appendonly); }},
       INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
@@ -616,12 +674,42 @@ void setConfigApplyHook(ConfigApplyHook hook) {
   g_apply_hook = hook;
 }
 
-bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
-  cfg->loading_file = true;
-  struct Done {
-    Config* c;
-    ~Done() { c->loading_file = false; }
-  } done{cfg};
+namespace {
+
+constexpr int kMaxIncludeDepth = 16;
+
+bool loadText(Config* cfg, const std::string& text, int depth, std::string* err);
+
+// include <path>: the file's lines are read in place of the directive. A
+// path with glob characters names every matching file (in sorted order;
+// none is fine); a plain path must open.
+bool includeFiles(Config* cfg, const std::string& pattern, int depth, std::string* err) {
+  if (depth >= kMaxIncludeDepth) {
+    *err = "include nesting is deeper than " + std::to_string(kMaxIncludeDepth) + " levels";
+    return false;
+  }
+  std::vector<std::string> paths;
+  if (pattern.find_first_of("*?[") == std::string::npos) {
+    paths.push_back(pattern);
+  } else {
+    glob_t g;
+    if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+      for (size_t i = 0; i < g.gl_pathc; i++) paths.emplace_back(g.gl_pathv[i]);
+    }
+    globfree(&g);
+  }
+  for (const std::string& path : paths) {
+    std::string text;
+    if (!readWholeFile(path, &text)) {
+      *err = "Fatal error, can't open config file '" + path + "': " + strerror(errno);
+      return false;
+    }
+    if (!loadText(cfg, text, depth + 1, err)) return false;
+  }
+  return true;
+}
+
+bool loadText(Config* cfg, const std::string& text, int depth, std::string* err) {
   std::istringstream in(text);
   std::string raw;
   int linenum = 0;
@@ -643,13 +731,24 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
         cfg->acl_users.emplace_back(argv.begin() + 1, argv.end());
     } else if (!argv.empty()) {
       const Option* o = findOption(argv[0]);
+      const conf::UnimplementedOption* u =
+          o == nullptr ? conf::findUnimplemented(argv[0]) : nullptr;
       int nvals = static_cast<int>(argv.size()) - 1;
-      if (o == nullptr) {
+      Args vals(argv.begin() + 1, argv.end());
+      if (strcasecmp(argv[0].c_str(), "include") == 0 && nvals == 1) {
+        // Its own errors name the included file: passed on as they are.
+        if (!includeFiles(cfg, vals[0], depth, err)) return false;
+      } else if (u != nullptr) {
+        if (!conf::unimplementedArity(*u, vals.size())) {
+          reason = "wrong number of arguments";
+        } else {
+          conf::setUnimplemented(cfg, *u, vals, &reason);
+        }
+      } else if (o == nullptr) {
         reason = "Bad directive or wrong number of arguments";
       } else if (nvals < o->min_args || (o->max_args != -1 && nvals > o->max_args)) {
         reason = "wrong number of arguments";
       } else {
-        Args vals(argv.begin() + 1, argv.end());
         o->set(*cfg, vals, &reason);
       }
     }
@@ -661,6 +760,17 @@ bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
+  cfg->loading_file = true;
+  struct Done {
+    Config* c;
+    ~Done() { c->loading_file = false; }
+  } done{cfg};
+  return loadText(cfg, text, 0, err);
 }
 
 bool loadConfig(Config* cfg, const std::string& path, const std::string& extra, std::string* err) {
@@ -686,8 +796,19 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
   *immutable = false;
   const Option* o = findOption(name);
   if (o == nullptr) {
-    *unknown = true;
-    return false;
+    const conf::UnimplementedOption* u = conf::findUnimplemented(name);
+    if (u == nullptr || u->kind == conf::Kind::kFileOnly) {
+      *unknown = true;
+      return false;
+    }
+    if (!u->is_mutable) {
+      *immutable = true;
+      *err = "can't set immutable config";
+      return false;
+    }
+    if (!conf::setUnimplemented(cfg, *u, values, err)) return false;
+    conf::noteUnimplementedSet(*cfg, *u);
+    return true;
   }
   if (!o->is_mutable) {
     *immutable = true;
@@ -719,6 +840,27 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
       out.emplace_back(a.alias, findOption(a.name)->get(cfg));
     }
   }
+  for (const auto& u : conf::unimplementedOptions()) {
+    if (u.kind == conf::Kind::kFileOnly) continue;
+    if (strutil::globMatch(pattern, u.name, true)) {
+      out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
+    }
+    if (u.alias != nullptr && strutil::globMatch(pattern, u.alias, true)) {
+      out.emplace_back(u.alias, conf::getUnimplemented(cfg, u));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> configOptionNames() {
+  std::vector<std::string> out;
+  for (const auto& o : options()) out.emplace_back(o.name);
+  for (const auto& a : kAliases) out.emplace_back(a.alias);
+  for (const auto& u : conf::unimplementedOptions()) {
+    out.emplace_back(u.name);
+    if (u.alias != nullptr) out.emplace_back(u.alias);
+  }
+  out.emplace_back("include");
   return out;
 }
 
@@ -728,14 +870,20 @@ bool configIsProtected(const std::string& name) {
 
 bool configSetArity(const std::string& name, size_t nvalues) {
   const Option* o = findOption(name);
-  if (o == nullptr) return false;
+  if (o == nullptr) {
+    const conf::UnimplementedOption* u = conf::findUnimplemented(name);
+    return u != nullptr && u->kind != conf::Kind::kFileOnly &&
+           conf::unimplementedArity(*u, nvalues);
+  }
   int n = static_cast<int>(nvalues);
   return n >= o->min_args && (o->max_args == -1 || n <= o->max_args);
 }
 
 std::string configCanonicalName(const std::string& name) {
   const Option* o = findOption(name);
-  return o == nullptr ? std::string() : std::string(o->name);
+  if (o != nullptr) return o->name;
+  const conf::UnimplementedOption* u = conf::findUnimplemented(name);
+  return u == nullptr || u->kind == conf::Kind::kFileOnly ? std::string() : std::string(u->name);
 }
 
 // Quotes a single value so splitArgs() reads it back unchanged; plain words
@@ -772,6 +920,16 @@ std::string optionLine(const Option& o, const Config& cfg) {
   return std::string(o.name) + " " + quoteConfigValue(v);
 }
 
+// Values made of several words (replicaof, shutdown-on-*, percentiles) are
+// written bare, one argument each, as for bind and save.
+std::string unimplementedLine(const conf::UnimplementedOption& u, const Config& cfg) {
+  std::string v = conf::getUnimplemented(cfg, u);
+  bool words = u.kind == conf::Kind::kReplicaOf || u.kind == conf::Kind::kFlags ||
+               u.kind == conf::Kind::kPercentiles;
+  if (words && !v.empty()) return std::string(u.name) + " " + v;
+  return std::string(u.name) + " " + quoteConfigValue(v);
+}
+
 }  // namespace
 
 bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* err) {
@@ -783,6 +941,7 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
   static const char kGenerated[] = "# Generated by CONFIG REWRITE";
   const Config defaults;
   std::vector<bool> written(options().size(), false);
+  std::set<std::string> written_u;  // not-implemented options already written
   bool marker = false;
   std::string out;
   std::vector<std::string> users;
@@ -805,6 +964,12 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
       continue;
     }
     const Option* o = findOption(argv[0]);
+    const conf::UnimplementedOption* u = o == nullptr ? conf::findUnimplemented(argv[0]) : nullptr;
+    if (u != nullptr && u->kind != conf::Kind::kFileOnly) {
+      if (!written_u.insert(u->name).second) continue;
+      out += unimplementedLine(*u, cfg) + "\n";
+      continue;
+    }
     if (o == nullptr) {
       out += raw + "\n";
       continue;
@@ -823,6 +988,18 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
       marker = true;
     }
     out += optionLine(o, cfg) + "\n";
+  }
+  for (const auto& u : conf::unimplementedOptions()) {
+    if (u.kind == conf::Kind::kFileOnly || written_u.count(u.name) ||
+        cfg.unimplemented.count(u.name) == 0) {
+      continue;
+    }
+    if (!marker) {
+      if (!out.empty() && out.back() != '\n') out += '\n';
+      out += std::string(kGenerated) + "\n";
+      marker = true;
+    }
+    out += unimplementedLine(u, cfg) + "\n";
   }
   for (; next_user < users.size(); next_user++) {
     if (!marker) {

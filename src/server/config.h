@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,6 @@ struct Config {
   // While the config file is read: later `save` lines add to the first.
   bool loading_file = false;
   bool save_seen_in_file = false;
-  bool appendonly = false;
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
   // maxmemory and eviction (server/evict/): bytes, 0 = no limit.
@@ -133,6 +133,29 @@ struct Config {
   enum ClientClass { kClassNormal = 0, kClassReplica = 1, kClassPubSub = 2, kClientClasses = 3 };
   OutputBufferLimit obuf_limits[kClientClasses] = {
       {0, 0, 0}, {256ll << 20, 64ll << 20, 60}, {32ll << 20, 8ll << 20, 60}};
+  // The process (server/process/): daemon, supervisor, title, kernel
+  // settings, syslog, as Redis 7.0 applies them (see redis.conf).
+  bool daemonize = false;
+  std::string supervised = "no";
+  bool always_show_logo = false;
+  bool set_proc_title = true;
+  std::string proc_title_template = "{title} {listen-addr} {server-mode}";
+  std::string oom_score_adj = "no";
+  int64_t oom_score_adj_values[3] = {0, 200, 800};
+  bool disable_thp = true;
+  std::string server_cpulist;
+  bool syslog_enabled = false;
+  std::string syslog_ident = "redis";
+  std::string syslog_facility = "local0";
+  // Accepted; this server does all client I/O on the main thread.
+  int64_t io_threads = 1;
+  bool io_threads_do_reads = false;
+  // The cron runs faster with many clients (hz doubles per 200*hz clients).
+  bool dynamic_hz = true;
+  // Options of features not implemented yet (server/conf/unimplemented.h):
+  // name -> value, only those set to a non-default value, and the lines of
+  // the file-only directives.
+  std::map<std::string, std::string> unimplemented;
 };
 
 // Parses config text (a file's contents plus the command-line lines). On
@@ -151,7 +174,7 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
 std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
                                                            const std::string& pattern);
 // True for options that CONFIG SET may change only when
-// enable-protected-configs allows it (dir).
+// enable-protected-configs allows it (dir, dbfilename).
 bool configIsProtected(const std::string& name);
 // True if `name` is an option CONFIG SET accepts with `nvalues` values.
 bool configSetArity(const std::string& name, size_t nvalues);
@@ -177,6 +200,13 @@ std::string quoteConfigValue(const std::string& v, bool always = false);
 // a hook, `user` lines are kept as they are.
 using ConfigUserLinesHook = std::vector<std::string> (*)();
 void setConfigUserLinesHook(ConfigUserLinesHook hook);
+// "1gb", "512mb", "100k" (k = 1000, kb = 1024), as redis.conf writes
+// memory values. False if not one.
+bool parseMemoryValue(const std::string& v, int64_t* out);
+
+// Every name the configuration accepts (options, their aliases, the
+// not-implemented ones and file-only directives), for the duplicate test.
+std::vector<std::string> configOptionNames();
 
 // Called after an option changed at run time (applies it to the server).
 using ConfigApplyHook = bool (*)(const std::string& name, std::string* err);

@@ -48,7 +48,6 @@ TEST(Config, ErrorsNameLineAndReason) {
   EXPECT_FALSE(loadConfigText(&c, "save 100\n", &err));
   EXPECT_FALSE(loadConfigText(&c, "requirepass \"unterminated\n", &err));
   EXPECT_NE(err.find("Unbalanced quotes"), std::string::npos);
-  EXPECT_FALSE(loadConfigText(&c, "appendonly yes\n", &err));
 #ifdef HAVE_RDMA
   // The rdma type owns these bounds (net::checkSetting): the table accepts
   // exactly what the transport does.

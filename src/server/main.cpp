@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "server/process/proc_title.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -30,6 +31,8 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First: the title takes over the argument area (set-proc-title).
+  server::process::initProcTitle(argc, argv);
   std::string config_file, extra;
   int i = 1;
   if (argc >= 2) {

@@ -29,6 +29,7 @@
 #include "server/multi.h"
 #include "server/notify/notify.h"
 #include "server/pause.h"
+#include "server/process/startup.h"
 #include "server/pubsub.h"
 #include "server/script/script.h"
 #include "server/tracking/tracking.h"
@@ -167,6 +168,8 @@ bool Server::start() {
   LOG_NOTICE("oO0OoO0OoO0Oo Redis-compatible server is starting oO0OoO0OoO0Oo");
   LOG_NOTICE("Redis version=%s, bits=64, pid=%d, just started", kRedisVersion,
              static_cast<int>(getpid()));
+  // Supervision, daemonize (forks: the pid changes), syslog, kernel settings.
+  process::beforeListen(config);
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   lazyfree::install();
   evict::applyConfig("");
@@ -174,13 +177,7 @@ bool Server::start() {
     LOG_WARNING("%s", err.c_str());
     return false;
   }
-  if (!config.pidfile.empty()) {
-    FILE* f = fopen(config.pidfile.c_str(), "w");
-    if (f) {
-      fprintf(f, "%d\n", static_cast<int>(getpid()));
-      fclose(f);
-    }
-  }
+  process::afterListen(config, executable, config_file);
   loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
   // The clock stands still while a script runs (script.h).
   loop.setAfterSleep([](event::EventLoop*) {
@@ -192,6 +189,7 @@ bool Server::start() {
   // the progress (persist.h).
   if (!persist::loadAtStart()) return false;
   LOG_NOTICE("Ready to accept connections");
+  process::ready();
   return true;
 }
 
@@ -384,7 +382,6 @@ void Server::clientsCron() {
 
 void Server::databasesCron() {
   // Active expiry gets a bounded share of each cron period.
-  int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
   int64_t expire_us = 0;  // the "expire-cycle" latency event covers expiry only
@@ -405,6 +402,14 @@ int Server::cron() {
   if (script::running()) return static_cast<int>(period);
   db::Clock::update();
   cron_loops++;
+  // dynamic-hz: with many clients the cron runs more often, so each run
+  // visits fewer of them (as Redis: doubling per 200 clients a tick).
+  hz = std::clamp<int64_t>(config.hz, 1, 500);
+  if (config.dynamic_hz) {
+    while (static_cast<int64_t>(clients.size()) / hz > 200 && hz < 500) {
+      hz = std::min<int64_t>(hz * 2, 500);
+    }
+  }
   // Instantaneous ops/sec over the last samples, as INFO reports it.
   int64_t dt = db::Clock::nowMs - stats.last_sample_ms;
   if (dt >= 100) {
@@ -432,7 +437,6 @@ int Server::cron() {
           "information");
     }
   }
-  int64_t hz = std::clamp<int64_t>(config.hz, 1, 500);
   return static_cast<int>(1000 / hz);
 }
 
@@ -441,6 +445,7 @@ void Server::prepareShutdown() {
   if (done) return;
   done = true;
   LOG_WARNING("User requested shutdown...");
+  process::stopping();
   persist::killChild();
   for (Client* c : clients) {
     flushClient(c);

@@ -92,6 +92,7 @@ class Server {
   Stats stats;
   uint64_t next_client_id = 1;
   int64_t cron_loops = 0;
+  int64_t hz = 10;  // the cron's frequency now: config hz, raised by dynamic-hz
   bool shutdown_asap = false;
   int shutdown_exit_code = 0;
   Client* current_client = nullptr;

@@ -10,8 +10,10 @@
 #include "server/client.h"
 #include "server/commands/introspection.h"
 #include "server/config.h"
-#include "server/limits/open_files.h"
 #include "server/evict/evict.h"
+#include "server/limits/open_files.h"
+#include "server/process/os_tuning.h"
+#include "server/process/startup.h"
 #include "server/server.h"
 
 namespace server {
@@ -53,6 +55,18 @@ bool applyConfig(const std::string& name, std::string* err) {
     return true;
   }
   if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
+  if (name == "oom-score-adj" || name == "oom-score-adj-values") {
+    if (!process::applyOomScoreAdj(s.config.oom_score_adj, s.config.oom_score_adj_values,
+                                   process::kOomMaster)) {
+      *err = "Failed to set current oom_score_adj. Check server logs.";
+      return false;
+    }
+    return true;
+  }
+  if (name == "proc-title-template") {
+    process::updateProcTitle(s.config);
+    return true;
+  }
   if (name == "maxmemory-policy" || name == "lfu-log-factor" || name == "lfu-decay-time") {
     syncLfuConfig();
   }

@@ -28,6 +28,7 @@
 #include "server/evict/lazyfree.h"
 #include "server/latency/monitor.h"
 #include "server/persist/persist.h"
+#include "server/process/startup.h"
 #include "server/pubsub.h"
 #include "server/script/script.h"
 #include "server/server.h"
@@ -143,13 +144,14 @@ void serverSection(std::string* o) {
 #ifdef __GNUC__
   appendFormat(o, "gcc_version:%d.%d.%d\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #endif
-  appendFormat(o, "process_id:%d\r\nprocess_supervised:no\r\nrun_id:%s\r\ntcp_port:%lld\r\n",
-               static_cast<int>(getpid()), s.run_id, static_cast<ll>(s.config.port));
+  appendFormat(o, "process_id:%d\r\nprocess_supervised:%s\r\nrun_id:%s\r\ntcp_port:%lld\r\n",
+               static_cast<int>(getpid()), process::supervisedName(), s.run_id,
+               static_cast<ll>(s.config.port));
   appendFormat(o, "server_time_usec:%lld\r\n",
                static_cast<ll>(tv.tv_sec) * 1000000 + static_cast<ll>(tv.tv_usec));
   appendFormat(o, "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\n", static_cast<ll>(uptime),
                static_cast<ll>(uptime / 86400));
-  appendFormat(o, "hz:%lld\r\nconfigured_hz:%lld\r\nlru_clock:%u\r\n", static_cast<ll>(s.config.hz),
+  appendFormat(o, "hz:%lld\r\nconfigured_hz:%lld\r\nlru_clock:%u\r\n", static_cast<ll>(s.hz),
                static_cast<ll>(s.config.hz), db::Clock::lruSeconds);
   appendFormat(o, "executable:%s\r\nconfig_file:%s\r\nio_threads_active:0\r\n", executable.c_str(),
                s.config_file.c_str());

@@ -1,0 +1,14 @@
+// syslog(3) behind names that do not clash: <syslog.h> defines LOG_DEBUG,
+// LOG_NOTICE and LOG_WARNING as constants, which log.h uses as macros.
+#pragma once
+
+#include <string>
+
+namespace logging::syslog_sink {
+
+// facility: "user", "local0".."local7" (anything else: local0).
+void open(const std::string& ident, const std::string& facility);
+// level: 0 debug, 1 verbose, 2 notice, 3 warning (logging::Level).
+void write(int level, const char* msg);
+
+}  // namespace logging::syslog_sink

@@ -1,0 +1,515 @@
+#include "server/conf/unimplemented.h"
+
+#include <strings.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "common/log.h"
+#include "common/strutil.h"
+#include "resp/request_parser.h"
+#include "server/config.h"
+
+namespace server::conf {
+
+namespace {
+
+constexpr int64_t kIntMax = INT_MAX;
+constexpr int64_t kLongMax = LONG_MAX;
+constexpr int64_t kPortMax = 65535;
+
+// Shorthands for the table rows.
+UnimplementedOption boolOpt(const char* name, const char* alias, const char* def, bool mut,
+                            const char* feature) {
+  return {name, alias, Kind::kBool, def, mut, 0, 0, nullptr, feature};
+}
+UnimplementedOption intOpt(const char* name, const char* alias, const char* def, bool mut,
+                           int64_t lo, int64_t hi, const char* feature) {
+  return {name, alias, Kind::kInt, def, mut, lo, hi, nullptr, feature};
+}
+UnimplementedOption memOpt(const char* name, const char* def, bool mut, int64_t lo, int64_t hi,
+                           const char* feature) {
+  return {name, nullptr, Kind::kMemory, def, mut, lo, hi, nullptr, feature};
+}
+UnimplementedOption strOpt(const char* name, const char* alias, bool mut, const char* feature,
+                           const char* def = "") {
+  return {name, alias, Kind::kString, def, mut, 0, 0, nullptr, feature};
+}
+UnimplementedOption enumOpt(const char* name, const char* def, bool mut, const char* choices,
+                            const char* feature) {
+  return {name, nullptr, Kind::kEnum, def, mut, 0, 0, choices, feature};
+}
+UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_args,
+                             const char* feature) {
+  return {name, nullptr, Kind::kFileOnly, "", false, min_args, max_args, nullptr, feature};
+}
+
+const char kAof[] = "AOF persistence";
+const char kRepl[] = "replication";
+const char kCluster[] = "cluster mode";
+const char kTls[] = "TLS";
+const char kDefrag[] = "active defragmentation";
+const char kStreams[] = "streams";
+const char kModules[] = "modules";
+const char kAffinity[] = "CPU affinity of background work";
+const char kShutdown[] = "shutdown options";
+// The crash report (server/limits) is always written; these switches are not read.
+const char kCrash[] = "switching the crash report off";
+// Directives Redis 7.0 itself reads and ignores.
+const char kDeprecated[] = "deprecated";
+
+std::vector<UnimplementedOption> buildTable() {
+  return {
+      // AOF persistence.
+      boolOpt("appendonly", nullptr, "no", true, kAof),
+      strOpt("appendfilename", nullptr, false, kAof, "appendonly.aof"),
+      strOpt("appenddirname", nullptr, false, kAof, "appendonlydir"),
+      enumOpt("appendfsync", "everysec", true, "everysec|always|no", kAof),
+      boolOpt("no-appendfsync-on-rewrite", nullptr, "no", true, kAof),
+      intOpt("auto-aof-rewrite-percentage", nullptr, "100", true, 0, kIntMax, kAof),
+      memOpt("auto-aof-rewrite-min-size", "67108864", true, 0, LLONG_MAX, kAof),
+      boolOpt("aof-load-truncated", nullptr, "yes", true, kAof),
+      boolOpt("aof-use-rdb-preamble", nullptr, "yes", true, kAof),
+      boolOpt("aof-timestamp-enabled", nullptr, "no", true, kAof),
+      boolOpt("aof-rewrite-incremental-fsync", nullptr, "yes", true, kAof),
+      boolOpt("aof-disable-auto-gc", nullptr, "no", true, kAof),
+      // Replication.
+      {"replicaof", "slaveof", Kind::kReplicaOf, "", false, 0, 0, nullptr, kRepl},
+      strOpt("masterauth", nullptr, true, kRepl),
+      strOpt("masteruser", nullptr, true, kRepl),
+      boolOpt("replica-serve-stale-data", "slave-serve-stale-data", "yes", true, kRepl),
+      boolOpt("replica-read-only", "slave-read-only", "yes", true, kRepl),
+      boolOpt("replica-ignore-maxmemory", "slave-ignore-maxmemory", "yes", true, kRepl),
+      boolOpt("replica-lazy-flush", "slave-lazy-flush", "no", true, kRepl),
+      intOpt("replica-priority", "slave-priority", "100", true, 0, kIntMax, kRepl),
+      strOpt("replica-announce-ip", "slave-announce-ip", true, kRepl),
+      intOpt("replica-announce-port", "slave-announce-port", "0", true, 0, kPortMax, kRepl),
+      boolOpt("replica-announced", nullptr, "yes", true, kRepl),
+      boolOpt("replica-ignore-disk-write-errors", nullptr, "no", true, kRepl),
+      intOpt("min-replicas-to-write", "min-slaves-to-write", "0", true, 0, kIntMax, kRepl),
+      intOpt("min-replicas-max-lag", "min-slaves-max-lag", "10", true, 0, kIntMax, kRepl),
+      intOpt("repl-ping-replica-period", "repl-ping-slave-period", "10", true, 1, kIntMax, kRepl),
+      intOpt("repl-timeout", nullptr, "60", true, 1, kIntMax, kRepl),
+      memOpt("repl-backlog-size", "1048576", true, 1, LLONG_MAX, kRepl),
+      intOpt("repl-backlog-ttl", nullptr, "3600", true, 0, kLongMax, kRepl),
+      boolOpt("repl-disable-tcp-nodelay", nullptr, "no", true, kRepl),
+      boolOpt("repl-diskless-sync", nullptr, "yes", true, kRepl),
+      intOpt("repl-diskless-sync-delay", nullptr, "5", true, 0, kIntMax, kRepl),
+      intOpt("repl-diskless-sync-max-replicas", nullptr, "0", true, 0, kIntMax, kRepl),
+      enumOpt("repl-diskless-load", "disabled", true, "disabled|on-empty-db|swapdb", kRepl),
+      enumOpt("propagation-error-behavior", "ignore", true, "ignore|panic|panic-on-replicas",
+              kRepl),
+      strOpt("bind-source-addr", nullptr, true, kRepl),
+      // Cluster mode.
+      boolOpt("cluster-enabled", nullptr, "no", false, kCluster),
+      strOpt("cluster-config-file", nullptr, false, kCluster, "nodes.conf"),
+      intOpt("cluster-node-timeout", nullptr, "15000", true, 0, LLONG_MAX, kCluster),
+      intOpt("cluster-port", nullptr, "0", false, 0, kPortMax, kCluster),
+      strOpt("cluster-announce-ip", nullptr, true, kCluster),
+      strOpt("cluster-announce-hostname", nullptr, true, kCluster),
+      intOpt("cluster-announce-port", nullptr, "0", true, 0, kPortMax, kCluster),
+      intOpt("cluster-announce-bus-port", nullptr, "0", true, 0, kPortMax, kCluster),
+      intOpt("cluster-announce-tls-port", nullptr, "0", true, 0, kPortMax, kCluster),
+      enumOpt("cluster-preferred-endpoint-type", "ip", true, "ip|hostname|unknown-endpoint",
+              kCluster),
+      intOpt("cluster-replica-validity-factor", "cluster-slave-validity-factor", "10", true, 0,
+             kIntMax, kCluster),
+      intOpt("cluster-migration-barrier", nullptr, "1", true, 0, kIntMax, kCluster),
+      boolOpt("cluster-allow-replica-migration", nullptr, "yes", true, kCluster),
+      boolOpt("cluster-require-full-coverage", nullptr, "yes", true, kCluster),
+      boolOpt("cluster-replica-no-failover", "cluster-slave-no-failover", "no", true, kCluster),
+      boolOpt("cluster-allow-reads-when-down", nullptr, "no", true, kCluster),
+      boolOpt("cluster-allow-pubsubshard-when-down", nullptr, "yes", true, kCluster),
+      memOpt("cluster-link-sendbuf-limit", "0", true, 0, kLongMax, kCluster),
+      // TLS.
+      intOpt("tls-port", nullptr, "0", true, 0, kPortMax, kTls),
+      strOpt("tls-cert-file", nullptr, true, kTls),
+      strOpt("tls-key-file", nullptr, true, kTls),
+      strOpt("tls-key-file-pass", nullptr, true, kTls),
+      strOpt("tls-client-cert-file", nullptr, true, kTls),
+      strOpt("tls-client-key-file", nullptr, true, kTls),
+      strOpt("tls-client-key-file-pass", nullptr, true, kTls),
+      strOpt("tls-dh-params-file", nullptr, true, kTls),
+      strOpt("tls-ca-cert-file", nullptr, true, kTls),
+      strOpt("tls-ca-cert-dir", nullptr, true, kTls),
+      enumOpt("tls-auth-clients", "yes", true, "no|yes|optional", kTls),
+      boolOpt("tls-replication", nullptr, "no", true, kTls),
+      boolOpt("tls-cluster", nullptr, "no", true, kTls),
+      strOpt("tls-protocols", nullptr, true, kTls),
+      strOpt("tls-ciphers", nullptr, true, kTls),
+      strOpt("tls-ciphersuites", nullptr, true, kTls),
+      boolOpt("tls-prefer-server-ciphers", nullptr, "no", true, kTls),
+      boolOpt("tls-session-caching", nullptr, "yes", true, kTls),
+      intOpt("tls-session-cache-size", nullptr, "20480", true, 0, kIntMax, kTls),
+      intOpt("tls-session-cache-timeout", nullptr, "300", true, 0, kIntMax, kTls),
+      boolOpt("activedefrag", nullptr, "no", true, kDefrag),
+      memOpt("active-defrag-ignore-bytes", "104857600", true, 1, LLONG_MAX, kDefrag),
+      intOpt("active-defrag-threshold-lower", nullptr, "10", true, 0, 1000, kDefrag),
+      intOpt("active-defrag-threshold-upper", nullptr, "100", true, 0, 1000, kDefrag),
+      intOpt("active-defrag-cycle-min", nullptr, "1", true, 1, 99, kDefrag),
+      intOpt("active-defrag-cycle-max", nullptr, "25", true, 1, 99, kDefrag),
+      intOpt("active-defrag-max-scan-fields", nullptr, "1000", true, 1, kLongMax, kDefrag),
+      // Streams.
+      memOpt("stream-node-max-bytes", "4096", true, 0, LLONG_MAX, kStreams),
+      intOpt("stream-node-max-entries", nullptr, "100", true, 0, LLONG_MAX, kStreams),
+      // Modules.
+      enumOpt("enable-module-command", "no", false, "no|yes|local", kModules),
+      fileOnly("loadmodule", 1, -1, kModules),
+      // CPU affinity of the threads and children this server does not have.
+      strOpt("bio_cpulist", nullptr, false, kAffinity),
+      strOpt("aof_rewrite_cpulist", nullptr, false, kAffinity),
+      strOpt("bgsave_cpulist", nullptr, false, kAffinity),
+      // Shutdown, crash report, the rest.
+      {"shutdown-on-sigint", nullptr, Kind::kFlags, "default", true, 0, 0,
+       "default|save|nosave|now|force", kShutdown},
+      {"shutdown-on-sigterm", nullptr, Kind::kFlags, "default", true, 0, 0,
+       "default|save|nosave|now|force", kShutdown},
+      intOpt("shutdown-timeout", nullptr, "10", true, 0, kIntMax, kShutdown),
+      boolOpt("crash-log-enabled", nullptr, "yes", true, kCrash),
+      boolOpt("crash-memcheck-enabled", nullptr, "yes", true, kCrash),
+      intOpt("socket-mark-id", nullptr, "0", false, 0, UINT_MAX, "socket marks (SO_MARK)"),
+      strOpt("ignore-warnings", nullptr, true, "kernel bug warnings (ARM64-COW-BUG)"),
+      // Read and ignored by Redis 7.0 as well.
+      fileOnly("list-max-ziplist-entries", 1, 1, kDeprecated),
+      fileOnly("list-max-ziplist-value", 1, 1, kDeprecated),
+      fileOnly("lua-replicate-commands", 1, 1, kDeprecated),
+  };
+}
+
+std::set<std::string>& warned() {
+  static std::set<std::string> names;
+  return names;
+}
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::vector<std::string> splitChoices(const char* choices) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char* p = choices; *p; p++) {
+    if (*p == '|') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += *p;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string choicesError(const char* choices) {
+  std::string err = "argument(s) must be one of the following: ";
+  std::vector<std::string> all = splitChoices(choices);
+  for (size_t i = 0; i < all.size(); i++) err += (i ? ", " : "") + all[i];
+  return err;
+}
+
+bool rangeError(int64_t n, int64_t lo, int64_t hi, std::string* err) {
+  if (n >= lo && n <= hi) return false;
+  *err = "argument must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+         " inclusive";
+  return true;
+}
+
+// The words of every value ("a b" given as one argument or as two).
+std::vector<std::string> words(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    std::vector<std::string> sub;
+    resp::splitArgs(v, &sub);
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
+// "%f" without trailing zeros, as Redis prints percentiles.
+std::string formatPercentile(double v) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%f", v);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+// Normalizes one value; false with Redis's message.
+bool normalize(const UnimplementedOption& o, const std::vector<std::string>& values,
+               std::string* out, std::string* err) {
+  const std::string& v = values[0];
+  switch (o.kind) {
+    case Kind::kBool:
+      if (strcasecmp(v.c_str(), "yes") == 0 || strcasecmp(v.c_str(), "no") == 0) {
+        *out = lower(v);
+        // As Debian's Redis (built with the system jemalloc) answers.
+        if (*out == "yes" && strcmp(o.name, "activedefrag") == 0) {
+          *err =
+              "Active defragmentation cannot be enabled: it requires a Redis server compiled "
+              "with a modified Jemalloc like the one shipped by default with the Redis source "
+              "distribution";
+          return false;
+        }
+        return true;
+      }
+      *err = "argument must be 'yes' or 'no'";
+      return false;
+    case Kind::kInt: {
+      int64_t n;
+      if (!strutil::parseInt64(v, &n)) {
+        *err = "argument couldn't be parsed into an integer";
+        return false;
+      }
+      if (rangeError(n, o.lo, o.hi, err)) return false;
+      *out = std::to_string(n);
+      return true;
+    }
+    case Kind::kMemory: {
+      int64_t n;
+      if (!parseMemoryValue(v, &n)) {
+        *err = "argument must be a memory value";
+        return false;
+      }
+      if (rangeError(n, o.lo, o.hi, err)) return false;
+      // Redis never makes the backlog smaller than 16 KiB.
+      if (strcmp(o.name, "repl-backlog-size") == 0 && n < 16384) n = 16384;
+      *out = std::to_string(n);
+      return true;
+    }
+    case Kind::kEnum:
+      for (const std::string& c : splitChoices(o.choices)) {
+        if (strcasecmp(c.c_str(), v.c_str()) == 0) {
+          *out = c;
+          return true;
+        }
+      }
+      *err = choicesError(o.choices);
+      return false;
+    case Kind::kFlags: {
+      std::vector<std::string> all = splitChoices(o.choices);
+      std::vector<bool> on(all.size(), false);
+      std::vector<std::string> given = words(values);
+      if (given.empty()) {
+        *err = choicesError(o.choices);
+        return false;
+      }
+      for (const std::string& w : given) {
+        size_t i = 0;
+        while (i < all.size() && strcasecmp(all[i].c_str(), w.c_str()) != 0) i++;
+        if (i == all.size()) {
+          *err = choicesError(o.choices);
+          return false;
+        }
+        on[i] = true;
+      }
+      // shutdown-on-*: "default" alone means none; SAVE and NOSAVE clash.
+      if (on[1] && on[2]) {
+        *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
+        return false;
+      }
+      out->clear();
+      for (size_t i = 1; i < all.size(); i++) {
+        if (on[i]) *out += (out->empty() ? "" : " ") + all[i];
+      }
+      if (out->empty()) *out = all[0];
+      return true;
+    }
+    case Kind::kString:
+      if (strcmp(o.name, "cluster-announce-hostname") == 0) {
+        for (char ch : v) {
+          if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') {
+            *err = "Hostnames may only contain alphanumeric characters, hyphens or dots";
+            return false;
+          }
+        }
+      }
+      *out = v;
+      return true;
+    case Kind::kReplicaOf: {
+      std::vector<std::string> w = words(values);
+      if (w.size() != 2) {
+        *err = "wrong number of arguments";
+        return false;
+      }
+      if (strcasecmp(w[0].c_str(), "no") == 0 && strcasecmp(w[1].c_str(), "one") == 0) {
+        out->clear();
+        return true;
+      }
+      int64_t port;
+      if (!strutil::parseInt64(w[1], &port) || port < 0 || port > kPortMax) {
+        *err = "Invalid master port";
+        return false;
+      }
+      *out = w[0] + " " + w[1];
+      return true;
+    }
+    case Kind::kPercentiles: {
+      out->clear();
+      for (const std::string& w : words(values)) {
+        char* end = nullptr;
+        errno = 0;
+        double d = strtod(w.c_str(), &end);
+        if (w.empty() || *end != '\0' || errno != 0 || std::isnan(d)) {
+          *err = "Invalid latency-tracking-info-percentiles parameters";
+          return false;
+        }
+        if (d < 0.0 || d > 100.0) {
+          *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+          return false;
+        }
+        *out += (out->empty() ? "" : " ") + formatPercentile(d);
+      }
+      return true;
+    }
+    case Kind::kKeyspaceEvents: {
+      // Stored as Redis shows it: "A" for all the type classes, else each
+      // class in a fixed order, then K, E and m.
+      const std::string_view kClasses = "g$lshzxetd";
+      std::string set;
+      for (char ch : v) {
+        if (ch == 'A') {
+          set += kClasses;
+        } else if (std::string_view("g$lshzxetdnKEm").find(ch) != std::string_view::npos) {
+          set += ch;
+        } else {
+          *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+          return false;
+        }
+      }
+      auto has = [&set](char ch) { return set.find(ch) != std::string::npos; };
+      bool all = true;
+      for (char ch : kClasses) all = all && has(ch);
+      out->clear();
+      if (all) {
+        *out = "A";
+      } else {
+        for (char ch : std::string_view("g$lshzxetdn")) {
+          if (has(ch)) *out += ch;
+        }
+      }
+      for (char ch : std::string_view("KEm")) {
+        if (has(ch)) *out += ch;
+      }
+      return true;
+    }
+    case Kind::kFileOnly:
+      break;
+  }
+  *err = "not a configuration parameter";
+  return false;
+}
+
+// Passwords are not written to the log.
+std::string shownValue(const UnimplementedOption& o, const std::string& value) {
+  static const char* const kSecret[] = {"masterauth", "tls-key-file-pass",
+                                        "tls-client-key-file-pass"};
+  for (const char* name : kSecret) {
+    if (strcmp(o.name, name) == 0) return "(redacted)";
+  }
+  return value;
+}
+
+}  // namespace
+
+const std::vector<UnimplementedOption>& unimplementedOptions() {
+  static const std::vector<UnimplementedOption> table = buildTable();
+  return table;
+}
+
+const UnimplementedOption* findUnimplemented(std::string_view name) {
+  for (const auto& o : unimplementedOptions()) {
+    if (name.size() == strlen(o.name) && strncasecmp(o.name, name.data(), name.size()) == 0) {
+      return &o;
+    }
+    if (o.alias != nullptr && name.size() == strlen(o.alias) &&
+        strncasecmp(o.alias, name.data(), name.size()) == 0) {
+      return &o;
+    }
+  }
+  return nullptr;
+}
+
+bool unimplementedArity(const UnimplementedOption& o, size_t nvalues) {
+  int64_t n = static_cast<int64_t>(nvalues);
+  switch (o.kind) {
+    case Kind::kFileOnly:
+      return n >= o.lo && (o.hi == -1 || n <= o.hi);
+    case Kind::kFlags:
+    case Kind::kPercentiles:
+      return n >= 1;
+    case Kind::kReplicaOf:
+      return n == 1 || n == 2;
+    default:
+      return n == 1;
+  }
+}
+
+bool setUnimplemented(Config* cfg, const UnimplementedOption& o,
+                      const std::vector<std::string>& values, std::string* err) {
+  if (o.kind == Kind::kFileOnly) {
+    // Kept, one line per use, for the start-up warning.
+    std::string line = o.name;
+    for (const auto& v : values) line += " " + quoteConfigValue(v);
+    std::string& all = cfg->unimplemented[o.name];
+    all += (all.empty() ? "" : "\n") + line;
+    return true;
+  }
+  std::string value;
+  if (!normalize(o, values, &value, err)) return false;
+  if (value == o.def) {
+    cfg->unimplemented.erase(o.name);
+  } else {
+    cfg->unimplemented[o.name] = value;
+  }
+  return true;
+}
+
+std::string getUnimplemented(const Config& cfg, const UnimplementedOption& o) {
+  auto it = cfg.unimplemented.find(o.name);
+  return it == cfg.unimplemented.end() ? std::string(o.def) : it->second;
+}
+
+void logUnimplemented(const Config& cfg) {
+  for (const auto& o : unimplementedOptions()) {
+    auto it = cfg.unimplemented.find(o.name);
+    if (it == cfg.unimplemented.end()) continue;
+    warned().insert(o.name);
+    if (o.kind != Kind::kFileOnly) {
+      LOG_WARNING("'%s %s': %s is not implemented yet; this option has no effect", o.name,
+                  shownValue(o, it->second).c_str(), o.feature);
+      continue;
+    }
+    size_t pos = 0;
+    while (pos < it->second.size()) {
+      size_t nl = it->second.find('\n', pos);
+      if (nl == std::string::npos) nl = it->second.size();
+      std::string line = it->second.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (o.feature == kDeprecated) {
+        LOG_NOTICE("'%s': deprecated directive, ignored (as Redis 7.0 does)", line.c_str());
+        continue;
+      }
+      // A user line holds passwords: only its name is logged.
+      if (strcmp(o.name, "user") == 0) line = line.substr(0, line.find(' ', 5)) + " ...";
+      LOG_WARNING("'%s': %s is not implemented yet; this directive has no effect", line.c_str(),
+                  o.feature);
+    }
+  }
+}
+
+void noteUnimplementedSet(const Config& cfg, const UnimplementedOption& o) {
+  auto it = cfg.unimplemented.find(o.name);
+  if (it == cfg.unimplemented.end() || !warned().insert(o.name).second) return;
+  LOG_WARNING("CONFIG SET '%s %s': %s is not implemented yet; this option has no effect", o.name,
+              shownValue(o, it->second).c_str(), o.feature);
+}
+
+}  // namespace server::conf

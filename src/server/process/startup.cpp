@@ -1,0 +1,110 @@
+#include "server/process/startup.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/log.h"
+#include "server/conf/unimplemented.h"
+#include "server/process/logo.h"
+#include "server/process/os_tuning.h"
+#include "server/process/supervise.h"
+#include "server/version.h"
+
+namespace server::process {
+
+namespace {
+
+Supervisor g_supervisor = Supervisor::kNone;
+std::string g_executable;
+std::string g_config_file;
+
+}  // namespace
+
+TitleVars titleVars(const Config& cfg, const std::string& title, const std::string& config_file) {
+  TitleVars v;
+  v.title = title;
+  if (cfg.port != 0) {
+    std::string addr = cfg.bind.empty() ? "*" : cfg.bind[0];
+    // "-" marks an optional address in bind; it is not part of it.
+    if (!addr.empty() && addr[0] == '-') addr = addr.substr(1);
+    v.listen_addr = addr + ":" + std::to_string(cfg.port);
+  } else {
+    v.listen_addr = cfg.unixsocket;
+  }
+  v.port = std::to_string(cfg.port);
+  v.tls_port = "0";
+  v.unixsocket = cfg.unixsocket;
+  v.config_file = config_file.empty() ? "-" : config_file;  // Redis shows "-" for none
+  return v;
+}
+
+void updateProcTitle(const Config& cfg) {
+  if (!cfg.set_proc_title) return;
+  std::string title;
+  if (expandProcTitle(cfg.proc_title_template, titleVars(cfg, g_executable, g_config_file),
+                      &title)) {
+    setProcTitle(title);
+  }
+}
+
+void beforeListen(Config& cfg) {
+  if (cfg.syslog_enabled) logging::enableSyslog(cfg.syslog_ident, cfg.syslog_facility);
+  g_supervisor = detectSupervisor(cfg.supervised);
+  bool background = cfg.daemonize && g_supervisor == Supervisor::kNone;
+  if (background) daemonize();
+  cfg.pidfile = pidfilePath(cfg.pidfile, background);
+  if (cfg.disable_thp) disableTransparentHugePages();
+  if (!cfg.server_cpulist.empty()) setCpuAffinity(cfg.server_cpulist);
+}
+
+void afterListen(const Config& cfg, const std::string& executable, const std::string& config_file) {
+  g_executable = executable;
+  g_config_file = config_file;
+  if (!cfg.pidfile.empty()) writePidfile(cfg.pidfile);
+  updateProcTitle(cfg);
+  LogoInfo logo;
+  logo.version = kRedisVersion;
+  logo.port = cfg.port;
+  logo.pid = static_cast<int>(getpid());
+  logo.always_show = cfg.always_show_logo;
+  logo.to_terminal = !cfg.syslog_enabled && cfg.logfile.empty() && isatty(STDOUT_FILENO);
+  showLogo(logo);
+  if (cfg.oom_score_adj != "no") {
+    if (!applyOomScoreAdj(cfg.oom_score_adj, cfg.oom_score_adj_values, kOomMaster)) {
+      LOG_WARNING("Failed to apply oom-score-adj %s", cfg.oom_score_adj.c_str());
+    }
+  }
+  if (cfg.io_threads > 1) {
+    LOG_WARNING(
+        "io-threads %lld: this server reads and writes every client on the main thread; "
+        "the option is accepted and has no effect",
+        static_cast<long long>(cfg.io_threads));
+  }
+  conf::logUnimplemented(cfg);
+  // As Redis says before it loads its data (the same place here).
+  notifySupervisor(g_supervisor, "STATUS=Redis is loading...");
+}
+
+const char* supervisedName() {
+  switch (g_supervisor) {
+    case Supervisor::kSystemd:
+      return "systemd";
+    case Supervisor::kUpstart:
+      return "upstart";
+    case Supervisor::kNone:
+      break;
+  }
+  return "no";
+}
+
+void ready() {
+  notifySupervisor(g_supervisor, "STATUS=Ready to accept connections");
+  notifySupervisor(g_supervisor, "READY=1");
+}
+
+void stopping() {
+  notifySupervisor(g_supervisor, "STOPPING=1");
+}
+
+}  // namespace server::process
