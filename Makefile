@@ -25,6 +25,10 @@ ifneq ($(SANITIZER),)
   MALLOC := libc
 endif
 
+# Lua 5.1 with lua-cjson and lua-bitop, from Debian (scripting: src/server/script/).
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.1 2>/dev/null || echo -I/usr/include/lua5.1)
+LUA_LIBS := -llua5.1-cjson -llua5.1-bitop $(shell pkg-config --libs lua5.1 2>/dev/null || echo -llua5.1)
+
 CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc -pthread
 LDFLAGS := -pthread
 LIBS :=
@@ -79,7 +83,7 @@ all: $(BINARIES)
 
 # -rdynamic: function names in the crash report's stack trace.
 src/redis-server: $(call obj,src/server/main.cpp $(SERVER_SRCS) $(NET_SRCS) $(BASE_SRCS))
-	$(CXX) $(LDFLAGS) -rdynamic -o $@ $^ $(LIBS) -llzf -lm
+	$(CXX) $(LDFLAGS) -rdynamic -o $@ $^ $(LIBS) $(LUA_LIBS) -llzf -lm
 
 src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -ledit -lm
@@ -91,7 +95,10 @@ src/rdma-test-peer: $(call obj,$(PEER_SRCS) $(filter src/net/rdma/% src/net/conn
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
 build/unit-tests: $(call obj,$(TEST_SRCS) $(SERVER_SRCS) $(NET_SRCS) $(CLIENT_SRCS) $(BASE_SRCS))
-	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -llzf -lgmock -lgtest_main -lgtest -lm
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) $(LUA_LIBS) -llzf -lgmock -lgtest_main -lgtest -lm
+
+# Only the scripting module includes the Lua headers.
+$(OBJDIR)/src/server/script/%.o: CXXFLAGS += $(LUA_CFLAGS)
 
 $(OBJDIR)/%.o: %.cpp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

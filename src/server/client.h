@@ -52,6 +52,9 @@ enum ClientFlag : uint32_t {
   // CLIENT NO-EVICT ON (shown as 'e'): counted but never closed by
   // maxmemory-clients (server/evict/client_evict.h).
   kNoEvict = 1 << 10,
+  // The client commands from Lua scripts run on (script/run_context.h):
+  // MONITOR shows it as "lua".
+  kScriptClient = 1 << 11,
   // Waiting in a blocking command (server/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,

@@ -103,6 +103,7 @@ std::vector<const char*> commandFlagNames(uint32_t flags) {
       {kNoAsyncLoading, "no_async_loading"},
       {kNoMulti, "no_multi"},
       {kAllowBusy, "allow_busy"},
+      {kNoMandatoryKeys, "no_mandatory_keys"},
   };
   std::vector<const char*> out;
   for (const auto& n : names) {

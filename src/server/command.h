@@ -52,6 +52,7 @@ enum CommandFlag : uint32_t {
   kSkipSlowlog = 1 << 16,
   kSortForScript = 1 << 17,
   kNoAsyncLoading = 1 << 18,
+  kNoMandatoryKeys = 1 << 19,  // EVAL, FCALL: keys may be zero
 };
 
 struct Command {

@@ -337,6 +337,7 @@ const std::vector<Option>& options() {
       INT_OPT("databases", databases, 1, INT_MAX, false),
       INT_OPT("hz", hz, 0, INT_MAX, true),
       INT_OPT("busy-poll-us", busy_poll_us, 0, 1000000, true),
+      INT_OPT("busy-reply-threshold", busy_reply_threshold, 0, INT64_MAX, true),
       Option{"loglevel", true, 1, 1,
              [](Config& c, const Args& a, std::string* e) {
                logging::Level l;
@@ -499,6 +500,7 @@ constexpr Alias kAliases[] = {
     {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
     {"zset-max-ziplist-value", "zset-max-listpack-value"},
     {"list-max-ziplist-size", "list-max-listpack-size"},
+    {"lua-time-limit", "busy-reply-threshold"},
 };
 
 const Option* findOption(const std::string& name) {

@@ -32,6 +32,7 @@ struct Config {
   // Microseconds the event loop polls without sleeping before it blocks;
   // 0 = off (see redis.conf).
   int64_t busy_poll_us = 0;
+  int64_t busy_reply_threshold = 5000;  // ms; alias lua-time-limit (script/run_context.h)
   std::string loglevel = "notice";
   std::string logfile;
   std::string dir;

@@ -13,6 +13,7 @@
 #include "server/obuf_limits.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 #include "server/slowlog.h"
 
@@ -94,6 +95,12 @@ static bool dispatchUnmuted(Client* c) {
   // Monitors count as replicas in Redis: no keyspace access.
   if ((c->flags & kMonitor) && (cmd->flags & (kWrite | kReadOnly | kMayReplicate))) {
     c->addError("Replica can't interact with the keyspace");
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
+  // A script past busy-reply-threshold lets only a few commands through.
+  if (script::rejectWhileBusy(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;

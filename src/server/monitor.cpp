@@ -87,10 +87,17 @@ std::string formatLine(int64_t unix_us, int db, std::string_view addr,
 
 void feed(Client* c, const Command& cmd) {
   if (g_monitors.empty() || (cmd.flags & (kAdmin | kSkipMonitor)) || !commandIsLogged(cmd)) return;
+  feedAlways(c, cmd);
+}
+
+void feedAlways(Client* c, const Command& cmd) {
+  if (g_monitors.empty()) return;
   struct timeval tv;
   gettimeofday(&tv, nullptr);
   std::string addr;
-  if (c->conn() == nullptr) {
+  if (c->flags & kScriptClient) {
+    addr = "lua";
+  } else if (c->conn() == nullptr) {
     addr = "internal";
   } else if (c->conn()->type().name() == std::string_view("unix")) {
     // Redis names the listening socket, not the (unnamed) peer.

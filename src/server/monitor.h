@@ -30,6 +30,9 @@ size_t count();
 
 // Sends the executed command to every monitor; cheap when there is none.
 void feed(Client* c, const Command& cmd);
+// The same without the flag checks: EVAL and FCALL (flagged skip-monitor)
+// are shown before they run, ahead of the commands their script calls.
+void feedAlways(Client* c, const Command& cmd);
 
 // Appends a quoted argument: '"', then printable bytes as they are, \\ \"
 // \n \r \t \a \b escaped, any other byte as \xhh, then '"'.

@@ -28,6 +28,7 @@
 #include "server/multi.h"
 #include "server/pause.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/version.h"
 
 namespace server {
@@ -158,7 +159,10 @@ bool Server::start() {
     }
   }
   loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
-  loop.setAfterSleep([](event::EventLoop*) { db::Clock::update(); });
+  // The clock stands still while a script runs (script.h).
+  loop.setAfterSleep([](event::EventLoop*) {
+    if (!script::running()) db::Clock::update();
+  });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
   LOG_NOTICE("Server initialized");
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
@@ -341,10 +345,17 @@ void Server::freeClosingClients() {
 void Server::beforeSleep() {
   // Data a transport holds in user space (RDMA) has no fd event to wake us.
   net::processPendingData();
-  blocking::handleReady();
+  // While a busy script services the loop (script.h) only I/O happens:
+  // blocked clients are served and closed clients freed after it ends.
+  bool in_script = script::running();
+  if (!in_script) blocking::handleReady();
   handlePendingWrites();
-  if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
-  freeClosingClients();
+  if (!in_script) {
+    // Not while a script runs: the clients it serves must stay.
+    if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
+    freeClosingClients();
+    script::afterScripts();
+  }
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
   if (shutdown_asap) {
@@ -383,6 +394,9 @@ void Server::databasesCron() {
 }
 
 int Server::cron() {
+  int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
+  // No cron work in the middle of a script: it is atomic, time included.
+  if (script::running()) return static_cast<int>(period);
   db::Clock::update();
   cron_loops++;
   // Instantaneous ops/sec over the last samples, as INFO reports it.

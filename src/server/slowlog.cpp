@@ -47,7 +47,9 @@ void Slowlog::maybeLog(Client* c, const Command& cmd, int64_t duration_us) {
   e.unix_time = static_cast<int64_t>(time(nullptr));
   e.duration_us = duration_us;
   e.argv = slowlogArgs(c->argv(), redactedArgs(cmd, c->argv()));
-  e.peer = c->conn() != nullptr ? describeClient(c).addr : "";
+  // A script's commands come from a client without a connection, which
+  // Redis shows as "?:0".
+  e.peer = c->conn() != nullptr ? describeClient(c).addr : (c->flags & kScriptClient) ? "?:0" : "";
   e.name = c->name();
   push(std::move(e), static_cast<size_t>(cfg.slowlog_max_len));
 }

@@ -134,6 +134,7 @@ GETKEYS_SAMPLES = [
     "ZINTER 2 a b", "ZRANGESTORE d s 0 1", "ZMPOP 1 z MIN", "SORT k BY w_* GET o_* STORE d",
     "SORT k", "SORT_RO k", "HSET h f v", "SPUBLISH ch m", "SSUBSCRIBE a b", "PING",
     "ZUNIONSTORE d 0 a", "LMPOP 3 a b LEFT", "NOSUCH a",
+    "EVAL s 2 a b c", "EVAL s 0 x", "EVALSHA_RO s 1 k", "FCALL f 1 k x", "FCALL_RO f 0",
 ]
 
 

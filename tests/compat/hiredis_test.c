@@ -131,6 +131,37 @@ static void run_suite(redisContext* c, const char* transport) {
   }
   freeReplyObject(redisCommand(c, "DEL pipe:%s", transport));
 
+  /* EVAL / EVALSHA / FCALL: a script's table comes back as nested arrays,
+   * its errors as error replies. */
+  r = redisCommand(c, "EVAL %s 1 %s %s", "redis.call('set', KEYS[1], ARGV[1]) "
+                   "return {redis.call('get', KEYS[1]), 7, {'nested'}}", "evalkey", "v1");
+  ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 3 &&
+       r->element[0]->type == REDIS_REPLY_STRING && strcmp(r->element[0]->str, "v1") == 0 &&
+       r->element[1]->type == REDIS_REPLY_INTEGER && r->element[1]->integer == 7 &&
+       r->element[2]->type == REDIS_REPLY_ARRAY && r->element[2]->elements == 1;
+  report(ok, NAME("EVAL nested reply"), "unexpected reply shape");
+  if (r) freeReplyObject(r);
+  r = redisCommand(c, "SCRIPT LOAD %s", "return ARGV[1] .. '!'");
+  ok = r && r->type == REDIS_REPLY_STRING && r->len == 40;
+  report(ok, NAME("SCRIPT LOAD"), "no sha");
+  if (ok) {
+    char sha[41];
+    memcpy(sha, r->str, 41);
+    expect_str(redisCommand(c, "EVALSHA %s 0 %s", sha, "hi"), REDIS_REPLY_STRING, "hi!", 3,
+               NAME("EVALSHA"));
+  }
+  if (r) freeReplyObject(r);
+  r = redisCommand(c, "EVAL %s 0", "return redis.call('incr', 'bin')");
+  ok = r && r->type == REDIS_REPLY_ERROR &&
+       strncmp(r->str, "ERR value is not an integer or out of range script:", 51) == 0;
+  report(ok, NAME("EVAL error reply"), "'%s'", r && r->str ? r->str : "(null)");
+  if (r) freeReplyObject(r);
+  freeReplyObject(redisCommand(c, "FUNCTION LOAD REPLACE %s",
+                               "#!lua name=hiredislib\n"
+                               "redis.register_function('hiredis_f', function(keys, args) "
+                               "return #keys + #args end)"));
+  expect_int(redisCommand(c, "FCALL hiredis_f 2 a b c"), 3, NAME("FCALL"));
+
   /* HELLO 2: a flat array of 14 elements starting with "server". */
   r = redisCommand(c, "HELLO 2");
   ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == 14 &&

@@ -93,6 +93,35 @@ def run_suite(r, transport):
 
     r.delete(*[f"scan:{transport}:{i}" for i in range(300)])
 
+    # Scripts the way libraries use them: register_script runs EVALSHA and
+    # falls back to EVAL (and SCRIPT LOAD) on NOSCRIPT.
+    r.script_flush()
+    limiter = r.register_script(
+        "local n = redis.call('incr', KEYS[1]) "
+        "if n == 1 then redis.call('expire', KEYS[1], ARGV[1]) end "
+        "return n")
+    r.delete(f"rate:{transport}")
+    check(name("register_script first call"), limiter(keys=[f"rate:{transport}"], args=[60]), 1)
+    check(name("register_script cached"), limiter(keys=[f"rate:{transport}"], args=[60]), 2)
+    check(name("register_script sha cached"), r.script_exists(limiter.sha), [True])
+    check_true(name("register_script expire"), 0 < r.ttl(f"rate:{transport}") <= 60,
+               f"ttl {r.ttl(f'rate:{transport}')}")
+    pipe = r.pipeline()
+    limiter(keys=[f"rate:{transport}"], args=[60], client=pipe)
+    pipe.get(f"rate:{transport}")
+    check(name("register_script in a pipeline"), pipe.execute(), [3, b"3"])
+    check(name("eval table"), r.eval("return {1, 'two', {3}}", 0), [1, b"two", [3]])
+    try:
+        r.eval("return redis.call('nosuch')", 0)
+        report_fail(name("eval error"), "no error raised")
+    except redis.exceptions.ResponseError as exc:
+        check_true(name("eval error"), "Unknown Redis command called from script" in str(exc),
+                   str(exc))
+    r.function_load("#!lua name=pylib\nredis.register_function('pyf', "
+                    "function(keys, args) return args[1] end)", replace=True)
+    check(name("fcall"), r.fcall("pyf", 0, "arg"), b"arg")
+    check(name("function_list"), r.function_list(library="pylib")[0][1], b"pylib")
+
 
 def run_acl(admin, transport, kwargs):
     """ACL through redis-py's API: a user with a password and key pattern,

@@ -347,7 +347,8 @@ bool getKeys(Client* c, const Command** out, std::vector<size_t>* keys) {
   // specs).
   std::vector<std::string_view> argv(c->argv().begin() + 2, c->argv().end());
   if (cmd->keys_proc != nullptr) {
-    if (!cmd->keys_proc(argv, keys) || keys->empty()) {
+    // no_mandatory_keys (EVAL, FCALL): no keys is a valid answer.
+    if (!cmd->keys_proc(argv, keys) || (keys->empty() && !(cmd->flags & kNoMandatoryKeys))) {
       c->addError("Invalid arguments specified for command");
       return false;
     }

@@ -28,6 +28,7 @@
 #include "server/evict/lazyfree.h"
 #include "server/persist/persist.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -192,6 +193,7 @@ void memorySection(std::string* o) {
 #endif
   appendFormat(o, "total_system_memory:%llu\r\ntotal_system_memory_human:%s\r\n",
                static_cast<ull>(total), bytesToHuman(total).c_str());
+  script::appendMemoryInfo(o);
   uint64_t maxmem = static_cast<uint64_t>(s.config.maxmemory);
   appendFormat(o, "maxmemory:%llu\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n",
                static_cast<ull>(maxmem), bytesToHuman(maxmem).c_str(),

@@ -5,6 +5,7 @@
 #include "server/commands/syntax_table.h"
 #include "server/multi.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 
 namespace server {
@@ -27,6 +28,7 @@ void registerAllCommands() {
   registerZsetBlockingCommands(t);
   registerSortCommands(t);
   acl::registerAclCommand(t);
+  script::registerScriptingCommands(t);
   attachCommandDocs(t);
 }
 

@@ -1,0 +1,278 @@
+#include "server/script/redis_api.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <lauxlib.h>
+}
+
+#include "common/log.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/dispatch.h"
+#include "server/script/digest.h"
+#include "server/script/lua_convert.h"
+#include "server/script/run_context.h"
+#include "server/server.h"
+#include "server/version.h"
+
+namespace server::script {
+
+namespace {
+
+// Raises (call) or returns (pcall) an error table for msg.
+int failCall(lua_State* L, bool raise, const char* msg) {
+  pushErrorTable(L, msg, strlen(msg));
+  if (raise) return lua_error(L);
+  return 1;
+}
+
+// A number argument as Redis 7.0 turns it into a string: "%.17g" ("10",
+// "3.5", "0.10000000000000001").
+void numberToArg(double d, std::string* out) {
+  char buf[64];
+  int n = snprintf(buf, sizeof(buf), "%.17g", d);
+  out->assign(buf, static_cast<size_t>(n));
+}
+
+// Copies the script client's pending reply out of its buffer.
+void takeReply(Client* sc, std::string* out) {
+  resp::ReplyBuffer* rb = sc->reply().buffer();
+  out->clear();
+  struct iovec iov[64];
+  while (!rb->empty()) {
+    int n = rb->iovecs(iov, 64);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+      out->append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
+      total += iov[i].iov_len;
+    }
+    rb->consume(total);
+  }
+}
+
+int genericCall(lua_State* L, bool raise) {
+  RunContext* ctx = current();
+  if (ctx == nullptr) return luaL_error(L, "redis.call called outside a script");
+  int argc = lua_gettop(L);
+  if (argc == 0)
+    return failCall(L, raise, "Please specify at least one argument for this redis lib call");
+  // Reused between calls: most scripts make many small calls.
+  static std::vector<std::string> args;
+  static std::string reply;
+  if (args.size() < static_cast<size_t>(argc)) args.resize(static_cast<size_t>(argc));
+  for (int i = 1; i <= argc; i++) {
+    int t = lua_type(L, i);
+    std::string& a = args[static_cast<size_t>(i - 1)];
+    if (t == LUA_TNUMBER) {
+      numberToArg(lua_tonumber(L, i), &a);
+    } else if (t == LUA_TSTRING) {
+      size_t n;
+      const char* s = lua_tolstring(L, i, &n);
+      a.assign(s, n);
+    } else {
+      return failCall(L, raise, "Lua redis lib command arguments must be strings or integers");
+    }
+  }
+  Server& s = *g_server;
+  Command* cmd = s.commands.find(args[0]);
+  if (cmd != nullptr && !cmd->subcommands.empty() && argc >= 2) {
+    cmd = s.commands.findSub(cmd, args[1]);
+  }
+  if (cmd == nullptr) return failCall(L, raise, "Unknown Redis command called from script");
+  if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
+    return failCall(L, raise, "Wrong number of args calling Redis command from script");
+  if (cmd->flags & kNoScript)
+    return failCall(L, raise, "This Redis command is not allowed from script");
+  if (cmd->flags & kWrite) {
+    if (ctx->read_only)
+      return failCall(L, raise, "Write commands are not allowed from read-only scripts.");
+  }
+  if ((cmd->flags & kDenyOom) && !ctx->wrote && !(ctx->flags & kFlagAllowOom) && oomReached())
+    return failCall(L, raise, "-OOM command not allowed when used memory > 'maxmemory'.");
+  if (cmd->flags & kWrite) ctx->wrote = true;
+
+  Client* sc = ctx->sclient;
+  static std::vector<std::string_view> argv;
+  argv.assign(args.begin(), args.begin() + argc);
+  sc->swapArgv(&argv);
+  callCommand(sc, cmd);
+  sc->swapArgv(&argv);
+  takeReply(sc, &reply);
+  if (pushReplyAsLua(L, reply.data(), reply.size()) == 0) {
+    return failCall(L, raise, "Error converting the reply of a command called from script");
+  }
+  if (raise && reply[0] == '-') return lua_error(L);
+  return 1;
+}
+
+int luaCall(lua_State* L) {
+  return genericCall(L, true);
+}
+int luaPcall(lua_State* L) {
+  return genericCall(L, false);
+}
+
+// error_reply / status_reply: one string argument, else an error table is
+// returned (not raised), as in Redis.
+int luaErrorReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING)
+    return failCall(L, false, "wrong number or type of arguments");
+  size_t n;
+  const char* s = lua_tolstring(L, 1, &n);
+  std::string msg = s[0] == '-' ? std::string(s, n) : "-" + std::string(s, n);
+  pushErrorTable(L, msg.data(), msg.size());
+  return 1;
+}
+
+int luaStatusReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING)
+    return failCall(L, false, "wrong number or type of arguments");
+  lua_newtable(L);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "ok");
+  return 1;
+}
+
+int luaSha1hex(lua_State* L) {
+  if (lua_gettop(L) != 1) return failCall(L, true, "wrong number of arguments");
+  size_t n;
+  const char* s = lua_tolstring(L, 1, &n);
+  char hex[41];
+  sha1Hex(s ? s : "", s ? n : 0, hex);
+  lua_pushstring(L, hex);
+  return 1;
+}
+
+int luaSetresp(lua_State* L) {
+  RunContext* ctx = current();
+  if (lua_gettop(L) != 1) return failCall(L, true, "redis.setresp() requires one argument.");
+  int v = static_cast<int>(lua_tonumber(L, -1));
+  if (v != 2 && v != 3) return failCall(L, true, "RESP version must be 2 or 3.");
+  if (ctx != nullptr) {
+    ctx->resp = v;
+    ctx->sclient->setProto(v);
+  }
+  return 0;
+}
+
+int luaSetRepl(lua_State* L) {
+  if (lua_gettop(L) != 1) return failCall(L, true, "redis.set_repl() requires one argument.");
+  int flags = static_cast<int>(lua_tonumber(L, -1));
+  if ((flags & ~3) != 0)
+    return failCall(
+        L, true, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+  // There is no replication or AOF here: what to propagate has no effect.
+  return 0;
+}
+
+int luaReplicateCommands(lua_State* L) {
+  // Effects replication is the only mode since 7.0: always true.
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+int luaBreakpoint(lua_State* L) {
+  // The Lua debugger (SCRIPT DEBUG) is not running: nothing to stop at.
+  lua_pushboolean(L, 0);
+  return 1;
+}
+
+int luaDebug(lua_State*) {
+  return 0;
+}
+
+int luaAclCheckCmd(lua_State* L) {
+  int argc = lua_gettop(L);
+  if (argc == 0)
+    return failCall(L, true, "Please specify at least one argument for this redis lib call");
+  for (int i = 1; i <= argc; i++) {
+    if (lua_type(L, i) != LUA_TSTRING && lua_type(L, i) != LUA_TNUMBER)
+      return failCall(L, true, "Lua redis lib command arguments must be strings or integers");
+  }
+  Command* cmd = g_server->commands.find(lua_tostring(L, 1));
+  if (cmd != nullptr && !cmd->subcommands.empty() && argc >= 2)
+    cmd = g_server->commands.findSub(cmd, lua_tostring(L, 2));
+  if (cmd == nullptr) return failCall(L, true, "Invalid command passed to redis.acl_check_cmd()");
+  // Every client runs as the default user, who may run everything.
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+void setIntField(lua_State* L, const char* name, int v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, name);
+}
+
+}  // namespace
+
+int luaRedisLog(lua_State* L) {
+  int argc = lua_gettop(L);
+  if (argc < 2) return failCall(L, true, "redis.log() requires two arguments or more.");
+  if (!lua_isnumber(L, 1)) return failCall(L, true, "First argument must be a number (log level).");
+  int level = static_cast<int>(lua_tonumber(L, 1));
+  if (level < logging::kDebug || level > logging::kWarning)
+    return failCall(L, true, "Invalid debug level.");
+  if (!logging::enabled(static_cast<logging::Level>(level))) return 0;
+  std::string msg;
+  for (int i = 2; i <= argc; i++) {
+    size_t n;
+    const char* s = lua_tolstring(L, i, &n);
+    if (s == nullptr) continue;
+    if (i > 2) msg += ' ';
+    msg.append(s, n);
+  }
+  logging::logf(static_cast<logging::Level>(level), "%s", msg.c_str());
+  return 0;
+}
+
+void setVersionFields(lua_State* L) {
+  lua_pushstring(L, kRedisVersion);
+  lua_setfield(L, -2, "REDIS_VERSION");
+  int major = 0, minor = 0, patch = 0;
+  sscanf(kRedisVersion, "%d.%d.%d", &major, &minor, &patch);
+  setIntField(L, "REDIS_VERSION_NUM", (major << 16) | (minor << 8) | patch);
+}
+
+void setLogLevelFields(lua_State* L) {
+  setIntField(L, "LOG_DEBUG", logging::kDebug);
+  setIntField(L, "LOG_VERBOSE", logging::kVerbose);
+  setIntField(L, "LOG_NOTICE", logging::kNotice);
+  setIntField(L, "LOG_WARNING", logging::kWarning);
+}
+
+void registerRedisApi(lua_State* L) {
+  static const luaL_Reg kFuncs[] = {{"call", luaCall},
+                                    {"pcall", luaPcall},
+                                    {"error_reply", luaErrorReply},
+                                    {"status_reply", luaStatusReply},
+                                    {"sha1hex", luaSha1hex},
+                                    {"log", luaRedisLog},
+                                    {"setresp", luaSetresp},
+                                    {"set_repl", luaSetRepl},
+                                    {"replicate_commands", luaReplicateCommands},
+                                    {"breakpoint", luaBreakpoint},
+                                    {"debug", luaDebug},
+                                    {"acl_check_cmd", luaAclCheckCmd},
+                                    {nullptr, nullptr}};
+  lua_newtable(L);
+  for (const luaL_Reg* r = kFuncs; r->name; r++) {
+    lua_pushcfunction(L, r->func);
+    lua_setfield(L, -2, r->name);
+  }
+  setLogLevelFields(L);
+  setIntField(L, "REPL_NONE", 0);
+  setIntField(L, "REPL_AOF", 1);
+  setIntField(L, "REPL_SLAVE", 2);
+  setIntField(L, "REPL_REPLICA", 2);
+  setIntField(L, "REPL_ALL", 3);
+  setVersionFields(L);
+  lua_setglobal(L, "redis");
+}
+
+}  // namespace server::script

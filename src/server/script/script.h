@@ -1,0 +1,50 @@
+// Lua scripting and functions (Redis 7.0): the module's entry points for
+// the rest of the server. Inside the module:
+//   lua_sandbox   the Lua state and its protections
+//   lua_convert   RESP <-> Lua values
+//   redis_api     the `redis` table (call, pcall, ...)
+//   run_context   one running script: busy state, kill, the script client
+//   eval          EVAL family and SCRIPT, the script cache
+//   functions     FUNCTION / FCALL and the libraries
+//   function_dump FUNCTION DUMP / RESTORE payloads
+//   lua_struct, lua_cmsgpack  the struct and cmsgpack libraries
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/command.h"
+
+namespace server {
+class Client;
+}
+
+namespace server::script {
+
+// EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT FCALL FCALL_RO FUNCTION.
+void registerScriptingCommands(CommandTable& t);
+
+// COMMAND GETKEYS for EVAL / FCALL and their variants: numkeys at argv[2]
+// (zero allowed), then the keys.
+bool scriptKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out);
+
+// True while a script or function runs (the cron and before-sleep hold
+// back what must not happen in the middle of one).
+bool running();
+
+// Dispatch hook (run_context.h): true when a busy script keeps cmd from
+// running for c; c got -BUSY.
+bool rejectWhileBusy(Client* c, const Command* cmd);
+
+// Before-sleep, outside scripts: frees what busy scripts had to keep.
+void afterScripts();
+
+// The client a running script was called by (its connection must not be
+// freed meanwhile), or nullptr.
+Client* runningCaller();
+
+// INFO memory lines (used_memory_lua ... used_memory_scripts_human).
+void appendMemoryInfo(std::string* out);
+
+}  // namespace server::script
