@@ -1,4 +1,5 @@
 #include "server/script/redis_api.h"
+#include "server/acl/check.h"
 
 #include <cmath>
 #include <cstdio>
@@ -92,6 +93,25 @@ int genericCall(lua_State* L, bool raise) {
   if (cmd->flags & kWrite) {
     if (ctx->read_only)
       return failCall(L, raise, "Write commands are not allowed from read-only scripts.");
+  }
+  // ACL: the script runs with its caller's rights (acl/check.h).
+  if (ctx->caller != nullptr && ctx->caller->acl_user != nullptr &&
+      !ctx->caller->acl_user->unrestricted()) {
+    static std::vector<std::string_view> check_argv;
+    check_argv.assign(args.begin(), args.begin() + argc);
+    const acl::User& user = *ctx->caller->acl_user;
+    acl::CheckResult r = acl::checkCommand(user, *cmd, check_argv);
+    if (r.denial != acl::Denial::kNone) {
+      acl::logDenial(ctx->caller, user, r, *cmd, check_argv, "lua");
+      return failCall(L, raise,
+                      r.denial == acl::Denial::kCommand
+                          ? "The user executing the script can't run this command or subcommand"
+                      : r.denial == acl::Denial::kKey
+                          ? "The user executing the script can't access at least one of the keys "
+                            "mentioned in the command"
+                          : "The user executing the script can't publish to the channel "
+                            "mentioned in the command");
+    }
   }
   if ((cmd->flags & kDenyOom) && !ctx->wrote && !(ctx->flags & kFlagAllowOom) && oomReached())
     return failCall(L, raise, "-OOM command not allowed when used memory > 'maxmemory'.");
@@ -199,8 +219,15 @@ int luaAclCheckCmd(lua_State* L) {
   if (cmd != nullptr && !cmd->subcommands.empty() && argc >= 2)
     cmd = g_server->commands.findSub(cmd, lua_tostring(L, 2));
   if (cmd == nullptr) return failCall(L, true, "Invalid command passed to redis.acl_check_cmd()");
-  // Every client runs as the default user, who may run everything.
-  lua_pushboolean(L, 1);
+  RunContext* ctx = current();
+  bool ok = true;
+  if (ctx != nullptr && ctx->caller != nullptr && ctx->caller->acl_user != nullptr) {
+    std::vector<std::string> args;
+    for (int i = 1; i <= argc; i++) args.emplace_back(lua_tostring(L, i));
+    std::vector<std::string_view> argv(args.begin(), args.end());
+    ok = acl::checkCommand(*ctx->caller->acl_user, *cmd, argv).denial == acl::Denial::kNone;
+  }
+  lua_pushboolean(L, ok ? 1 : 0);
   return 1;
 }
 
