@@ -291,6 +291,26 @@ start_server {tags {acl}} {
     r acl deluser na
   } {1}
 
+  test {Scripts run with their caller's rights} {
+    r acl setuser sc on >pw +@all -set {~k*} {&ch}
+    set c [acl_client sc pw]
+    assert_error {*The user executing the script can't run this command or subcommand*} \
+      {$c eval {return redis.call('set','k1','1')} 0}
+    assert_error {*The user executing the script can't access at least one of the keys mentioned in the command*} \
+      {$c eval {return redis.call('get','other')} 0}
+    assert_error {*The user executing the script can't publish to the channel mentioned in the command*} \
+      {$c eval {return redis.call('publish','nope','m')} 0}
+    assert_equal [$c eval {return redis.call('incr','k2')} 0] 1
+    assert_equal [$c eval {return redis.acl_check_cmd('set','k1','v')} 0] {}
+    assert_equal [$c eval {return redis.acl_check_cmd('get','k1')} 0] 1
+    $c close
+    set e [lindex [r acl log] 0]
+    set d {}
+    foreach {k v} $e { dict set d $k $v }
+    r acl deluser sc
+    list [dict get $d context] [dict get $d reason] [dict get $d object]
+  } {lua channel nope}
+
   test {First-argument rules: +select|0} {
     r acl setuser fa on >pw -@all +select|0 +ping
     set c [acl_client fa pw]

@@ -230,8 +230,15 @@ int luaAclCheckCmd(lua_State* L) {
   if (cmd != nullptr && !cmd->subcommands.empty() && argc >= 2)
     cmd = g_server->commands.findSub(cmd, lua_tostring(L, 2));
   if (cmd == nullptr) return failCall(L, true, "Invalid command passed to redis.acl_check_cmd()");
-  // Every client runs as the default user, who may run everything.
-  lua_pushboolean(L, 1);
+  RunContext* ctx = current();
+  bool ok = true;
+  if (ctx != nullptr && ctx->caller != nullptr && ctx->caller->acl_user != nullptr) {
+    std::vector<std::string> args;
+    for (int i = 1; i <= argc; i++) args.emplace_back(lua_tostring(L, i));
+    std::vector<std::string_view> argv(args.begin(), args.end());
+    ok = acl::checkCommand(*ctx->caller->acl_user, *cmd, argv).denial == acl::Denial::kNone;
+  }
+  lua_pushboolean(L, ok ? 1 : 0);
   return 1;
 }
 
