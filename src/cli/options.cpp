@@ -197,15 +197,36 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->no_auth_warning = true;
     } else if (is("--rdma")) {
       rdma = true;
+    } else if (is("--json") || is("--quoted-json")) {
+      opt->format.mode = is("--json") ? OutputMode::kJson : OutputMode::kQuotedJson;
+      opt->output_set = true;
+    } else if (is("--askpass")) {
+      opt->askpass = true;
+    } else if (is("--latency")) {
+      opt->latency = true;
+    } else if (is("--latency-history")) {
+      opt->latency = true;
+      opt->latency_history = true;
+    } else if (is("--latency-dist")) {
+      opt->latency = true;
+      opt->latency_dist = true;
+    } else if (is("--pipe")) {
+      opt->pipe = true;
+    } else if (is("--bigkeys")) {
+      opt->bigkeys = true;
+    } else if (is("--memkeys")) {
+      opt->memkeys = true;
+    } else if (is("--hotkeys")) {
+      opt->hotkeys = true;
+    } else if (is("--stat")) {
+      opt->stat = true;
+    } else if (is("--scan")) {
+      opt->scan = true;
     } else if (is("--tls") || is("--sni") || is("--cacert") || is("--cacertdir") ||
                is("--insecure") || is("--cert") || is("--key") || is("--tls-ciphers") ||
-               is("--tls-ciphersuites") || is("--json") || is("--quoted-json") || is("--stat") ||
-               is("--latency") || is("--latency-history") || is("--latency-dist") ||
-               is("--lru-test") || is("--replica") || is("--slave") || is("--rdb") ||
-               is("--functions-rdb") || is("--pipe") || is("--bigkeys") || is("--memkeys") ||
-               is("--hotkeys") || is("--scan") || is("--eval") || is("--ldb") ||
-               is("--ldb-sync-mode") || is("--cluster") || is("--intrinsic-latency") ||
-               is("--askpass")) {
+               is("--tls-ciphersuites") || is("--replica") || is("--slave") || is("--rdb") ||
+               is("--functions-rdb") || is("--ldb") || is("--ldb-sync-mode") ||
+               is("--cluster")) {
       fprintf(stderr, "Option '%s' is not supported by this redis-cli\n", a);
       return ParseOutcome::kExitError;
     } else if (!has_value) {
@@ -228,6 +249,27 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->repeat = strtoll(argv[++i], nullptr, 10);
     } else if (is("-i")) {
       opt->interval_us = static_cast<int64_t>(atof(argv[++i]) * 1e6);
+      opt->interval_set = true;
+    } else if (is("--lru-test")) {
+      opt->lru_test_keys = strtoll(argv[++i], nullptr, 10);
+    } else if (is("--pipe-timeout")) {
+      opt->pipe_timeout_s = atoi(argv[++i]);
+    } else if (is("--memkeys-samples")) {
+      opt->memkeys = true;
+      opt->memkeys_samples = strtoll(argv[++i], nullptr, 10);
+    } else if (is("--pattern")) {
+      opt->pattern = argv[++i];
+    } else if (is("--quoted-pattern")) {
+      auto v = unquoteArg(argv[++i]);
+      if (!v) {
+        fprintf(stderr, "Invalid quoted string specified for --quoted-pattern.\n");
+        return ParseOutcome::kExitError;
+      }
+      opt->pattern = *v;
+    } else if (is("--intrinsic-latency")) {
+      opt->intrinsic_latency_s = strtoll(argv[++i], nullptr, 10);
+    } else if (is("--eval")) {
+      opt->eval_file = argv[++i];
     } else if (is("-n")) {
       opt->db = atoi(argv[++i]);
     } else if (is("-d")) {
@@ -281,7 +323,17 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       arg = *v;
     }
   }
-  if (!opt->auth) {
+  if ((opt->format.mode == OutputMode::kJson || opt->format.mode == OutputMode::kQuotedJson) &&
+      !opt->resp_set) {
+    // JSON shows maps as objects: RESP3 unless -2 asks otherwise.
+    opt->resp = 3;
+    opt->resp_set = true;
+  }
+  if (opt->askpass) {
+    // --askpass wins over -a and REDISCLI_AUTH; the prompt comes in main().
+    opt->auth.reset();
+    opt->auth_from_cli = false;
+  } else if (!opt->auth) {
     const char* env = getenv("REDISCLI_AUTH");
     if (env != nullptr) opt->auth = env;
   } else if (opt->auth_from_cli && !opt->no_auth_warning) {

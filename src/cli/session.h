@@ -39,6 +39,11 @@ class Session {
   // stdout is a terminal: show slow-command timings and push messages.
   void setInteractive(bool on) { interactive_ = on; }
 
+  // The connection itself, for the special modes (cli/modes/) that drive it
+  // directly after connect() has authenticated and selected the db.
+  client::Client& client() { return client_; }
+  Options& options() { return *opt_; }
+
  private:
   bool handshake();
   void installPushHandler();
