@@ -283,4 +283,5 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'
     echo "| ${mem_desc[$d]} | $ko / $kr | $uo | $ur | $(ratio "$uo" "$ur") | $ro | $rr | $(ratio "$ro" "$rr") |"
   done
 } > BENCHMARKS.md
+utils/bench-cli.sh >>BENCHMARKS.md
 cat BENCHMARKS.md

@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   if (opt.askpass) opt.auth = cli::askPassword("Please input password: ");
   cli::Session session(&opt);
   session.setInteractive(isatty(STDOUT_FILENO));
+  session.client().loop()->setBusyPoll(opt.busy_poll_us);
   if (auto status = cli::modes::runSelected(&session)) return *status;
   if (!opt.args.empty() || opt.eval_file) return oneShot(&opt, &session);
 

@@ -50,9 +50,10 @@ struct Options {
   bool hotkeys = false;
   bool stat = false;
   bool scan = false;
-  std::string pattern;             // --pattern / --quoted-pattern (empty: every key)
-  int64_t intrinsic_latency_s = 0;  // --intrinsic-latency <seconds>
+  std::string pattern;                   // --pattern / --quoted-pattern (empty: every key)
+  int64_t intrinsic_latency_s = 0;       // --intrinsic-latency <seconds>
   std::optional<std::string> eval_file;  // --eval <file>
+  int busy_poll_us = 0;                  // --busy-poll-us: poll before sleeping for a reply
 };
 
 enum class ParseOutcome { kRun, kExitOk, kExitError };

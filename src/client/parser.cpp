@@ -259,10 +259,11 @@ Parser::Result Parser::parse(bool build, Reply* out, ReplySummary* sum) {
         if (take > avail) take = avail;
         // Skimming keeps a top-level error's message, and a short top-level
         // bulk's text (its total length is what is held plus what is left).
-        bool keep = build || (stack_.empty() && (bulk_type_ == ReplyType::kError ||
-                                                 (bulk_type_ == ReplyType::kBulk &&
-                                                  static_cast<int64_t>(skim_text_.size()) + bulk_left_ - 2 <=
-                                                      static_cast<int64_t>(kSkimTextMax))));
+        bool keep = build ||
+                    (stack_.empty() && (bulk_type_ == ReplyType::kError ||
+                                        (bulk_type_ == ReplyType::kBulk &&
+                                         static_cast<int64_t>(skim_text_.size()) + bulk_left_ - 2 <=
+                                             static_cast<int64_t>(kSkimTextMax))));
         if (keep && take > 0) {
           std::string& dst = build ? bulk_node_->str : skim_text_;
           if (dst.capacity() < dst.size() + take) {
@@ -413,10 +414,8 @@ Parser::Result Parser::parse(bool build, Reply* out, ReplySummary* sum) {
     root_ = Reply();
   } else {
     sum->type = top_type_;
-    sum->error =
-        top_type_ == ReplyType::kError ? std::string_view(skim_text_) : std::string_view();
-    sum->text =
-        top_type_ == ReplyType::kBulk ? std::string_view(skim_text_) : std::string_view();
+    sum->error = top_type_ == ReplyType::kError ? std::string_view(skim_text_) : std::string_view();
+    sum->text = top_type_ == ReplyType::kBulk ? std::string_view(skim_text_) : std::string_view();
   }
   return Result::kReply;
 }

@@ -237,6 +237,37 @@ Total key length in bytes is 0 (avg len 0.00)
   } {1}
 }
 
+start_server {tags {cli}} {
+  # Interactive mode, on a terminal (pty_run.py).
+  set ::env(REDISCLI_HISTFILE) /dev/null
+
+  test {cli interactive: grey hints show the arguments still to type} {
+    set hints {}
+    foreach typed {{hset k f} {get} {subscribe ch} {config get ma}} {
+      set out [cli_pty "\\p\\p$typed\\p\\x04"]
+      # The last hint drawn, in redis-cli's colours.
+      set found [regexp -all -inline "\x1b\\\[0;90;49m(\[^\x1b\]*)\x1b\\\[0m" $out]
+      lappend hints [lindex $found end]
+    }
+    set hints
+  } {{ value [field value ...]} { key} { [channel ...]} { [parameter ...]}}
+
+  test {cli interactive: Ctrl-C ends SUBSCRIBE and MONITOR, not the session} {
+    set sub [cli_pty {subscribe ch1\r\p\p\x03\p\pping\r\p\x04}]
+    set mon [cli_pty {monitor\r\p\p\x03\p\pping\r\p\x04}]
+    list [string match "*Reading messages... (press Ctrl-C to quit)*" $sub] \
+        [regexp {\^C\([0-9]+\.[0-9]{2}s\)\n} $sub] [string match "*PONG*" $sub] \
+        [regexp {\^C\([0-9]+\.[0-9]{2}s\)\n} $mon] [string match "*PONG*" $mon]
+  } {1 1 1 1 1}
+
+  test {cli interactive: Ctrl-C during a blocking command exits} {
+    set out [cli_pty {blpop nolist:cc 0\r\p\p\x03\p\pping\r\p\x04}]
+    string match "*PONG*" $out
+  } {0}
+
+  unset ::env(REDISCLI_HISTFILE)
+}
+
 start_server {tags {cli needs:unix external:skip}} {
   test {cli --intrinsic-latency needs no server and reports its runs} {
     set out [exec $::cfg(cli_bin) -p 1 --intrinsic-latency 1]
@@ -266,7 +297,7 @@ start_server {tags {cli external:skip} overrides {requirepass askpw}} {
   } {PONG}
 
   test {cli --askpass on a terminal prompts and masks what is typed} {
-    set out [cli_pty {\paskpw\r\p} --askpass ping]
+    set out [cli_pty {\p\paskpw\r\p} --askpass ping]
     list [string match "*Please input password: \*\*\*\*\*\n*" $out] [string match "*PONG*" $out] \
         [string match "*askpw*" $out]
   } {1 1 0}

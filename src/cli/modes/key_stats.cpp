@@ -115,7 +115,8 @@ int sizeMode(Session* s, bool memory) {
             fprintf(stderr, "Error: %s\n", r.str.c_str());
             return false;
           }
-          uint64_t size = r.type == client::ReplyType::kInteger ? static_cast<uint64_t>(r.integer) : 0;
+          uint64_t size =
+              r.type == client::ReplyType::kInteger ? static_cast<uint64_t>(r.integer) : 0;
           TypeStats& t = stats[static_cast<size_t>(idx[i])];
           const TypeInfo& ti = kTypes[static_cast<size_t>(idx[i])];
           sampled++;

@@ -50,12 +50,12 @@ struct Bucket {
   char glyph;
 };
 constexpr std::array<Bucket, 31> kBuckets = {{
-    {10, '.'},       {125, '-'},      {250, '*'},      {500, '#'},       {1000, '1'},
-    {2000, '2'},     {3000, '3'},     {4000, '4'},     {5000, '5'},      {6000, '6'},
-    {7000, '7'},     {8000, '8'},     {9000, '9'},     {10000, 'A'},     {20000, 'B'},
-    {30000, 'C'},    {40000, 'D'},    {50000, 'E'},    {100000, 'F'},    {200000, 'G'},
-    {300000, 'H'},   {400000, 'I'},   {500000, 'J'},   {1000000, 'K'},   {2000000, 'L'},
-    {4000000, 'M'},  {8000000, 'N'},  {16000000, 'O'}, {30000000, 'P'},  {60000000, 'Q'},
+    {10, '.'},      {125, '-'},     {250, '*'},      {500, '#'},      {1000, '1'},
+    {2000, '2'},    {3000, '3'},    {4000, '4'},     {5000, '5'},     {6000, '6'},
+    {7000, '7'},    {8000, '8'},    {9000, '9'},     {10000, 'A'},    {20000, 'B'},
+    {30000, 'C'},   {40000, 'D'},   {50000, 'E'},    {100000, 'F'},   {200000, 'G'},
+    {300000, 'H'},  {400000, 'I'},  {500000, 'J'},   {1000000, 'K'},  {2000000, 'L'},
+    {4000000, 'M'}, {8000000, 'N'}, {16000000, 'O'}, {30000000, 'P'}, {60000000, 'Q'},
     {0, '?'},
 }};
 constexpr std::array<int, 19> kPalette = {0,   233, 234, 235, 237, 239, 241, 243, 245, 247,
@@ -116,7 +116,7 @@ int latencyMode(Session* s) {
   // The live display is for a person at a terminal; otherwise one summary
   // line after the interval.
   bool live = o.format.mode == OutputMode::kStandard;
-  int64_t interval_ms = o.interval_set ? o.interval_us / 1000
+  int64_t interval_ms = o.interval_set      ? o.interval_us / 1000
                         : o.latency_history ? kDefaultHistoryMs
                                             : kDefaultLatencyMs;
   int64_t min = 0, max = 0, total = 0, count = 0;
@@ -142,8 +142,8 @@ int latencyMode(Session* s) {
         min = max = total = count = 0;
       }
     } else if (elapsed > interval_ms) {
-      const char* fmt = o.format.mode == OutputMode::kCsv ? "%lld,%lld,%.2f,%lld\n"
-                                                          : "%lld %lld %.2f %lld\n";
+      const char* fmt =
+          o.format.mode == OutputMode::kCsv ? "%lld,%lld,%.2f,%lld\n" : "%lld %lld %.2f %lld\n";
       printf(fmt, static_cast<long long>(min), static_cast<long long>(max), avg,
              static_cast<long long>(count));
       fflush(stdout);

@@ -15,15 +15,15 @@ namespace cli::modes {
 // given); nullopt when none is selected.
 std::optional<int> runSelected(Session* session);
 
-int pipeMode(Session* session);          // pipe.cpp
-int scanMode(Session* session);          // scan.cpp
-int bigKeysMode(Session* session);       // key_stats.cpp: element counts
-int memKeysMode(Session* session);       // key_stats.cpp: MEMORY USAGE
-int hotKeysMode(Session* session);       // key_stats.cpp: OBJECT FREQ
-int statMode(Session* session);          // stat.cpp
-int latencyMode(Session* session);       // latency.cpp (--latency, -history, -dist)
+int pipeMode(Session* session);             // pipe.cpp
+int scanMode(Session* session);             // scan.cpp
+int bigKeysMode(Session* session);          // key_stats.cpp: element counts
+int memKeysMode(Session* session);          // key_stats.cpp: MEMORY USAGE
+int hotKeysMode(Session* session);          // key_stats.cpp: OBJECT FREQ
+int statMode(Session* session);             // stat.cpp
+int latencyMode(Session* session);          // latency.cpp (--latency, -history, -dist)
 int intrinsicLatencyMode(int64_t seconds);  // latency.cpp; needs no server
-int lruTestMode(Session* session);       // lru_workload.cpp (not *_test.cpp: that names unit tests)
+int lruTestMode(Session* session);  // lru_workload.cpp (not *_test.cpp: that names unit tests)
 
 // Shared helpers (modes.cpp).
 // Sleeps the -i interval (in microseconds) if one was given.

@@ -99,8 +99,8 @@ int pipeMode(Session* s) {
       continue;
     }
     // Waiting: for the output to drain, or for replies after end of input.
-    event::TimerId t = loop->addTimer(
-        100, [](event::EventLoop*, event::TimerId) { return event::kNoMore; });
+    event::TimerId t =
+        loop->addTimer(100, [](event::EventLoop*, event::TimerId) { return event::kNoMore; });
     loop->processEvents(true);
     loop->deleteTimer(t);
     if (st.eof && !st.done && timeout > 0 && time(nullptr) - st.last_reply > timeout) {

@@ -67,8 +67,9 @@ int statMode(Session* s) {
       pos = eol + 1;
     }
     printf("%-11ld", keys);
-    printf("%-8s", bytesToHuman(static_cast<long double>(nonNegative(infoLong(info, "used_memory"))))
-                       .c_str());
+    printf(
+        "%-8s",
+        bytesToHuman(static_cast<long double>(nonNegative(infoLong(info, "used_memory")))).c_str());
     printf(" %-8ld", nonNegative(infoLong(info, "connected_clients")));
     printf("%-8ld", nonNegative(infoLong(info, "blocked_clients")));
     long requests = nonNegative(infoLong(info, "total_commands_processed"));
