@@ -223,6 +223,9 @@ std::string formatReply(const Reply& r, const FormatOptions& opt) {
       return formatRaw(r, opt) + opt.reply_delim;
     case OutputMode::kCsv:
       return formatCsv(r) + "\n";
+    case OutputMode::kJson:
+    case OutputMode::kQuotedJson:
+      return formatJson(r, opt.mode == OutputMode::kQuotedJson) + "\n";
   }
   return "";
 }

@@ -1,6 +1,6 @@
 // Reply formatting of redis-cli: the human "tty" form ("(integer) 1",
-// "1) ...", quoted strings), the raw form (bare values, one per line) and
-// CSV. Pure functions of a client::Reply; no I/O.
+// "1) ...", quoted strings), the raw form (bare values, one per line), CSV
+// and JSON (--json, --quoted-json). Pure functions of a client::Reply; no I/O.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace cli {
 
-enum class OutputMode { kStandard, kRaw, kCsv };
+enum class OutputMode { kStandard, kRaw, kCsv, kJson, kQuotedJson };
 
 struct FormatOptions {
   OutputMode mode = OutputMode::kStandard;
@@ -27,6 +27,9 @@ std::string formatTty(const client::Reply& r, const std::string& prefix);
 // Raw form without the final reply delimiter.
 std::string formatRaw(const client::Reply& r, const FormatOptions& opt);
 std::string formatCsv(const client::Reply& r);
+// JSON form without the final newline (format_json.cpp). quoted: the
+// ASCII-only --quoted-json form.
+std::string formatJson(const client::Reply& r, bool quoted);
 
 // Appends s in double quotes with \n \r \t \a \b \\ \" and \xHH escapes
 // (what redis-cli prints for bulk strings).

@@ -3,11 +3,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <string>
 
+#include "cli/askpass.h"
+#include "cli/modes/modes.h"
 #include "cli/options.h"
 #include "cli/repl.h"
 #include "cli/session.h"
@@ -18,8 +22,37 @@ std::string readAllStdin() {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
 
+// --eval <file> [key ...] [, arg ...]: EVAL of the file's text; a lone ","
+// separates the keys from the arguments.
+bool evalArgv(const cli::Options& opt, std::vector<std::string>* argv) {
+  FILE* f = fopen(opt.eval_file->c_str(), "r");
+  if (f == nullptr) {
+    fprintf(stderr, "Can't open file '%s': %s\n", opt.eval_file->c_str(), strerror(errno));
+    return false;
+  }
+  std::string script;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) script.append(buf, n);
+  fclose(f);
+  std::vector<std::string> keys, args;
+  bool in_args = false;
+  for (const auto& a : opt.args) {
+    if (!in_args && a == ",") {
+      in_args = true;
+      continue;
+    }
+    (in_args ? args : keys).push_back(a);
+  }
+  *argv = {"EVAL", script, std::to_string(keys.size())};
+  argv->insert(argv->end(), keys.begin(), keys.end());
+  argv->insert(argv->end(), args.begin(), args.end());
+  return true;
+}
+
 int oneShot(cli::Options* opt, cli::Session* session) {
   std::vector<std::string> argv = opt->args;
+  if (opt->eval_file && !evalArgv(*opt, &argv)) return 1;
   if (opt->stdin_last_arg) {
     argv.push_back(readAllStdin());
   } else if (!opt->stdin_tag.empty()) {
@@ -64,9 +97,12 @@ int main(int argc, char** argv) {
   }
   // Socket writes never raise SIGPIPE (MSG_NOSIGNAL); a closed stdout does,
   // and in one-shot mode that ends "redis-cli -r -1 ... | head" as it should.
+  if (opt.askpass) opt.auth = cli::askPassword("Please input password: ");
   cli::Session session(&opt);
   session.setInteractive(isatty(STDOUT_FILENO));
-  if (!opt.args.empty()) return oneShot(&opt, &session);
+  session.client().loop()->setBusyPoll(opt.busy_poll_us);
+  if (auto status = cli::modes::runSelected(&session)) return *status;
+  if (!opt.args.empty() || opt.eval_file) return oneShot(&opt, &session);
 
   bool tty = isatty(STDIN_FILENO);
   // Like redis-cli: line mode survives a closed output pipe.

@@ -49,10 +49,40 @@ void printUsage() {
           "  --quoted-input     Treat command arguments as quoted strings.\n"
           "  --csv              Print replies as CSV.\n"
           "  --show-pushes <yn> Print RESP3 push messages (default: yes on a tty).\n"
+          "  --json             Print replies as JSON (RESP3 unless -2 is given).\n"
+          "  --quoted-json      Like --json, with non-ASCII bytes as \\xHH escapes.\n"
+          "  --askpass          Read the password from the terminal, masked (wins over\n"
+          "                     -a and REDISCLI_AUTH).\n"
+          "  --busy-poll-us <us> Poll up to this many microseconds for a reply before\n"
+          "                     sleeping (over RDMA the completion queue itself): round\n"
+          "                     trips without a wake-up, at the cost of a busy core.\n"
           "  --verbose          Report reconnections and other details.\n"
           "  --no-auth-warning  Do not warn about a password given on the command line.\n"
           "  --help             Print this help and exit.\n"
           "  -v, --version      Print the version and exit.\n"
+          "\n"
+          "Special modes (each runs instead of a command):\n"
+          "  --pipe             Send raw RESP or inline commands from standard input,\n"
+          "                     streaming; report \"errors: N, replies: M\".\n"
+          "  --pipe-timeout <n> After the input ends, give up when no reply came for\n"
+          "                     <n> seconds (default 30; 0 waits for ever).\n"
+          "  --scan             List the keys with SCAN (--pattern <pat> filters them,\n"
+          "                     --quoted-pattern <pat> takes a quoted pattern).\n"
+          "  --bigkeys          Find the keys with the most elements, per type.\n"
+          "  --memkeys          Find the keys using the most memory (MEMORY USAGE);\n"
+          "                     --memkeys-samples <n> sets its SAMPLES.\n"
+          "  --hotkeys          Find the most used keys (needs an LFU maxmemory-policy).\n"
+          "  --stat             A line of server figures every second (-i changes it).\n"
+          "  --latency          Time PING round trips (a live line on a terminal, else\n"
+          "                     one \"min max avg samples\" line after 1 s or -i).\n"
+          "  --latency-history  Like --latency, a new line every 15 s (-i changes it).\n"
+          "  --latency-dist     Round-trip times as a coloured spectrum (256 colours).\n"
+          "  --intrinsic-latency <sec> How long this machine keeps this process off\n"
+          "                     the CPU, measured for <sec> seconds (no server needed).\n"
+          "  --lru-test <keys>  A cache workload on <keys> keys (80/20 access), with\n"
+          "                     the hit rate every second.\n"
+          "  --eval <file>      EVAL the Lua script in <file>: keys, then \",\", then\n"
+          "                     arguments (redis-cli --eval f.lua k1 k2 , a1 a2).\n"
           "\n"
           "Examples:\n"
           "  redis-cli -p 6380 set greeting hello\n"
@@ -200,15 +230,35 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->no_auth_warning = true;
     } else if (is("--rdma")) {
       rdma = true;
+    } else if (is("--json") || is("--quoted-json")) {
+      opt->format.mode = is("--json") ? OutputMode::kJson : OutputMode::kQuotedJson;
+      opt->output_set = true;
+    } else if (is("--askpass")) {
+      opt->askpass = true;
+    } else if (is("--latency")) {
+      opt->latency = true;
+    } else if (is("--latency-history")) {
+      opt->latency = true;
+      opt->latency_history = true;
+    } else if (is("--latency-dist")) {
+      opt->latency = true;
+      opt->latency_dist = true;
+    } else if (is("--pipe")) {
+      opt->pipe = true;
+    } else if (is("--bigkeys")) {
+      opt->bigkeys = true;
+    } else if (is("--memkeys")) {
+      opt->memkeys = true;
+    } else if (is("--hotkeys")) {
+      opt->hotkeys = true;
+    } else if (is("--stat")) {
+      opt->stat = true;
+    } else if (is("--scan")) {
+      opt->scan = true;
     } else if (is("--tls") || is("--sni") || is("--cacert") || is("--cacertdir") ||
                is("--insecure") || is("--cert") || is("--key") || is("--tls-ciphers") ||
-               is("--tls-ciphersuites") || is("--json") || is("--quoted-json") || is("--stat") ||
-               is("--latency") || is("--latency-history") || is("--latency-dist") ||
-               is("--lru-test") || is("--replica") || is("--slave") || is("--rdb") ||
-               is("--functions-rdb") || is("--pipe") || is("--bigkeys") || is("--memkeys") ||
-               is("--hotkeys") || is("--scan") || is("--eval") || is("--ldb") ||
-               is("--ldb-sync-mode") || is("--cluster") || is("--intrinsic-latency") ||
-               is("--askpass")) {
+               is("--tls-ciphersuites") || is("--replica") || is("--slave") || is("--rdb") ||
+               is("--functions-rdb") || is("--ldb") || is("--ldb-sync-mode") || is("--cluster")) {
       fprintf(stderr, "Option '%s' is not supported by this redis-cli\n", a);
       return ParseOutcome::kExitError;
     } else if (!has_value) {
@@ -233,6 +283,36 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->repeat = strtoll(argv[++i], nullptr, 10);
     } else if (is("-i")) {
       opt->interval_us = static_cast<int64_t>(atof(argv[++i]) * 1e6);
+      opt->interval_set = true;
+    } else if (is("--lru-test")) {
+      opt->lru_test_keys = strtoll(argv[++i], nullptr, 10);
+    } else if (is("--pipe-timeout")) {
+      opt->pipe_timeout_s = atoi(argv[++i]);
+    } else if (is("--memkeys-samples")) {
+      opt->memkeys = true;
+      opt->memkeys_samples = strtoll(argv[++i], nullptr, 10);
+    } else if (is("--pattern")) {
+      opt->pattern = argv[++i];
+    } else if (is("--quoted-pattern")) {
+      auto v = unquoteArg(argv[++i]);
+      if (!v) {
+        fprintf(stderr, "Invalid quoted string specified for --quoted-pattern.\n");
+        return ParseOutcome::kExitError;
+      }
+      opt->pattern = *v;
+    } else if (is("--intrinsic-latency")) {
+      opt->intrinsic_latency_s = strtoll(argv[++i], nullptr, 10);
+    } else if (is("--eval")) {
+      opt->eval_file = argv[++i];
+    } else if (is("--busy-poll-us")) {
+      char* end = nullptr;
+      const char* v = argv[++i];
+      long n = strtol(v, &end, 10);
+      if (*v == '\0' || *end != '\0' || n < 0 || n > 1000000) {
+        fprintf(stderr, "Invalid --busy-poll-us value '%s' (0..1000000)\n", v);
+        return ParseOutcome::kExitError;
+      }
+      opt->busy_poll_us = static_cast<int>(n);
     } else if (is("-n")) {
       opt->db = atoi(argv[++i]);
     } else if (is("-d")) {
@@ -295,7 +375,17 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       arg = *v;
     }
   }
-  if (!opt->auth) {
+  if ((opt->format.mode == OutputMode::kJson || opt->format.mode == OutputMode::kQuotedJson) &&
+      !opt->resp_set) {
+    // JSON shows maps as objects: RESP3 unless -2 asks otherwise.
+    opt->resp = 3;
+    opt->resp_set = true;
+  }
+  if (opt->askpass) {
+    // --askpass wins over -a and REDISCLI_AUTH; the prompt comes in main().
+    opt->auth.reset();
+    opt->auth_from_cli = false;
+  } else if (!opt->auth) {
     const char* env = getenv("REDISCLI_AUTH");
     if (env != nullptr) opt->auth = env;
   } else if (opt->auth_from_cli && !opt->no_auth_warning) {

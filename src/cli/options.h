@@ -34,6 +34,26 @@ struct Options {
   bool verbose = false;
   std::optional<bool> show_pushes;
   std::vector<std::string> args;  // the command, if any
+
+  // ---- special modes (cli/modes/); at most one runs, in redis-cli's order
+  bool interval_set = false;  // -i given (modes have their own defaults)
+  bool askpass = false;       // --askpass: read the password from the terminal
+  bool latency = false;       // --latency
+  bool latency_history = false;
+  bool latency_dist = false;
+  int64_t lru_test_keys = 0;  // --lru-test <keys>
+  bool pipe = false;          // --pipe
+  int pipe_timeout_s = 30;    // --pipe-timeout (0: wait forever)
+  bool bigkeys = false;
+  bool memkeys = false;
+  int64_t memkeys_samples = 0;  // --memkeys-samples (0: the server's default)
+  bool hotkeys = false;
+  bool stat = false;
+  bool scan = false;
+  std::string pattern;                   // --pattern / --quoted-pattern (empty: every key)
+  int64_t intrinsic_latency_s = 0;       // --intrinsic-latency <seconds>
+  std::optional<std::string> eval_file;  // --eval <file>
+  int busy_poll_us = 0;                  // --busy-poll-us: poll before sleeping for a reply
 };
 
 enum class ParseOutcome { kRun, kExitOk, kExitError };

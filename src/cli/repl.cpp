@@ -2,11 +2,13 @@
 
 #include <editline/readline.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <string>
 
 #include "cli/help.h"
+#include "cli/hints.h"
 #include "cli/split.h"
 
 namespace cli {
@@ -128,8 +131,71 @@ char** completeLine(const char* text, int start, int) {
   return rl_completion_matches(text, completeCommand);
 }
 
+// ---- hints: the grey syntax after what is typed (cli/hints.h)
+//
+// libedit's readline layer keeps no line buffer up to date while a line is
+// edited, so the line is followed from the keys read here: printable keys
+// and Backspace at the end of the line. Any other key (arrows, Tab,
+// history) may change the line in ways not followed, so the hint stays off
+// until the next prompt: a missing hint, never a wrong one.
+Hints g_hints;
+std::string g_typed;       // the line as typed so far
+bool g_typed_ok = true;    // g_typed is the line, cursor at its end
+size_t g_prompt_cols = 0;  // width of the prompt on screen
+
+size_t terminalColumns() {
+  winsize ws;
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+void writeAll(const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = write(STDOUT_FILENO, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+int hintingGetc(FILE* in) {
+  // Clear the old hint (right of the cursor), draw the new one, put the
+  // cursor back; once a key is read, clear it again before libedit echoes.
+  std::string draw = "\x1b[0K";
+  if (g_typed_ok) {
+    if (g_complete_session != nullptr) g_hints.load(g_complete_session);
+    std::string hint = g_hints.hintFor(g_typed);
+    size_t used = g_prompt_cols + g_typed.size();
+    size_t cols = terminalColumns();
+    hint = used < cols ? hint.substr(0, cols - used) : "";
+    if (!hint.empty()) {
+      draw += "\x1b[0;90;49m" + hint + "\x1b[0m\x1b[" + std::to_string(hint.size()) + "D";
+    }
+  }
+  writeAll(draw);
+  unsigned char c;
+  ssize_t n;
+  do {
+    n = read(fileno(in), &c, 1);
+  } while (n < 0 && errno == EINTR);
+  writeAll("\x1b[0K");
+  if (n != 1) return EOF;
+  if (c == 127 || c == '\b') {
+    if (!g_typed.empty()) g_typed.pop_back();
+  } else if (c >= 32) {
+    g_typed.push_back(static_cast<char>(c));
+  } else {
+    g_typed_ok = false;
+  }
+  return c;
+}
+
 bool readLine(bool tty, const std::string& prompt, std::string* line) {
   if (tty) {
+    g_typed.clear();
+    g_typed_ok = true;
+    g_prompt_cols = prompt.size();
     char* l = readline(prompt.c_str());
     if (l == nullptr) return false;
     *line = l;
@@ -161,11 +227,13 @@ void printReplHelp() {
 }
 
 int runRepl(Options* opt, Session* session, bool tty) {
+  session->setInRepl(true);
   std::optional<std::string> hist_path;
   std::vector<std::string> history;
   if (tty) {
     g_complete_session = session;
     rl_attempted_completion_function = completeLine;
+    rl_getc_function = hintingGetc;
     using_history();
     stifle_history(static_cast<int>(kHistoryMax));
     hist_path = historyPath();

@@ -1,5 +1,6 @@
 #include "cli/session.h"
 
+#include <signal.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -37,6 +38,15 @@ bool printsRaw(const std::vector<std::string>& a) {
   if (n == 2 && eq(a[0], "latency") && eq(a[1], "doctor")) return true;
   return false;
 }
+
+volatile sig_atomic_t g_interrupted = 0;
+
+void onInterrupt(int) {
+  g_interrupted = 1;
+}
+
+// How often a stream started from the prompt looks for Ctrl-C.
+constexpr int kInterruptPollMs = 100;
 
 bool isInvalidation(const Reply& push) {
   return push.elements.size() == 2 && push.elements[0].type == ReplyType::kBulk &&
@@ -136,7 +146,7 @@ void Session::printReply(const Reply& r, bool force_raw) {
   fwrite(out.data(), 1, out.size(), stdout);
 }
 
-Session::RunResult Session::streamReplies(bool pubsub, bool force_raw) {
+Session::RunResult Session::streamReplies(bool pubsub, bool force_raw, int64_t start_ms) {
   if (pubsub && opt_->format.mode != OutputMode::kRaw) {
     printf("Reading messages... (press Ctrl-C to quit)\n");
   }
@@ -144,13 +154,46 @@ Session::RunResult Session::streamReplies(bool pubsub, bool force_raw) {
   // Subscribe confirmations and messages are RESP3 pushes: here they are
   // the output itself, not out-of-band news.
   client_.setPushHandler(nullptr);
+  // From the prompt, Ctrl-C ends the stream rather than the program (as
+  // redis-cli); elsewhere SIGINT keeps its default action.
+  struct sigaction old_action;
+  if (in_repl_) {
+    struct sigaction sa = {};
+    sa.sa_handler = onInterrupt;
+    sigemptyset(&sa.sa_mask);
+    g_interrupted = 0;
+    sigaction(SIGINT, &sa, &old_action);
+  }
+  RunResult result = RunResult::kOk;
   for (;;) {
+    if (in_repl_ && g_interrupted) break;
     Reply r;
-    if (!client_.readReply(&r)) return RunResult::kConnectionLost;
+    if (!client_.readReply(&r, in_repl_ ? kInterruptPollMs : 0)) {
+      if (client_.connected()) continue;  // only the poll interval passed
+      result = RunResult::kConnectionLost;
+      break;
+    }
     printReply(r, force_raw);
     fflush(stdout);
-    if (r.isError()) return RunResult::kErrorReply;
+    if (r.isError()) {
+      result = RunResult::kErrorReply;
+      break;
+    }
   }
+  if (!in_repl_) return result;
+  sigaction(SIGINT, &old_action, nullptr);
+  if (g_interrupted) {
+    // The connection is still subscribed or monitoring: start a new one
+    // (same db, user and protocol) for the next command.
+    g_interrupted = 0;
+    if (interactive_ && opt_->format.mode == OutputMode::kStandard) {
+      printf("(%.2fs)\n", static_cast<double>(event::EventLoop::nowMs() - start_ms) / 1000);
+    }
+    connect();
+    return RunResult::kOk;
+  }
+  installPushHandler();
+  return result;
 }
 
 Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t repeat) {
@@ -165,7 +208,7 @@ Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t re
     if (pubsub || monitor) {
       client_.append(argv);
       if (!client_.flush()) return RunResult::kConnectionLost;
-      return streamReplies(pubsub, force_raw);
+      return streamReplies(pubsub, force_raw, event::EventLoop::nowMs());
     }
     int64_t start = event::EventLoop::nowMs();
     Reply r;

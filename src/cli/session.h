@@ -38,16 +38,25 @@ class Session {
   std::string prompt() const;
   // stdout is a terminal: show slow-command timings and push messages.
   void setInteractive(bool on) { interactive_ = on; }
+  // Commands come from the interactive prompt: Ctrl-C during SUBSCRIBE or
+  // MONITOR returns to the prompt (on a new connection) instead of exiting.
+  void setInRepl(bool on) { in_repl_ = on; }
+
+  // The connection itself, for the special modes (cli/modes/) that drive it
+  // directly after connect() has authenticated and selected the db.
+  client::Client& client() { return client_; }
+  Options& options() { return *opt_; }
 
  private:
   bool handshake();
   void installPushHandler();
   void printReply(const client::Reply& r, bool force_raw);
-  RunResult streamReplies(bool pubsub, bool force_raw);
+  RunResult streamReplies(bool pubsub, bool force_raw, int64_t start_ms);
 
   Options* opt_;
   client::Client client_;
   bool interactive_ = false;
+  bool in_repl_ = false;
   bool in_multi_ = false;
 };
 

@@ -176,7 +176,7 @@ Parser::Result Parser::skim(ReplySummary* out) {
 Reply* Parser::newNode(bool build, ReplyType type) {
   if (stack_.empty()) {
     top_type_ = type;
-    skim_error_.clear();
+    skim_text_.clear();
   }
   if (!build) return nullptr;
   Reply* node;
@@ -257,9 +257,15 @@ Parser::Result Parser::parse(bool build, Reply* out, ReplySummary* sum) {
       if (bulk_left_ > 2) {
         size_t take = static_cast<size_t>(bulk_left_ - 2);
         if (take > avail) take = avail;
-        bool keep = build || (bulk_type_ == ReplyType::kError && stack_.empty());
+        // Skimming keeps a top-level error's message, and a short top-level
+        // bulk's text (its total length is what is held plus what is left).
+        bool keep = build ||
+                    (stack_.empty() && (bulk_type_ == ReplyType::kError ||
+                                        (bulk_type_ == ReplyType::kBulk &&
+                                         static_cast<int64_t>(skim_text_.size()) + bulk_left_ - 2 <=
+                                             static_cast<int64_t>(kSkimTextMax))));
         if (keep && take > 0) {
-          std::string& dst = build ? bulk_node_->str : skim_error_;
+          std::string& dst = build ? bulk_node_->str : skim_text_;
           if (dst.capacity() < dst.size() + take) {
             size_t want = dst.size() + static_cast<size_t>(bulk_left_ - 2);
             size_t cap = dst.capacity() + kMaxBulkReserve;
@@ -316,7 +322,7 @@ Parser::Result Parser::parse(bool build, Reply* out, ReplySummary* sum) {
         ReplyType t = kind == '+' ? ReplyType::kStatus : ReplyType::kError;
         Reply* node = newNode(build, t);
         if (node) node->str.assign(text, len);
-        if (!build && t == ReplyType::kError && stack_.empty()) skim_error_.assign(text, len);
+        if (!build && t == ReplyType::kError && stack_.empty()) skim_text_.assign(text, len);
         break;
       }
       case ':': {
@@ -408,8 +414,8 @@ Parser::Result Parser::parse(bool build, Reply* out, ReplySummary* sum) {
     root_ = Reply();
   } else {
     sum->type = top_type_;
-    sum->error =
-        top_type_ == ReplyType::kError ? std::string_view(skim_error_) : std::string_view();
+    sum->error = top_type_ == ReplyType::kError ? std::string_view(skim_text_) : std::string_view();
+    sum->text = top_type_ == ReplyType::kBulk ? std::string_view(skim_text_) : std::string_view();
   }
   return Result::kReply;
 }

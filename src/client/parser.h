@@ -42,7 +42,15 @@ struct ReplySummary {
   // The message of a top-level error reply (empty otherwise). Valid until the
   // next call on the parser.
   std::string_view error;
+  // The text of a top-level bulk string of at most kSkimTextMax bytes (empty
+  // otherwise; e.g. redis-cli --pipe recognises its closing ECHO by it).
+  // Valid until the next call on the parser.
+  std::string_view text;
 };
+
+// Longest top-level bulk whose text skim() reports (longer ones are skipped
+// without a copy, as every nested value is).
+constexpr size_t kSkimTextMax = 64;
 
 class Parser {
  public:
@@ -101,7 +109,7 @@ class Parser {
   ReplyType bulk_type_ = ReplyType::kBulk;
   Reply* bulk_node_ = nullptr;
 
-  std::string skim_error_;
+  std::string skim_text_;
   std::string error_;
   bool failed_ = false;
 };
