@@ -160,9 +160,11 @@ void writeAll(const std::string& s) {
 }
 
 int hintingGetc(FILE* in) {
-  // Clear the old hint (right of the cursor), draw the new one, put the
-  // cursor back; once a key is read, clear it again before libedit echoes.
-  std::string draw = "\x1b[0K";
+  // Draw the hint right of the cursor and put the cursor back; once a key
+  // is read, clear it again before libedit echoes the key. Nothing is
+  // written when no hint shows.
+  static bool drawn = false;
+  std::string draw;
   if (g_typed_ok) {
     if (g_complete_session != nullptr) g_hints.load(g_complete_session);
     std::string hint = g_hints.hintFor(g_typed);
@@ -170,16 +172,22 @@ int hintingGetc(FILE* in) {
     size_t cols = terminalColumns();
     hint = used < cols ? hint.substr(0, cols - used) : "";
     if (!hint.empty()) {
-      draw += "\x1b[0;90;49m" + hint + "\x1b[0m\x1b[" + std::to_string(hint.size()) + "D";
+      draw = "\x1b[0;90;49m" + hint + "\x1b[0m\x1b[" + std::to_string(hint.size()) + "D";
     }
   }
-  writeAll(draw);
+  if (!draw.empty()) {
+    writeAll(draw);
+    drawn = true;
+  }
   unsigned char c;
   ssize_t n;
   do {
     n = read(fileno(in), &c, 1);
   } while (n < 0 && errno == EINTR);
-  writeAll("\x1b[0K");
+  if (drawn) {
+    writeAll("\x1b[0K");
+    drawn = false;
+  }
   if (n != 1) return EOF;
   if (c == 127 || c == '\b') {
     if (!g_typed.empty()) g_typed.pop_back();
