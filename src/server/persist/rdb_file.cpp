@@ -39,6 +39,11 @@ bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, s
   aux(w, "ctime", std::to_string(time(nullptr)));
   aux(w, "used-mem", std::to_string(opt.used_mem));
   aux(w, "aof-base", opt.aof_base ? "1" : "0");
+  // Function libraries come before the data, as Redis 7.0 writes them.
+  for (const std::string& code : opt.function_libraries) {
+    w.byte(kOpFunction2);
+    w.string(code);
+  }
   for (db::Db* d : dbs) {
     if (d->size() == 0) continue;
     w.byte(kOpSelectDb);
@@ -188,9 +193,16 @@ class Loader {
         }
         case kOpModuleAux:
           return r_.fail("the file holds module data, which this server cannot load");
+        case kOpFunction2: {
+          std::string code;
+          if (!r_.string(&code)) return false;
+          st_->function_libraries.push_back(std::move(code));
+          continue;
+        }
         case kOpFunction:
-        case kOpFunction2:
-          return r_.fail("the file holds function libraries, which this server cannot load");
+          // The format of Redis 7.0's release candidates, which 7.0 itself
+          // no longer loads either.
+          return r_.fail("the file holds pre-GA function data (opcode 246), which is not loaded");
         default:
           break;
       }

@@ -24,6 +24,8 @@ struct SaveOptions {
   int64_t used_mem = 0;           // aux "used-mem"
   bool aof_base = false;          // aux "aof-base"
   int64_t key_save_delay_us = 0;  // rdb-key-save-delay (tests: a slow save)
+  // Function libraries' code, written as FUNCTION2 records before the data.
+  std::vector<std::string> function_libraries;
 };
 
 // Writes the RDB file (header, aux fields, every non-empty db, EOF,
@@ -42,6 +44,9 @@ struct LoadStats {
   int version = 0;
   std::string redis_ver;  // aux "redis-ver" when present
   int64_t used_mem = 0;   // aux "used-mem"
+  // FUNCTION2 records: each library's code, for the caller to load once the
+  // whole file has been read.
+  std::vector<std::string> function_libraries;
 };
 
 // Optional hooks while loading.

@@ -21,6 +21,7 @@
 #include "server/commands/introspection.h"
 #include "server/keyspace.h"
 #include "server/persist/persist.h"
+#include "server/script/functions.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
 
@@ -134,7 +135,22 @@ SaveOptions saveOptions() {
   o.fsync_every = c.rdb_save_incremental_fsync ? 4u << 20 : 0;
   o.used_mem = static_cast<int64_t>(server::memoryNumbers().used);
   o.key_save_delay_us = c.rdb_key_save_delay;
+  o.function_libraries = server::script::libraryCodes();
   return o;
+}
+
+// Replaces the function libraries with those of a loaded file. False (with
+// *err) when one does not load; the libraries before it stay loaded.
+bool applyFunctions(const LoadStats& stats, std::string* err) {
+  server::script::flushFunctions();
+  for (const std::string& code : stats.function_libraries) {
+    std::string why;
+    if (!server::script::loadLibrary(code, true, &why)) {
+      *err = "Failed loading library: " + why;
+      return false;
+    }
+  }
+  return true;
 }
 
 LoadLimits loadLimits() {
@@ -254,6 +270,7 @@ bool reloadFrom(const std::string& path, std::string* err) {
   }
   // Tracking clients drop their caches, as after FLUSHALL.
   server::tracking::invalidateOnFlush(true);
+  if (!applyFunctions(stats, err)) return false;
   state().last_load_keys_loaded = stats.keys;
   state().last_load_keys_expired = stats.expired_skipped;
   return true;
@@ -304,6 +321,12 @@ bool loadAtStart() {
     return false;
   }
   if (missing) return true;
+  if (!applyFunctions(stats, &err)) {
+    LOG_WARNING("%s", err.c_str());
+    LOG_WARNING("Fatal error loading the DB (%s), check server logs. Exiting.",
+                srv.config.dbfilename.c_str());
+    return false;
+  }
   for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
   st.last_load_keys_loaded = stats.keys;
   st.last_load_keys_expired = stats.expired_skipped;
