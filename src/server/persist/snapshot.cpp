@@ -21,6 +21,7 @@
 #include "server/commands/introspection.h"
 #include "server/keyspace.h"
 #include "server/persist/persist.h"
+#include "server/process/os_tuning.h"
 #include "server/script/functions.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
@@ -229,6 +230,11 @@ bool startBgsave(std::string* err) {
   pid_t pid = fork();
   if (pid == 0) {
     close(p[0]);
+    // oom-score-adj's value for background children (ignored on failure, as
+    // Redis does in its children).
+    const server::Config& c = server::g_server->config;
+    server::process::applyOomScoreAdj(c.oom_score_adj, c.oom_score_adj_values,
+                                      server::process::kOomBgChild);
     childMain(p[1]);
   }
   close(p[1]);
