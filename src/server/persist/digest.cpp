@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/sha1.h"
 #include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/set.h"
 #include "server/db/zset.h"
-#include "server/persist/sha1.h"
 
 namespace persist {
 
@@ -20,7 +20,7 @@ namespace {
 using Dig = uint8_t[20];
 
 void xorDigest(uint8_t* dig, const void* p, size_t n) {
-  Sha1 s;
+  common::Sha1 s;
   s.update(p, n);
   uint8_t h[20];
   s.final(h);
@@ -29,7 +29,7 @@ void xorDigest(uint8_t* dig, const void* p, size_t n) {
 
 void mixDigest(uint8_t* dig, const void* p, size_t n) {
   xorDigest(dig, p, n);
-  Sha1 s;
+  common::Sha1 s;
   s.update(dig, 20);
   s.final(dig);
 }

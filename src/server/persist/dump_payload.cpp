@@ -1,6 +1,6 @@
 #include "server/persist/dump_payload.h"
 
-#include "server/persist/crc64.h"
+#include "common/crc64.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
 
@@ -14,7 +14,7 @@ std::string makeDumpPayload(const db::Value& v, bool compress) {
   std::string& b = w.buffer();
   b.push_back(static_cast<char>(kRdbVersion & 0xff));
   b.push_back(static_cast<char>(kRdbVersion >> 8));
-  uint64_t crc = crc64(0, b.data(), b.size());
+  uint64_t crc = common::crc64(0, b.data(), b.size());
   for (int i = 0; i < 8; i++) b.push_back(static_cast<char>(crc >> (8 * i)));
   return std::move(b);
 }
@@ -26,7 +26,7 @@ bool verifyDumpPayload(std::string_view p) {
   if (version > kRdbVersion) return false;
   uint64_t stored = 0;
   for (int i = 7; i >= 0; i--) stored = (stored << 8) | f[2 + i];
-  return crc64(0, p.data(), p.size() - 8) == stored;
+  return common::crc64(0, p.data(), p.size() - 8) == stored;
 }
 
 bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out,

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "server/persist/crc64.h"
+#include "common/crc64.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
 #include "server/version.h"
@@ -267,7 +267,7 @@ class Loader {
     int64_t stored;
     if (!r_.millis(&stored)) return r_.fail("file ends before its checksum");
     if (!verify_crc_ || stored == 0) return true;  // written with rdbchecksum no
-    uint64_t crc = crc64(0, data_, upto);
+    uint64_t crc = common::crc64(0, data_, upto);
     if (crc != static_cast<uint64_t>(stored)) {
       char buf[96];
       snprintf(buf, sizeof(buf), "wrong RDB checksum: expected %016llx, got %016llx",

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <memory>
 
+#include "common/crc64.h"
 #include "common/strutil.h"
-#include "server/persist/crc64.h"
 #include "server/persist/rdb_format.h"
 
 namespace persist {
@@ -33,7 +33,7 @@ void RdbWriter::raw(const void* p, size_t n) {
 
 void RdbWriter::checksumBuffered() {
   if (checksum_ && crc_done_ < buf_.size())
-    crc_ = crc64(crc_, buf_.data() + crc_done_, buf_.size() - crc_done_);
+    crc_ = common::crc64(crc_, buf_.data() + crc_done_, buf_.size() - crc_done_);
   crc_done_ = buf_.size();
 }
 

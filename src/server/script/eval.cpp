@@ -11,9 +11,9 @@ extern "C" {
 #include <lauxlib.h>
 }
 
+#include "common/sha1.h"
 #include "server/client.h"
 #include "server/monitor.h"
-#include "server/script/digest.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/redis_api.h"
 #include "server/script/run_context.h"
@@ -151,7 +151,7 @@ void evalGeneric(Client* c, bool by_sha, bool ro) {
       return;
     }
   } else {
-    sha = sha1Hex(c->arg(1));
+    sha = common::sha1Hex(c->arg(1));
     script = e.find(sha);
     if (script == nullptr && (script = e.create(c, sha, c->arg(1))) == nullptr) return;
   }
@@ -210,7 +210,7 @@ void scriptHelpCommand(Client* c) {
 
 void scriptLoadCommand(Client* c) {
   EvalEngine& e = engine();
-  std::string sha = sha1Hex(c->arg(2));
+  std::string sha = common::sha1Hex(c->arg(2));
   if (e.find(sha) == nullptr && e.create(c, sha, c->arg(2)) == nullptr) return;
   c->addBulk(sha);
 }

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <string>
 
-#include "server/script/digest.h"
+#include "common/crc64.h"
 #include "server/script/functions.h"
 
 namespace server::script {
@@ -152,7 +152,7 @@ std::string dumpFunctionsPayload() {
   }
   out.push_back(static_cast<char>(kRdbVersion & 0xff));
   out.push_back(static_cast<char>(kRdbVersion >> 8));
-  uint64_t crc = crc64(0, out.data(), out.size());
+  uint64_t crc = common::crc64(0, out.data(), out.size());
   for (int i = 0; i < 8; i++) out.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
   return out;
 }
@@ -165,7 +165,7 @@ bool restoreFunctionsPayload(std::string_view payload, RestorePolicy policy, std
     uint16_t version = static_cast<uint16_t>(p[n - 10] | (p[n - 9] << 8));
     uint64_t crc = 0;
     for (int i = 7; i >= 0; i--) crc = (crc << 8) | p[n - 8 + static_cast<size_t>(i)];
-    ok = version <= kRdbVersion && crc == crc64(0, p, n - 8);
+    ok = version <= kRdbVersion && crc == common::crc64(0, p, n - 8);
   }
   if (!ok) {
     *err = "DUMP payload version or checksum are wrong";

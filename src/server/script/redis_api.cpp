@@ -12,11 +12,11 @@ extern "C" {
 }
 
 #include "common/log.h"
+#include "common/sha1.h"
 #include "server/acl/check.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/dispatch.h"
-#include "server/script/digest.h"
 #include "server/script/lua_convert.h"
 #include "server/script/run_context.h"
 #include "server/server.h"
@@ -174,9 +174,8 @@ int luaSha1hex(lua_State* L) {
   if (lua_gettop(L) != 1) return failCall(L, true, "wrong number of arguments");
   size_t n;
   const char* s = lua_tolstring(L, 1, &n);
-  char hex[41];
-  sha1Hex(s ? s : "", s ? n : 0, hex);
-  lua_pushstring(L, hex);
+  std::string hex = common::sha1Hex(std::string_view(s ? s : "", s ? n : 0));
+  lua_pushlstring(L, hex.data(), hex.size());
   return 1;
 }
 

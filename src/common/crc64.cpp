@@ -1,8 +1,8 @@
-#include "server/persist/crc64.h"
+#include "common/crc64.h"
 
 #include <cstring>
 
-namespace persist {
+namespace common {
 
 namespace {
 
@@ -48,4 +48,4 @@ uint64_t crc64(uint64_t crc, const void* data, size_t len) {
   return crc;
 }
 
-}  // namespace persist
+}  // namespace common

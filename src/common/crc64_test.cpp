@@ -1,14 +1,16 @@
-#include "server/persist/crc64.h"
+#include "common/crc64.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace persist {
+namespace common {
 
 TEST(Crc64, KnownValues) {
   EXPECT_EQ(crc64(0, "123456789", 9), 0xe9c6d914c4b8d9caULL);
   EXPECT_EQ(crc64(0, "", 0), 0u);
+  // Continuing over pieces equals one pass.
+  EXPECT_EQ(crc64(crc64(0, "1234", 4), "56789", 5), 0xe9c6d914c4b8d9caULL);
 }
 
 TEST(Crc64, IncrementalEqualsWhole) {
@@ -21,4 +23,4 @@ TEST(Crc64, IncrementalEqualsWhole) {
   }
 }
 
-}  // namespace persist
+}  // namespace common

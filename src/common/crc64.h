@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace persist {
+namespace common {
 
 // Continues a checksum over len more bytes (start with crc = 0).
 uint64_t crc64(uint64_t crc, const void* data, size_t len);
 
-}  // namespace persist
+}  // namespace common

@@ -1,12 +1,12 @@
-#include "server/script/digest.h"
+#include "common/sha1.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace server::script {
+namespace common {
 
-TEST(Digest, Sha1KnownVectors) {
+TEST(Sha1, KnownVectors) {
   EXPECT_EQ(sha1Hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
   EXPECT_EQ(sha1Hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
   // 56 bytes: the padding spills into a second block.
@@ -15,11 +15,4 @@ TEST(Digest, Sha1KnownVectors) {
   EXPECT_EQ(sha1Hex(std::string(1000000, 'a')), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
 }
 
-TEST(Digest, Crc64CheckValue) {
-  // The CRC-64/Jones check value Redis's own crc64 test uses.
-  EXPECT_EQ(crc64(0, "123456789", 9), 0xe9c6d914c4b8d9caULL);
-  // Continuing over pieces equals one pass.
-  EXPECT_EQ(crc64(crc64(0, "1234", 4), "56789", 5), 0xe9c6d914c4b8d9caULL);
-}
-
-}  // namespace server::script
+}  // namespace common

@@ -1,9 +1,9 @@
-#include "server/persist/sha1.h"
+#include "common/sha1.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace persist {
+namespace common {
 
 namespace {
 inline uint32_t rol(uint32_t x, int n) {
@@ -78,4 +78,18 @@ void Sha1::final(uint8_t out[20]) {
     for (int k = 0; k < 4; k++) out[4 * i + k] = static_cast<uint8_t>(h_[i] >> (24 - 8 * k));
 }
 
-}  // namespace persist
+std::string sha1Hex(std::string_view data) {
+  static const char kHex[] = "0123456789abcdef";
+  Sha1 s;
+  s.update(data.data(), data.size());
+  uint8_t d[20];
+  s.final(d);
+  std::string out(40, '0');
+  for (int i = 0; i < 20; i++) {
+    out[2 * i] = kHex[d[i] >> 4];
+    out[2 * i + 1] = kHex[d[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace common
