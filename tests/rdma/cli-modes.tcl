@@ -101,6 +101,16 @@ start_server [list tags {needs:rdma external:skip} \
     assert_morethan [r dbsize] 0
   }
 
+  test {RDMA cli --eval: keys, then a lone comma, then arguments} {
+    set path [scratch_file eval-rdma.lua]
+    set fd [open $path w]
+    puts -nonewline $fd "redis.call('set', KEYS\[1\], ARGV\[1\]); return {KEYS\[1\], ARGV\[1\], #KEYS, #ARGV}"
+    close $fd
+    set out [rdma_cli --eval $path rk:eval k2 , av a2]
+    file delete $path
+    list [split $out "\n"] [r get rk:eval]
+  } {{rk:eval av 2 2} av}
+
   test {RDMA cli --askpass} {
     r config set requirepass rdmapw
     lassign [run_status $::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port --askpass \
