@@ -230,18 +230,6 @@ std::vector<std::string> words(const std::vector<std::string>& values) {
   return out;
 }
 
-// "%f" without trailing zeros, as Redis prints percentiles.
-std::string formatPercentile(double v) {
-  char buf[64];
-  snprintf(buf, sizeof(buf), "%f", v);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
-}
-
 // Normalizes one value; false with Redis's message.
 bool normalize(const UnimplementedOption& o, const std::vector<std::string>& values,
                std::string* out, std::string* err) {
@@ -351,55 +339,6 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       *out = w[0] + " " + w[1];
       return true;
     }
-    case Kind::kPercentiles: {
-      out->clear();
-      for (const std::string& w : words(values)) {
-        char* end = nullptr;
-        errno = 0;
-        double d = strtod(w.c_str(), &end);
-        if (w.empty() || *end != '\0' || errno != 0 || std::isnan(d)) {
-          *err = "Invalid latency-tracking-info-percentiles parameters";
-          return false;
-        }
-        if (d < 0.0 || d > 100.0) {
-          *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
-          return false;
-        }
-        *out += (out->empty() ? "" : " ") + formatPercentile(d);
-      }
-      return true;
-    }
-    case Kind::kKeyspaceEvents: {
-      // Stored as Redis shows it: "A" for all the type classes, else each
-      // class in a fixed order, then K, E and m.
-      const std::string_view kClasses = "g$lshzxetd";
-      std::string set;
-      for (char ch : v) {
-        if (ch == 'A') {
-          set += kClasses;
-        } else if (std::string_view("g$lshzxetdnKEm").find(ch) != std::string_view::npos) {
-          set += ch;
-        } else {
-          *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
-          return false;
-        }
-      }
-      auto has = [&set](char ch) { return set.find(ch) != std::string::npos; };
-      bool all = true;
-      for (char ch : kClasses) all = all && has(ch);
-      out->clear();
-      if (all) {
-        *out = "A";
-      } else {
-        for (char ch : std::string_view("g$lshzxetdn")) {
-          if (has(ch)) *out += ch;
-        }
-      }
-      for (char ch : std::string_view("KEm")) {
-        if (has(ch)) *out += ch;
-      }
-      return true;
-    }
     case Kind::kFileOnly:
       break;
   }
@@ -443,7 +382,6 @@ bool unimplementedArity(const UnimplementedOption& o, size_t nvalues) {
     case Kind::kFileOnly:
       return n >= o.lo && (o.hi == -1 || n <= o.hi);
     case Kind::kFlags:
-    case Kind::kPercentiles:
       return n >= 1;
     case Kind::kReplicaOf:
       return n == 1 || n == 2;

@@ -22,16 +22,14 @@ struct Config;
 namespace server::conf {
 
 enum class Kind {
-  kBool,            // yes | no
-  kInt,             // integer in [lo, hi]
-  kMemory,          // memory value ("64mb") in [lo, hi]; shown in bytes
-  kEnum,            // one of `choices` ("a|b|c")
-  kFlags,           // one or more of `choices`, space separated (shutdown-on-*)
-  kString,          // any single value
-  kReplicaOf,       // "<host> <port>" or "no one"
-  kPercentiles,     // latency-tracking-info-percentiles: numbers in [0, 100]
-  kKeyspaceEvents,  // notify-keyspace-events: flag characters
-  kFileOnly,        // config-file directive, not a CONFIG parameter
+  kBool,       // yes | no
+  kInt,        // integer in [lo, hi]
+  kMemory,     // memory value ("64mb") in [lo, hi]; shown in bytes
+  kEnum,       // one of `choices` ("a|b|c")
+  kFlags,      // one or more of `choices`, space separated (shutdown-on-*)
+  kString,     // any single value
+  kReplicaOf,  // "<host> <port>" or "no one"
+  kFileOnly,   // config-file directive, not a CONFIG parameter
 };
 
 struct UnimplementedOption {
