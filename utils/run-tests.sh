@@ -105,6 +105,15 @@ for s in "${suites[@]}"; do
     *) echo "run-tests: unknown suite '$s'" >&2; exit 2 ;;
   esac
 done
+# CI shows only the tail of this output: name every failure again here.
+recap=$(for s in "${suites[@]}"; do
+  f=$logdir/$s.log
+  [ -f "$f" ] && grep -aE '^\[(err|exception|timeout|  FAILED  )\]' "$f" | sed "s/^/$s: /"
+done | sort -u | head -n 40)
+if [ -n "$recap" ]; then
+  echo "=== failures, all suites:"
+  echo "$recap"
+fi
 echo "=== total time: $(( $(date +%s) - start )) s"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
