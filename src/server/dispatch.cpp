@@ -15,6 +15,7 @@
 #include "server/pause.h"
 #include "server/propagate/propagate.h"
 #include "server/pubsub.h"
+#include "server/repl/repl.h"
 #include "server/script/script.h"
 #include "server/server.h"
 #include "server/slowlog.h"
@@ -76,6 +77,8 @@ static bool dispatchUnmuted(Client* c) {
     cmd = sub;
   }
   c->cur_cmd = cmd;
+  // A replica only sends REPLCONF (repl.h); anything else closes it.
+  if ((c->flags & kReplica) && !repl::allowedFromReplica(c, cmd)) return true;
   int argc = static_cast<int>(c->argc());
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
     c->addWrongArity();

@@ -32,6 +32,7 @@
 #include "server/process/startup.h"
 #include "server/propagate/propagate.h"
 #include "server/pubsub.h"
+#include "server/repl/repl.h"
 #include "server/script/script.h"
 #include "server/tracking/tracking.h"
 #include "server/version.h"
@@ -373,7 +374,7 @@ void Server::clientsCron() {
     if (c->flags & (kCloseAsap | kBlocked)) continue;
     // Subscribers (any protocol) and monitors only listen: Redis 7.0 never
     // closes them for being idle.
-    bool listener = (c->flags & kMonitor) || isPubSubClient(c);
+    bool listener = (c->flags & (kMonitor | kReplica)) || isPubSubClient(c);
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;
@@ -428,6 +429,7 @@ int Server::cron() {
   databasesCron();
   evict::cron();
   persist::cron();  // reaps a BGSAVE child, save points
+  repl::cron();     // replicas: newlines, PING, delayed diskless SYNC
   if (crash::shutdownRequested() && !shutdown_asap) {
     // Logged by the signal handler itself, as Redis does. Saves first when
     // save points exist; a failed save keeps the server up.

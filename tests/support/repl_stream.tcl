@@ -9,7 +9,7 @@
 #
 # repl_stream_take writes a marker (SET propagation:mark <n>) through the
 # shared client `r` and returns every command streamed before it, as Tcl
-# lists, without the master's PINGs; a SELECT streamed right before the
+# lists, without the master's pings (repl-ping-replica-period); a SELECT streamed right before the
 # marker belongs to the marker and is dropped too. So a take returns exactly
 # what the writes since the previous take streamed: nothing more can be
 # hiding behind a timeout.
@@ -49,7 +49,7 @@ proc repl_stream_take {s} {
   set out {}
   while 1 {
     set cmd [$s read]
-    if {$cmd eq {PING}} continue
+    if {[llength $cmd] == 1 && [string equal -nocase $cmd ping]} continue
     if {$cmd eq [list set propagation:mark $n]} break
     lappend out $cmd
   }
