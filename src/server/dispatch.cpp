@@ -13,6 +13,7 @@
 #include "server/multi.h"
 #include "server/obuf_limits.h"
 #include "server/pause.h"
+#include "server/propagate/propagate.h"
 #include "server/pubsub.h"
 #include "server/repl/repl.h"
 #include "server/script/script.h"
@@ -159,7 +160,12 @@ void callCommand(Client* c, Command* cmd) {
   if (track && outer == nullptr) tracking::beforeCommand();
   s.current_client = c;
   c->cur_cmd = cmd;
+  // Write effects for the AOF and replicas (propagate.h); nothing without a sink.
+  bool prop = propagate::wanted();
+  int64_t dirty_before = s.dirty;
+  if (prop) propagate::beginCall();
   cmd->proc(c);
+  if (prop) propagate::endCall(c->dbIndex(), c->argv(), s.dirty > dirty_before);
   s.current_client = outer;
   if (track) {
     tracking::afterCommand(c, cmd);

@@ -12,6 +12,8 @@
 #include "server/commands/string_algo.h"
 #include "server/commands/subfamilies.h"
 #include "server/keyspace.h"
+#include "server/propagate/forms.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace server {
@@ -165,6 +167,12 @@ void setCommand(Client* c) {
     lookupWrite(c, key);
   }
   storeString(c, key, c->arg(2), (flags & kSetKeepTtl) != 0, when_ms);
+  if (propagate::wanted()) {
+    if (when_ms != -1)
+      propagate::asSetPxat(key, c->arg(2), when_ms);
+    else if (flags & kSetGet)
+      propagate::asWithout(c->argv(), 3, "get");
+  }
   if (!(flags & kSetGet)) c->addOk();
 }
 
@@ -181,6 +189,7 @@ void setexGeneric(Client* c, bool seconds) {
   int64_t when_ms;
   if (!expireArgToMs(c, 2, seconds, false, &when_ms)) return;
   storeString(c, c->arg(1), c->arg(3), false, when_ms);
+  if (propagate::wanted()) propagate::asSetPxat(c->arg(1), c->arg(3), when_ms);
   c->addOk();
 }
 void setexCommand(Client* c) {
@@ -197,6 +206,7 @@ void getsetCommand(Client* c) {
   else if (!replyStringValue(c, old))
     return;
   storeString(c, c->arg(1), c->arg(2), false, -1);
+  if (propagate::wanted()) propagate::rewrite({"SET", c->arg(1), c->arg(2)});
 }
 
 void getdelCommand(Client* c) {
@@ -209,6 +219,7 @@ void getdelCommand(Client* c) {
   c->db()->removeEntry(e);
   keyModified(c, c->arg(1));
   notify::keyEvent(c, notify::kGeneric, "del", c->arg(1));
+  if (propagate::wanted()) propagate::asDel(c->arg(1), g_server->config.lazyfree_lazy_user_del);
 }
 
 void getexCommand(Client* c) {
@@ -232,12 +243,18 @@ void getexCommand(Client* c) {
     d->removeEntry(e);  // EXAT/PXAT in the past
     keyModified(c, c->arg(1));
     notify::keyEvent(c, notify::kGeneric, "del", c->arg(1));
+    if (propagate::wanted()) propagate::asDel(c->arg(1), db::Db::lazy_expire);
   } else if (when_ms != -1) {
     d->setExpire(e, when_ms);
     keyModified(c, c->arg(1));
     notify::keyEvent(c, notify::kGeneric, "expire", c->arg(1));
+    if (propagate::wanted()) {
+      std::string_view key_only[] = {c->arg(0), c->arg(1)};
+      propagate::asPexpireat(key_only, when_ms);
+    }
   } else if ((flags & kSetPersist) && d->removeExpire(e)) {
     keyModified(c, c->arg(1));
+    if (propagate::wanted()) propagate::rewrite({"PERSIST", c->arg(1)});
     notify::keyEvent(c, notify::kGeneric, "persist", c->arg(1));
   }
 }

@@ -78,6 +78,9 @@ class StreamSink : public propagate::Sink {
     for (std::string_view a : argv) appendBulk(&out, a);
     feedStream(out);
   }
+  // A replica stream: PUBLISH and redis.set_repl(REPL_REPLICA) effects come
+  // here, not to the AOF (propagate.h, Targets).
+  unsigned target() const override { return propagate::kToReplicas; }
 };
 
 StreamSink& sink() {
