@@ -106,6 +106,18 @@ start_server {tags {cli repl external:skip needs:debug} overrides {enable-debug-
     assert_equal $digest $loaded
   }
 
+  test {cli --rdb over a Unix socket} {
+    set digest [r debug digest]
+    set path [file join [tmp_root] cli-rdb-unix-[pid].rdb]
+    set errf [file join [tmp_root] cli-rdb-unix-err.[pid]]
+    exec $::cfg(cli_bin) -s [srv unixsocket] --rdb $path 2> $errf < /dev/null
+    set err [read_file $errf]
+    set loaded [with_server_on_rdb $path { r debug digest }]
+    set size [file size $path]
+    file delete $path $errf
+    list [expr {$loaded eq $digest}] [string match "*Transfer finished with success after $size bytes\n" $err]
+  } {1 1}
+
   test {cli --rdb - writes the RDB (then, diskless, its end mark) to stdout} {
     set path [file join [tmp_root] cli-rdb-ref-[pid].rdb]
     set stdout_path [file join [tmp_root] cli-rdb-stdout-[pid].rdb]
