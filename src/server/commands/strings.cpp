@@ -144,9 +144,14 @@ void storeString(Client* c, std::string_view key, std::string_view value, bool k
 }
 
 // SET is fed as SET key value PXAT <ms> when it set a TTL, without GET
-// otherwise (Redis 7.0). Out of line to keep SET's hot path short.
+// otherwise (Redis 7.0). A time already past deleted the key here (Redis
+// keeps it, logically expired): that is fed as the deletion, as EXPIRE's
+// is, so that a replica does not keep a dead key a later KEEPTTL revives.
+// Out of line to keep SET's hot path short.
 [[gnu::noinline]] void propagateSet(Client* c, int flags, int64_t when_ms) {
-  if (when_ms != -1)
+  if (when_ms != -1 && when_ms <= db::Clock::nowMs)
+    propagate::asDel(c->arg(1), db::Db::lazy_expire);
+  else if (when_ms != -1)
     propagate::asSetPxat(c->arg(1), c->arg(2), when_ms);
   else if (flags & kSetGet)
     propagate::asWithout(c->argv(), 3, "get");
