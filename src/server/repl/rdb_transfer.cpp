@@ -317,6 +317,9 @@ void forgetTransferTarget(ReplicaState* r) {
   // Once the pipe is drained the child is about to exit on its own.
   if (tr().pipe_rd < 0 || tr().pipe_eof || !socketTargets().empty()) return;
   LOG_WARNING("Diskless rdb transfer, last replica dropped, killing fork child.");
+  // Close our end first: a child blocked writing to a full pipe then fails
+  // at once (EPIPE), so killChild()'s wait cannot hang on it.
+  closePipe();
   persist::killChild();
 }
 

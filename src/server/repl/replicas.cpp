@@ -28,7 +28,7 @@ struct Globals {
   std::string replid;
   int64_t offset = 0;
   int stream_db = -1;  // db of the last SELECT in the stream; -1: none yet
-  int64_t last_ping_s = 0;
+  int64_t seconds = 0;  // one-second ticks of the cron so far
   int64_t last_newline_s = 0;
   bool sink_added = false;
 };
@@ -236,8 +236,10 @@ void cron() {
   Globals& s = g();
   int64_t now = nowSec();
   const Config& cfg = g_server->config;
-  if (now != s.last_newline_s) {
+  bool tick = now != s.last_newline_s;
+  if (tick) {
     s.last_newline_s = now;
+    s.seconds++;
     // Replicas waiting for their RDB get a newline a second, so neither
     // side times the link out (the replica ignores them).
     for (ReplicaState* r : s.replicas) {
@@ -253,10 +255,10 @@ void cron() {
         dropReplica(r, "Disconnecting timedout replica (streaming sync):");
     }
   }
-  if (!s.replicas.empty() && now - s.last_ping_s >= cfg.repl_ping_replica_period) {
-    s.last_ping_s = now;
+  // PING every repl-ping-replica-period seconds of the clock of ticks, not
+  // of the replica's arrival (as Redis counts its replication cron).
+  if (tick && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
     feedStream("*1\r\n$4\r\nping\r\n");
-  }
   maybeStartTransfer(true);
 }
 
