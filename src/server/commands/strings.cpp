@@ -143,6 +143,20 @@ void storeString(Client* c, std::string_view key, std::string_view value, bool k
   }
 }
 
+// SET is fed as SET key value PXAT <ms> when it set a TTL, without GET
+// otherwise (Redis 7.0). A time already past deleted the key here (Redis
+// keeps it, logically expired): that is fed as the deletion, as EXPIRE's
+// is, so that a replica does not keep a dead key a later KEEPTTL revives.
+// Out of line to keep SET's hot path short.
+[[gnu::noinline]] void propagateSet(Client* c, int flags, int64_t when_ms) {
+  if (when_ms != -1 && when_ms <= db::Clock::nowMs)
+    propagate::asDel(c->arg(1), db::Db::lazy_expire);
+  else if (when_ms != -1)
+    propagate::asSetPxat(c->arg(1), c->arg(2), when_ms);
+  else if (flags & kSetGet)
+    propagate::asWithout(c->argv(), 3, "get");
+}
+
 void setCommand(Client* c) {
   int flags = 0;
   size_t expire_arg;
@@ -167,12 +181,8 @@ void setCommand(Client* c) {
     lookupWrite(c, key);
   }
   storeString(c, key, c->arg(2), (flags & kSetKeepTtl) != 0, when_ms);
-  if (propagate::wanted()) {
-    if (when_ms != -1)
-      propagate::asSetPxat(key, c->arg(2), when_ms);
-    else if (flags & kSetGet)
-      propagate::asWithout(c->argv(), 3, "get");
-  }
+  // A plain SET is fed as it came: only its options need a look.
+  if ((flags & (kSetGet | kSetAnyExpire)) && propagate::wanted()) propagateSet(c, flags, when_ms);
   if (!(flags & kSetGet)) c->addOk();
 }
 

@@ -37,6 +37,12 @@
 // recorded the effects itself (EXEC, EVAL, FCALL are never fed as such) or
 // it called preventCommand(). Keys deleted by lazy expiry join the unit
 // they happen in; active expiry and eviction are fed at once.
+//
+// Where the stream differs from Redis 7.0.15's: SET with EXAT/PXAT already
+// past deletes the key here (Redis keeps it, logically expired), so it is
+// fed as DEL/UNLINK, not SET ... PXAT <past>. A sink registered in the
+// middle of a unit (CONFIG SET inside MULTI) gets that unit's remaining
+// effects one by one. There are no streams here, so no XREAD/XADD forms.
 #pragma once
 
 #include <initializer_list>
