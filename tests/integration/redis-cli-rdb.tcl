@@ -106,6 +106,37 @@ start_server {tags {cli repl external:skip needs:debug} overrides {enable-debug-
     assert_equal $digest $loaded
   }
 
+  test {cli --rdb over a Unix socket} {
+    set digest [r debug digest]
+    set path [file join [tmp_root] cli-rdb-unix-[pid].rdb]
+    set errf [file join [tmp_root] cli-rdb-unix-err.[pid]]
+    exec $::cfg(cli_bin) -s [srv unixsocket] --rdb $path 2> $errf < /dev/null
+    set err [read_file $errf]
+    set loaded [with_server_on_rdb $path { r debug digest }]
+    set size [file size $path]
+    file delete $path $errf
+    list [expr {$loaded eq $digest}] [string match "*Transfer finished with success after $size bytes\n" $err]
+  } {1 1}
+
+  test {cli --rdb (disk target) of an RDB larger than the output chunks} {
+    r flushall
+    set kv {}
+    for {set i 0} {$i < 20000} {incr i} { lappend kv big:$i [string repeat "v$i-" 300] }
+    r mset {*}$kv
+    r config set repl-diskless-sync no
+    r config set rdbcompression no
+    set digest [r debug digest]
+    set path [file join [tmp_root] cli-rdb-big-[pid].rdb]
+    lassign [cli --rdb $path] status out err
+    r config set repl-diskless-sync yes
+    r config set rdbcompression yes
+    set size [file size $path]
+    set loaded [with_server_on_rdb $path { r debug digest }]
+    file delete $path
+    list $status [expr {$size > 20000000}] [expr {$loaded eq $digest}] \
+        [string match "*SYNC sent to master, writing $size bytes to*" $err]
+  } {0 1 1 1}
+
   test {cli --rdb - writes the RDB (then, diskless, its end mark) to stdout} {
     set path [file join [tmp_root] cli-rdb-ref-[pid].rdb]
     set stdout_path [file join [tmp_root] cli-rdb-stdout-[pid].rdb]
@@ -269,6 +300,24 @@ start_server {tags {repl external:skip needs:debug} overrides {repl-diskless-syn
     # Only pings may have come; SET neither ran nor got a reply.
     list $closed [string map [list "*1\r\n\$4\r\nping\r\n" ""] $rest] [r exists x]
   } {1 {} 0}
+
+  test {A replica that stops reading is closed at client-output-buffer-limit replica} {
+    r flushall
+    r config set client-output-buffer-limit "replica 1mb 0 0"
+    set fd [raw_conn]
+    puts -nonewline $fd "SYNC\r\n"
+    set hdr [read_sync_line $fd]
+    read_exact $fd [string range $hdr 1 end]
+    # The replica reads no more; the stream grows until the limit.
+    set val [string repeat x 100000]
+    for {set i 0} {$i < 200} {incr i} { r set obuf:$i $val }
+    wait_for_condition 50 100 {
+      [string match "*connected_slaves:0*" [r info replication]]
+    } { fail "the replica over its output limit is still attached" }
+    close $fd
+    r config set client-output-buffer-limit "replica 256mb 64mb 60"
+    r dbsize
+  } {200}
 
   test {A client that sends SYNC and vanishes mid-transfer does not hurt the server} {
     r flushall

@@ -207,46 +207,72 @@ bool startDisk(const std::vector<ReplicaState*>& group) {
   return true;
 }
 
+// Feeds each replica its file in chunks while its output has room, so a big
+// RDB is never held in memory and a slow replica only slows itself.
+event::TimerId g_file_timer = 0;
+
+int feedFiles(event::EventLoop*, event::TimerId) {
+  bool pending = false;
+  for (ReplicaState* r : std::vector<ReplicaState*>(replicas())) {
+    if (r->file_fd < 0) continue;
+    char buf[kReadChunk];
+    while (r->file_left > 0 && r->client->outputBytes() < kMaxPending / 4) {
+      size_t want = r->file_left < sizeof(buf) ? static_cast<size_t>(r->file_left) : sizeof(buf);
+      ssize_t n = read(r->file_fd, buf, want);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        LOG_WARNING("Read error sending DB to replica: %s",
+                    n == 0 ? "premature EOF" : strerror(errno));
+        break;
+      }
+      sendRaw(r, std::string_view(buf, static_cast<size_t>(n)));
+      r->file_left -= static_cast<uint64_t>(n);
+      r->rdb_bytes += static_cast<uint64_t>(n);
+    }
+    if (r->file_left == 0) {
+      close(r->file_fd);
+      r->file_fd = -1;
+      transferDone(r);
+    } else if (r->client->outputBytes() < kMaxPending / 4) {
+      // The read failed: the replica cannot get a whole RDB.
+      close(r->file_fd);
+      r->file_fd = -1;
+      dropReplica(r, "SYNC failed reading the RDB file, closing the link with replica");
+    } else {
+      pending = true;
+    }
+  }
+  if (pending) return 1;
+  g_file_timer = 0;
+  return event::kNoMore;
+}
+
 // A disk-target BGSAVE ended: send its file to the replicas waiting for it.
 void sendFileToReplicas(bool ok) {
   std::vector<ReplicaState*> waiting;
   for (ReplicaState* r : replicas())
-    if (r->state == SyncState::kWaitEnd && !r->socket_target) waiting.push_back(r);
+    if (r->state == SyncState::kWaitEnd && !r->socket_target && r->file_fd < 0)
+      waiting.push_back(r);
   if (waiting.empty()) return;
-  std::string data;
-  if (ok) {
-    const std::string& path = g_server->config.dbfilename;
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-      LOG_WARNING("SYNC failed. Can't open/stat DB after BGSAVE: %s", strerror(errno));
-      ok = false;
-    } else {
-      data.resize(static_cast<size_t>(st.st_size));
-      size_t got = 0;
-      while (got < data.size()) {
-        ssize_t n = read(fd, data.data() + got, data.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += static_cast<size_t>(n);
-      }
-      if (got != data.size()) {
-        LOG_WARNING("Read error sending DB to replica: premature EOF");
-        ok = false;
-      }
-    }
-    if (fd >= 0) close(fd);
-  }
+  const std::string& path = g_server->config.dbfilename;
   for (ReplicaState* r : waiting) {
     if (!ok) {
       dropReplica(r, "SYNC failed. BGSAVE child returned an error, closing the link with replica");
       continue;
     }
-    sendRaw(r, "$" + std::to_string(data.size()) + "\r\n");
-    sendRaw(r, data);
-    r->rdb_bytes = data.size();
-    transferDone(r);
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      LOG_WARNING("SYNC failed. Can't open/stat DB after BGSAVE: %s", strerror(errno));
+      if (fd >= 0) close(fd);
+      dropReplica(r, "closing the link with replica");
+      continue;
+    }
+    r->file_fd = fd;
+    r->file_left = static_cast<uint64_t>(st.st_size);
+    sendRaw(r, "$" + std::to_string(st.st_size) + "\r\n");
   }
+  if (g_file_timer == 0) g_file_timer = g_server->loop.addTimer(0, feedFiles);
 }
 
 void onChildDone(bool ok, bool to_fd) {
@@ -313,6 +339,10 @@ void maybeStartTransfer(bool cron_tick) {
 }
 
 void forgetTransferTarget(ReplicaState* r) {
+  if (r->file_fd >= 0) {
+    close(r->file_fd);
+    r->file_fd = -1;
+  }
   if (!r->socket_target || r->state != SyncState::kWaitEnd) return;
   // Once the pipe is drained the child is about to exit on its own.
   if (tr().pipe_rd < 0 || tr().pipe_eof || !socketTargets().empty()) return;

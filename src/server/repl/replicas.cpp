@@ -27,7 +27,7 @@ struct Globals {
   std::vector<ReplicaState*> replicas;
   std::string replid;
   int64_t offset = 0;
-  int stream_db = -1;  // db of the last SELECT in the stream; -1: none yet
+  int stream_db = -1;   // db of the last SELECT in the stream; -1: none yet
   int64_t seconds = 0;  // one-second ticks of the cron so far
   int64_t last_newline_s = 0;
   bool sink_added = false;
@@ -46,10 +46,40 @@ void appendBulk(std::string* o, std::string_view s) {
   *o += "\r\n";
 }
 
+// client-output-buffer-limit replica, on the stream queued for the replica
+// (in its output, or held while its RDB is on its way). False when the
+// replica has been scheduled to close.
+bool withinLimits(ReplicaState* r) {
+  Client* c = r->client;
+  const Config::OutputBufferLimit& lim = g_server->config.obuf_limits[Config::kClassReplica];
+  bool streaming = r->state == SyncState::kOnline && !r->stream_on_ack;
+  int64_t used = static_cast<int64_t>(streaming ? c->outputBytes() : r->held.size());
+  bool hard = lim.hard > 0 && used >= lim.hard;
+  bool soft = false;
+  if (lim.soft > 0 && used >= lim.soft) {
+    if (r->obuf_soft_since_ms == 0) {
+      r->obuf_soft_since_ms = db::Clock::nowMs;
+    } else {
+      soft = db::Clock::nowMs - r->obuf_soft_since_ms > lim.soft_seconds * 1000;
+    }
+  } else {
+    r->obuf_soft_since_ms = 0;
+  }
+  if (!hard && !soft) return true;
+  std::string line;
+  formatClientLine(describeClient(c), &line);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  LOG_WARNING("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+              line.c_str());
+  g_server->freeClientAsync(c);
+  return false;
+}
+
 // Sends `bytes` of the stream to every replica that takes it now, keeps it
 // for those whose RDB is on its way, and advances the offset.
 void feedStream(const std::string& bytes) {
-  for (ReplicaState* r : g().replicas) {
+  for (ReplicaState* r : std::vector<ReplicaState*>(g().replicas)) {
+    if (r->client->flags & kCloseAsap) continue;
     if (r->rdb_only) continue;  // gets the RDB and nothing after it
     if (r->state == SyncState::kOnline && !r->stream_on_ack) {
       sendRaw(r, bytes);
@@ -57,6 +87,7 @@ void feedStream(const std::string& bytes) {
                (r->state == SyncState::kOnline && r->stream_on_ack)) {
       r->held += bytes;
     }
+    withinLimits(r);
   }
   g().offset += static_cast<int64_t>(bytes.size());
 }
@@ -244,7 +275,7 @@ void cron() {
     // side times the link out (the replica ignores them).
     for (ReplicaState* r : s.replicas) {
       if (r->state == SyncState::kWaitStart ||
-          (r->state == SyncState::kWaitEnd && !r->socket_target))
+          (r->state == SyncState::kWaitEnd && !r->socket_target && r->file_fd < 0))
         sendRaw(r, "\n");
     }
     // A replica that speaks PSYNC acknowledges every second; one silent

@@ -44,6 +44,12 @@ struct ReplicaState {
   // Stream produced while the RDB is still on its way: sent after it.
   std::string held;
   uint64_t rdb_bytes = 0;
+  // Disk target: the saved file being sent, and what is left of it.
+  int file_fd = -1;
+  uint64_t file_left = 0;
+  // client-output-buffer-limit replica: since when the soft limit is
+  // exceeded (0: it is not).
+  int64_t obuf_soft_since_ms = 0;
 };
 
 // The client's state; created when `create` (else nullptr if none).
