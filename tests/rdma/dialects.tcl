@@ -56,6 +56,35 @@ start_server [list tags {needs:rdma external:skip} \
     } {300}
   }
 
+  test {RDMA dialects: an older build of our client (no kHello) is spoken to first} {
+    # Builds from before the dialects send no kHello, ask for no RDMA-read
+    # resources and wait for the server's register message.
+    lassign [peer --dialect legacy -- PING] status out
+    assert_equal $status 0 $out
+    assert_match "*reply: +PONG*" $out
+    lassign [peer --dialect legacy -- CLIENT INFO] status out
+    assert_match "*transport=rdma/ours*" $out
+    set v [patterned 100000]
+    lassign [peer --dialect legacy --rx-size 65536 -- SET rdma:legacy $v] status out
+    assert_equal $status 0 $out
+    assert_equal [r get rdma:legacy] $v
+    lassign [peer --dialect legacy --repeat 300 --pipeline -- INCR rdma:legacy:n] status out
+    assert_match "*reply: :300*" $out
+  }
+
+  test {RDMA dialects: a prototype client asking for no read resources is served as seed} {
+    # Taken for an older build of ours and spoken to first: its own register
+    # message (version 0) then shows the prototype, whose data writes carry
+    # immediate 0.
+    lassign [peer --dialect seed --read-resources 0 -- CLIENT INFO] status out
+    assert_equal $status 0 $out
+    assert_match "*transport=rdma/seed*" $out
+    set v [patterned 100000]
+    lassign [peer --dialect seed --read-resources 0 --rx-size 65536 -- SET rdma:seed0 $v] status out
+    assert_equal $status 0 $out
+    assert_equal [r get rdma:seed0] $v
+  }
+
   test {RDMA dialects: Valkey's GetServerFeature is answered with no features} {
     lassign [peer --dialect valkey --mode feature-query] status out
     assert_equal $status 0 $out
@@ -72,7 +101,8 @@ start_server [list tags {needs:rdma external:skip} \
   }
 
   foreach {d mode} {valkey garbage-first valkey mixed-first valkey switch-dialect
-                    seed switch-dialect valkey bad-feature seed silent} {
+                    seed switch-dialect ours switch-dialect legacy switch-dialect
+                    valkey bad-feature seed silent} {
     test "RDMA dialects: $mode ($d) closes only that connection, with a clear error" {
       set errors [rdma_info rdma_errors]
       lassign [peer --dialect $d --mode $mode --timeout-ms 20000] status out
