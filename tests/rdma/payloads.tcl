@@ -228,10 +228,12 @@ start_server [list tags {needs:rdma external:skip} \
     r del counter:__rand_int__
     set counts {}
     foreach extra {{-n 1 --busy-poll-us 1000000} {-n 300} {-n 300 --busy-poll-us 1000000}} {
-      lassign [run_status -nostderr {*}$bench {*}$extra] status out
-      assert_equal $status 0 $out
-      assert_match "*INCR: * requests per second*" $out
-      regexp {sleeps: (\d+)} $out -> n
+      # Not $out: the file-level scratch path of that name is deleted below
+      # (tests run in the file's scope).
+      lassign [run_status -nostderr {*}$bench {*}$extra] status bench_out
+      assert_equal $status 0 $bench_out
+      assert_match "*INCR: * requests per second*" $bench_out
+      regexp {sleeps: (\d+)} $bench_out -> n
       lappend counts $n
     }
     assert_equal [r get counter:__rand_int__] 601
