@@ -9,7 +9,7 @@ proc lf_freed {} { info_field [r info memory] lazyfreed_objects }
 
 # Waits until the background thread has freed `n` objects in all.
 proc lf_wait_freed {n} {
-  wait_for_condition 100 50 {[lf_freed] == $n} {
+  wait_for_condition 200 50 {[lf_freed] == $n} {
     fail "lazyfreed_objects is [lf_freed], expected $n"
   }
 }
@@ -41,7 +41,7 @@ start_server {tags {lazyfree external:skip}} {
     lf_big_set big 50000
     assert_morethan [info_field [r info memory] used_memory] [expr {$before + 1000000}]
     r unlink big
-    wait_for_condition 100 50 {[info_field [r info memory] used_memory] < $before + 200000} {
+    wait_for_condition 200 50 {[info_field [r info memory] used_memory] < $before + 200000} {
       fail "memory of the unlinked set was not freed"
     }
   }

@@ -25,7 +25,7 @@ start_server {tags {scripting}} {
     set d [redis_deferring_client]
     $d eval {local i = 0 while true do i = i + 1 end} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {$c ping} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -47,7 +47,7 @@ start_server {tags {scripting}} {
     set d [redis_deferring_client]
     $d eval {while true do pcall(function() local i = 0 while true do i = i + 1 end end) end} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {$c ping} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -68,7 +68,7 @@ start_server {tags {scripting}} {
              end
              return 'done'} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {$c ping} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -86,7 +86,7 @@ start_server {tags {scripting}} {
     set script {local i = 0 while i < 30000000 do i = i + 1 end return 'slow'}
     $d write "[::redis::encode [list eval $script 0]][::redis::encode {set piped yes}][::redis::encode {get piped}]"
     set c [redis_client]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {$c set other x} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -109,7 +109,7 @@ redis.register_function{function_name='spin', callback=function() local i = 0 wh
     set d [redis_deferring_client]
     $d fcall spin 0 extra
     set c [redis_client]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {$c ping} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -135,7 +135,7 @@ redis.register_function{function_name='spin', callback=function() local i = 0 wh
     $c multi
     set d [redis_deferring_client]
     $d eval {local i = 0 while true do i = i + 1 end} 0
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {[set p [redis_client]] ping} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -157,14 +157,14 @@ start_server {tags {scripting external:skip}} {
     set d [redis_deferring_client]
     $d eval {local i = 0 while true do i = i + 1 end} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {$c ping} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
     }
     assert_error {BUSY*} {$c shutdown}
     catch {$c shutdown nosave}
-    wait_for_condition 100 50 {
+    wait_for_condition 200 50 {
       [catch {redis_client} e]
     } {
       fail "server still accepts connections"
