@@ -213,8 +213,12 @@ start_server {tags {maxmemory external:skip}} {
     set hot [mm_count k 0 500]
     set cold [mm_count k 500 1000]
     assert_morethan [mm_info evicted_keys] 300
+    # Sampled eviction is approximate. With the limit taken after the
+    # warm-up INFO and the reads and writes in one LRU tick (above), about
+    # 440 keys go, 470-480 hot ones stay (Redis 7.0.15 alike).
     assert_morethan $hot 450
     assert_lessthan $cold 250
+    assert_morethan [expr {$hot - $cold}] 200
     # The new keys are as recent as the hot ones.
     assert_morethan [mm_count n 0 400] 350
   }
