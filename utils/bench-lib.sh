@@ -18,9 +18,17 @@
 #   median              the median of the numbers on stdin, one a line
 #   ratio A B           A / B with two decimals ("-" when B is not above 0)
 #
-# Also sets RCLI and PY, and SRV_CPU / GEN_CPU: servers are pinned to CPU 0,
-# load generators to CPU 1 when there are at least two.
+#   round_order R       "ours redis" for odd rounds R, "redis ours" for even
+#                       ones: a machine whose speed drifts within a round
+#                       favours neither
+#   server_bin SIDE     the binary of side "ours" or "redis"
+#
+# Also sets OURS, REDIS (the two servers), RB (Debian's redis-benchmark),
+# RCLI and PY, and SRV_CPU / GEN_CPU: servers are pinned to CPU 0, load
+# generators to CPU 1 when there are at least two.
 
+# shellcheck disable=SC2034  # used by the scripts that source this file
+OURS=src/redis-server REDIS=/usr/bin/redis-server RB=/usr/bin/redis-benchmark
 RCLI=/usr/bin/redis-cli
 PY=/usr/bin/python3
 # shellcheck disable=SC2034  # used by the scripts that source this file
@@ -65,6 +73,9 @@ stop_server() {  # port pid
   for p in "${bench_pids[@]}"; do [ "$p" = "$2" ] || left+=("$p"); done
   bench_pids=("${left[@]}")
 }
+
+round_order() { if [ $(($1 % 2)) -eq 1 ]; then echo ours redis; else echo redis ours; fi; }
+server_bin() { if [ "$1" = redis ]; then echo "$REDIS"; else echo "$OURS"; fi; }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }

@@ -16,9 +16,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KEYS=${BENCH_RDB_KEYS:-1000000}
 ROUNDS=${BENCH_RDB_ROUNDS:-3}
-OURS=src/redis-server
-REDIS=/usr/bin/redis-server
-RB=/usr/bin/redis-benchmark
 # shellcheck source=utils/bench-lib.sh
 . utils/bench-lib.sh
 bench_init bench-rdb
@@ -68,8 +65,7 @@ PYEOF
 gen >"$work/data.resp"
 declare -A save_ms load_s size fork_us cow
 for side in ours redis; do
-  bin=$OURS
-  [ $side = redis ] && bin=$REDIS
+  bin=$(server_bin "$side")
   dir=$work/$side
   mkdir -p "$dir"
   echo "bench-rdb: $side: loading $KEYS keys" >&2

@@ -11,9 +11,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
 N=${BENCH_N:-100000}
-OURS=src/redis-server
-REDIS=/usr/bin/redis-server
-RB=/usr/bin/redis-benchmark
 # shellcheck source=utils/bench-lib.sh
 . utils/bench-lib.sh
 bench_init bench-lua
@@ -48,11 +45,8 @@ rps() {  # case n -> ops/s
 
 declare -A res
 for round in $(seq "$ROUNDS"); do
-  order=(ours redis)
-  [ $((round % 2)) -eq 0 ] && order=(redis ours)
-  for srv in "${order[@]}"; do
-    bin=$OURS
-    [ "$srv" = redis ] && bin=$REDIS
+  for srv in $(round_order "$round"); do
+    bin=$(server_bin "$srv")
     start "$bin" taskset -c $SRV_CPU
     for c in evalsha fcall; do
       res[$srv,$c,$round]=$(rps $c "$N")

@@ -16,9 +16,6 @@ N=${BENCH_N:-200000}
 KEYS=${BENCH_KEYS:-1000000}
 BP_US=${BENCH_BUSY_POLL_US:-100}
 MAXMEM=${BENCH_MAXMEMORY:-64mb}
-OURS=src/redis-server
-REDIS=/usr/bin/redis-server
-RB=/usr/bin/redis-benchmark
 # Our redis-benchmark: the load generator of the tracking cases (Debian's has
 # no way to send CLIENT TRACKING ON on its connections), for both servers.
 RB_OURS=src/redis-benchmark
@@ -221,11 +218,8 @@ evict_case() {  # name binary -> "rps used rss evicted maxmemory"
 }
 declare -A ev
 for round in $(seq "$ROUNDS"); do
-  order=(ours redis)
-  [ $((round % 2)) -eq 0 ] && order=(redis ours)
-  for srv in "${order[@]}"; do
-    bin=$OURS
-    [ "$srv" = redis ] && bin=$REDIS
+  for srv in $(round_order "$round"); do
+    bin=$(server_bin "$srv")
     ev[$srv,$round]=$(evict_case "$srv" "$bin")
     echo "round $round eviction $srv: ${ev[$srv,$round]}"
   done
