@@ -16,36 +16,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KEYS=${BENCH_RDB_KEYS:-1000000}
 ROUNDS=${BENCH_RDB_ROUNDS:-3}
-OURS=src/redis-server
-REDIS=/usr/bin/redis-server
-RB=/usr/bin/redis-benchmark
-RCLI=/usr/bin/redis-cli
-PY=/usr/bin/python3
-work=$(mktemp -d /tmp/bench-rdb.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 GEN_CPU=1; else SRV_CPU=0 GEN_CPU=0; fi
-free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+# shellcheck source=utils/bench-lib.sh
+. utils/bench-lib.sh
+bench_init bench-rdb
 
 start() {  # name binary dir -> sets PORT PID
-  local name=$1 bin=$2 dir=$3
-  PORT=$(free_port)
-  taskset -c $SRV_CPU "$bin" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
-    --dir "$dir" --logfile "$dir/log" &
-  PID=$!
-  pids+=("$PID")
-  for _ in $(seq 1200); do
-    if $RCLI -p "$PORT" ping 2>/dev/null | grep -q PONG; then return 0; fi
-    sleep 0.1
-  done
-  echo "bench-rdb: $name did not start" >&2
-  exit 1
+  start_server "$1" "$3/log" taskset -c $SRV_CPU "$2" --dir "$3"
 }
-stop() { $RCLI -p "$1" shutdown nosave >/dev/null 2>&1 || true; wait "$2" 2>/dev/null || true; }
 now_ms() { date +%s%3N; }
 info() { $RCLI -p "$1" info "$2" | tr -d '\r' | awk -F: -v k="$3" '$1==k{print $2}'; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 gen() {
   $PY - "$KEYS" <<'PYEOF'
@@ -86,8 +65,7 @@ PYEOF
 gen >"$work/data.resp"
 declare -A save_ms load_s size fork_us cow
 for side in ours redis; do
-  bin=$OURS
-  [ $side = redis ] && bin=$REDIS
+  bin=$(server_bin "$side")
   dir=$work/$side
   mkdir -p "$dir"
   echo "bench-rdb: $side: loading $KEYS keys" >&2
@@ -122,18 +100,17 @@ for side in ours redis; do
   $RCLI -p "$PORT" flushall >/dev/null
   $RCLI -p "$PORT" --pipe <"$work/data.resp" >/dev/null
   $RCLI -p "$PORT" save >/dev/null
-  stop "$PORT" "$PID"
+  stop_server "$PORT" "$PID"
   : >"$work/$side.load"
   for _ in $(seq $ROUNDS); do
     : >"$dir/log"
     start $side $bin "$dir"
     grep -o 'DB loaded from disk: [0-9.]* seconds' "$dir/log" | awk '{print $5}' >>"$work/$side.load"
-    stop "$PORT" "$PID"
+    stop_server "$PORT" "$PID"
   done
   load_s[$side]=$(median <"$work/$side.load")
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
 echo
 echo "RDB snapshots of one mixed data set of $KEYS keys (60% strings, half integers; 10% each"
 echo "hashes of 8 fields, sets of 8 members (integer or string), sorted sets of 8, lists of 8):"
