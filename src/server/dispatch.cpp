@@ -13,6 +13,7 @@
 #include "server/multi.h"
 #include "server/obuf_limits.h"
 #include "server/pause.h"
+#include "server/propagate/propagate.h"
 #include "server/pubsub.h"
 #include "server/script/script.h"
 #include "server/server.h"
@@ -156,7 +157,11 @@ void callCommand(Client* c, Command* cmd) {
   if (track && outer == nullptr) tracking::beforeCommand();
   s.current_client = c;
   c->cur_cmd = cmd;
+  int64_t dirty_before = s.dirty;
+  int db_before = c->dbIndex();
+  propagate::beginCall();
   cmd->proc(c);
+  propagate::endCall(db_before, c->argv(), s.dirty != dirty_before);
   s.current_client = outer;
   if (track) {
     tracking::afterCommand(c, cmd);

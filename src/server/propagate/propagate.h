@@ -36,4 +36,11 @@ void removeSink(Sink* sink);
 // True when at least one sink is registered.
 bool wanted();
 
+// Command boundaries, from callCommand (dispatch.cpp). A command that
+// changed the data set (`changed`) is fed with its own arguments, unless
+// commands it ran itself (EXEC's queue, a script's redis.call) were fed:
+// those are fed instead, between MULTI and EXEC when more than one.
+void beginCall();
+void endCall(int db, std::span<const std::string_view> argv, bool changed);
+
 }  // namespace server::propagate
