@@ -16,6 +16,7 @@
 #include "server/client_io.h"
 #include "server/command.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace server::blocking {
@@ -137,7 +138,12 @@ bool rerun(Client* c, bool timing_out) {
   // CLIENT REPLY OFF still applies to the late reply.
   bool muted = (c->flags & kReplyOff) != 0;
   if (muted) c->muteReplies(true);
+  int64_t dirty_before = srv.dirty;
+  int db_before = c->dbIndex();
+  propagate::beginCall();
   b.cmd->proc(c);
+  // The pop served now is a write of its own (AOF, replicas).
+  propagate::endCall(db_before, c->argv(), srv.dirty > dirty_before);
   if (muted) c->muteReplies(false);
   srv.current_client = saved_current;
   c->cur_cmd = saved_cmd;

@@ -161,7 +161,7 @@ void callCommand(Client* c, Command* cmd) {
   int db_before = c->dbIndex();
   propagate::beginCall();
   cmd->proc(c);
-  propagate::endCall(db_before, c->argv(), s.dirty != dirty_before);
+  propagate::endCall(db_before, c->argv(), s.dirty > dirty_before);
   s.current_client = outer;
   if (track) {
     tracking::afterCommand(c, cmd);

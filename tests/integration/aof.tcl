@@ -72,6 +72,8 @@ start_server [list tags {aof external:skip needs:debug} overrides $aof_overrides
     r select 0
     set digest [r debug digest]
     set contents [all_contents]
+    assert_equal [r debug loadaof] OK
+    assert_equal [r debug digest] $digest
     shutdown_and_wait
     start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
       assert_equal [r debug digest] $digest
@@ -82,6 +84,32 @@ start_server [list tags {aof external:skip needs:debug} overrides $aof_overrides
       r select 0
     }
   }
+}
+
+start_server [list tags {aof external:skip} overrides {appendonly yes}] {
+  set dir [lindex [r config get dir] 1]
+  test {Transactions, scripts and blocking pops replay to the same data} {
+    r multi
+    r set t1 a
+    r incr t2
+    r exec
+    r eval {redis.call('rpush', KEYS[1], 'x', 'y'); redis.call('lpop', KEYS[1]); return 1} 1 s1
+    set c [redis_deferring_client]
+    $c blpop q1 0
+    wait_for_condition 50 20 {[info_field [r info clients] blocked_clients] == 1} {
+      fail "BLPOP did not block"
+    }
+    r rpush q1 first second
+    assert_equal [$c read] {q1 first}
+    $c close
+    set before [list [r get t1] [r get t2] [r lrange s1 0 -1] [r lrange q1 0 -1]]
+    shutdown_and_wait
+    start_server [list overrides [list dir $dir appendonly yes]] {
+      set after [list [r get t1] [r get t2] [r lrange s1 0 -1] [r lrange q1 0 -1]]
+    }
+    assert_equal $after $before
+    set after
+  } {a 1 y second}
 }
 
 foreach preamble {yes no} {

@@ -142,6 +142,14 @@ bool debugSubcommand(Client* c) {
     debugReload(c);
     return true;
   }
+  if (strutil::equalsIgnoreCase(sub, "LOADAOF") && c->argc() == 2) {
+    std::string err;
+    if (aof::debugLoadAof(&err))
+      c->addOk();
+    else
+      c->addError(err);
+    return true;
+  }
   if (strutil::equalsIgnoreCase(sub, "DIGEST") && c->argc() == 2) {
     c->addStatus(datasetDigest(serverDbs()));
     return true;

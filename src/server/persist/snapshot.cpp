@@ -356,6 +356,9 @@ bool loadAtStart() {
 void cron() {
   SnapshotState& st = state();
   server::Server& srv = *server::g_server;
+  // While loading (the loop runs for -LOADING replies) nothing may save or
+  // rewrite: the data set is incomplete.
+  if (st.loading) return;
   if (st.child_pid > 0) {
     int status;
     pid_t r = waitpid(st.child_pid, &status, WNOHANG);

@@ -37,7 +37,8 @@ void removeSink(Sink* sink);
 bool wanted();
 
 // Command boundaries, from callCommand (dispatch.cpp). A command that
-// changed the data set (`changed`) is fed with its own arguments, unless
+// changed the data set (`changed`: server.dirty grew; SAVE and DEBUG
+// LOADAOF reset it and are not fed) is fed with its own arguments, unless
 // commands it ran itself (EXEC's queue, a script's redis.call) were fed:
 // those are fed instead, between MULTI and EXEC when more than one.
 void beginCall();

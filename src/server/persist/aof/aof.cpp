@@ -11,11 +11,13 @@
 #include "common/log.h"
 #include "server/client.h"
 #include "server/commands/introspection.h"
+#include "server/keyspace.h"
 #include "server/persist/aof/loader.h"
 #include "server/persist/aof/rewrite.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/snapshot.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 
 namespace persist::aof {
 
@@ -175,6 +177,30 @@ void cron() {
 
 bool rewriteInProgress() {
   return state().child_pid > 0;
+}
+
+bool debugLoadAof(std::string* err) {
+  State& st = state();
+  server::Server& srv = *server::g_server;
+  if (st.mode == Mode::kOn) {
+    flush(true);
+    if (st.fd >= 0) fdatasync(st.fd);
+  }
+  // The AOF replaces the data set, as DEBUG LOADAOF in Redis.
+  for (auto& d : srv.dbs) {
+    db::Db empty(d->id());
+    server::dbWillChange(d.get(), &empty);
+    d->swapWith(empty);
+  }
+  server::tracking::invalidateOnFlush(true);
+  LoadStatus s = loadFromDisk();
+  if (s != LoadStatus::kOk && s != LoadStatus::kNotExist) {
+    *err = "Error loading the AOF, check server logs.";
+    return false;
+  }
+  srv.dirty = 0;
+  LOG_NOTICE("Append Only File loaded by DEBUG LOADAOF");
+  return true;
 }
 
 bool writingInitialAof() {

@@ -28,6 +28,9 @@ bool rewriteScheduled();
 void killChild();
 // SHUTDOWN / SIGTERM: stops the child, writes and fsyncs what is buffered.
 void shutdown();
+// DEBUG LOADAOF: writes what is buffered, empties the databases and loads
+// the AOF again. False with *err when the files do not load.
+bool debugLoadAof(std::string* err);
 // True while CONFIG SET appendonly yes waits for its first rewrite.
 bool writingInitialAof();
 // "-MISCONF Errors writing to the AOF file: ..." while writes fail.

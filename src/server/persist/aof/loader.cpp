@@ -400,7 +400,8 @@ LoadStatus loadFromDisk() {
   if (!ok) return LoadStatus::kFailed;
   st.current_size = 0;
   for (auto& [f, b] : files) st.current_size += fileSize(f.name);
-  st.base_size = st.current_size;
+  // As 7.0: growth for auto rewrites is measured against the base file.
+  st.base_size = st.manifest.base ? fileSize(st.manifest.base->name) : 0;
   st.fsync_offset = st.current_size;
   st.last_incr_size = st.manifest.incrs.empty() ? 0 : fileSize(st.manifest.incrs.back().name);
   LOG_NOTICE("DB loaded from append only file: %.3f seconds",
