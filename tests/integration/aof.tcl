@@ -417,3 +417,71 @@ start_server [list tags {aof external:skip} overrides {appendonly yes aof-timest
     set v
   } {v}
 }
+
+start_server [list tags {aof external:skip needs:debug} overrides {appendonly yes enable-debug-command yes}] {
+  set dir [lindex [r config get dir] 1]
+  test {A failed rewrite keeps its incr file: both incr files load after a restart} {
+    for {set i 0} {$i < 500} {incr i} { r set key:$i $i }
+    r config set rdb-key-save-delay 10000
+    assert_equal [r bgrewriteaof] {Background append only file rewriting started}
+    set child [exec pgrep -P [srv pid]]
+    r set during-failed-rewrite yes
+    exec kill -9 $child
+    wait_rewrite_done
+    r config set rdb-key-save-delay 0
+    set info [r info persistence]
+    assert_equal [info_field $info aof_last_bgrewrite_status] err
+    assert_equal [info_field $info aof_rewrites_consecutive_failures] 1
+    assert_equal [manifest_text $dir] [join {
+      "file appendonly.aof.1.base.rdb seq 1 type b"
+      "file appendonly.aof.1.incr.aof seq 1 type i"
+      "file appendonly.aof.2.incr.aof seq 2 type i" ""} "\n"]
+    assert {[glob -nocomplain $dir/temp-rewriteaof-bg-*] eq ""}
+    r set after-failed-rewrite yes
+    set digest [r debug digest]
+    shutdown_and_wait
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+      assert_equal [r debug digest] $digest
+      set v [r mget key:499 during-failed-rewrite after-failed-rewrite]
+      # The next rewrite retires both incr files.
+      r bgrewriteaof
+      wait_rewrite_done
+      assert_equal [manifest_text $dir] \
+        "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.3.incr.aof seq 3 type i\n"
+    }
+    set v
+  } {499 yes yes}
+}
+
+start_server [list tags {aof external:skip needs:debug} overrides {appendonly yes enable-debug-command yes}] {
+  set dir [lindex [r config get dir] 1]
+  test {While the AOF loads at start: -LOADING, INFO loading fields, then the data} {
+    for {set i 0} {$i < 3000} {incr i} { r set key:$i value:$i }
+    r bgrewriteaof
+    wait_rewrite_done
+    r set in-incr 1
+    set digest [r debug digest]
+    shutdown_and_wait
+    set port [find_free_port]
+    # 1 ms per key of the RDB base: about 3 s of loading.
+    set pid [spawn_server $::cfg(server_bin) [list --port $port --bind 127.0.0.1 --dir $dir \
+               --save "" --appendonly yes --key-load-delay 1000 --enable-debug-command yes] $dir]
+    set c {}
+    wait_for_condition 100 20 {![catch {::redis::connect 127.0.0.1 $port} c]} {
+      fail "the server did not accept connections while loading"
+    }
+    catch {$c ping} e
+    assert_match {LOADING*} $e
+    set info [$c info persistence]
+    assert_equal [info_field $info loading] 1
+    assert_morethan [info_field $info loading_total_bytes] 0
+    wait_for_condition 500 20 {[info_field [$c info persistence] loading] == 0} {
+      fail "loading did not finish"
+    }
+    assert_equal [$c debug digest] $digest
+    set n [$c dbsize]
+    catch {$c shutdown nosave}
+    $c close
+    set n
+  } {3001}
+}
