@@ -86,7 +86,9 @@ void stopAppendOnly() {
   flush(true);
   if (st.fd >= 0) {
     if (fdatasync(st.fd) != 0) LOG_WARNING("Fail to fsync the AOF file: %s", strerror(errno));
-    close(st.fd);
+    // Queued behind any fsync of the same fd, so its number is not reused
+    // while the background thread may still use it.
+    closeInBackground(st.fd);
     st.fd = -1;
   }
   st.fsync_offset = st.current_size;
