@@ -205,6 +205,7 @@ constexpr Entry kSyntax[] = {
     {"ping", "[message]"},
     {"psetex", "key milliseconds:integer value"},
     {"psubscribe", "pattern:pattern [pattern:pattern ...]"},
+    {"psync", "replicationid offset:integer"},
     {"pttl", "key"},
     {"publish", "channel message"},
     {"pubsub", ""},
@@ -219,6 +220,7 @@ constexpr Entry kSyntax[] = {
     {"randomkey", ""},
     {"rename", "key newkey:key"},
     {"renamenx", "key newkey:key"},
+    {"replconf", ""},
     {"reset", ""},
     {"restore",
      "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:integer] [FREQ "
@@ -281,6 +283,7 @@ constexpr Entry kSyntax[] = {
     {"sunionstore", "destination:key key [key ...]"},
     {"sunsubscribe", "[shardchannel [shardchannel ...]]"},
     {"swapdb", "index1:integer index2:integer"},
+    {"sync", ""},
     {"time", ""},
     {"touch", "key [key ...]"},
     {"ttl", "key"},
