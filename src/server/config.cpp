@@ -337,6 +337,23 @@ constexpr EnumValues kOomScoreAdjModes = {kOomScoreAdjNames, 4};
 constexpr const char* kSyslogFacilityNames[] = {"user",   "local0", "local1", "local2", "local3",
                                                 "local4", "local5", "local6", "local7"};
 constexpr EnumValues kSyslogFacilities = {kSyslogFacilityNames, 9};
+constexpr const char* kAppendFsyncNames[] = {"everysec", "always", "no"};
+constexpr EnumValues kAppendFsync = {kAppendFsyncNames, 3};
+
+// appendfilename / appenddirname: a bare name inside `dir`.
+bool setAofName(std::string* field, const std::string& v, const char* what, std::string* e) {
+  if (v.find('/') != std::string::npos) {
+    *e = std::string(what) + " can't be a path, just a " +
+         (strcmp(what, "appenddirname") == 0 ? "dirname" : "filename");
+    return false;
+  }
+  if (v.empty()) {
+    *e = std::string(what) + " can't be empty";
+    return false;
+  }
+  *field = v;
+  return true;
+}
 
 bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out,
                std::string* err) {
@@ -556,6 +573,26 @@ std::vector<Option> builtinOptions() {
              },
              [](const Config& c) { return c.dbfilename; }},
       BOOL_OPT("rdbcompression", rdbcompression, true),
+      BOOL_OPT("appendonly", appendonly, true),
+      Option{"appendfilename", false, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               return setAofName(&c.appendfilename, a[0], "appendfilename", e);
+             },
+             [](const Config& c) { return c.appendfilename; }},
+      Option{"appenddirname", false, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               return setAofName(&c.appenddirname, a[0], "appenddirname", e);
+             },
+             [](const Config& c) { return c.appenddirname; }},
+      ENUM_OPT("appendfsync", appendfsync, kAppendFsync, true),
+      BOOL_OPT("no-appendfsync-on-rewrite", no_appendfsync_on_rewrite, true),
+      INT_OPT("auto-aof-rewrite-percentage", auto_aof_rewrite_percentage, 0, INT32_MAX, true),
+      MEM_OPT("auto-aof-rewrite-min-size", auto_aof_rewrite_min_size, 0, INT64_MAX, true),
+      BOOL_OPT("aof-load-truncated", aof_load_truncated, true),
+      BOOL_OPT("aof-use-rdb-preamble", aof_use_rdb_preamble, true),
+      BOOL_OPT("aof-timestamp-enabled", aof_timestamp_enabled, true),
+      BOOL_OPT("aof-rewrite-incremental-fsync", aof_rewrite_incremental_fsync, true),
+      BOOL_OPT("aof-disable-auto-gc", aof_disable_auto_gc, true),
       BOOL_OPT("rdbchecksum", rdbchecksum, false),
       BOOL_OPT("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, true),
       Option{"sanitize-dump-payload", true, 1, 1,

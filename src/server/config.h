@@ -67,6 +67,19 @@ struct Config {
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
+  // Append-only file (server/persist/aof/).
+  bool appendonly = false;
+  std::string appendfilename = "appendonly.aof";
+  std::string appenddirname = "appendonlydir";
+  std::string appendfsync = "everysec";
+  bool no_appendfsync_on_rewrite = false;
+  int64_t auto_aof_rewrite_percentage = 100;
+  int64_t auto_aof_rewrite_min_size = 64ll * 1024 * 1024;
+  bool aof_load_truncated = true;
+  bool aof_use_rdb_preamble = true;
+  bool aof_timestamp_enabled = false;
+  bool aof_rewrite_incremental_fsync = true;
+  bool aof_disable_auto_gc = false;
   // While the config file is read: later `save` lines add to the first.
   bool loading_file = false;
   bool save_seen_in_file = false;

@@ -250,7 +250,7 @@ std::string get(const Config& c, const std::string& name) {
 
 TEST(ConfigOptions, NotImplementedOptionsShowRedisDefaults) {
   Config c;
-  EXPECT_EQ(get(c, "appendonly"), "no");
+  EXPECT_EQ(get(c, "repl-backlog-ttl"), "3600");
   EXPECT_EQ(get(c, "appendfsync"), "everysec");
   EXPECT_EQ(get(c, "auto-aof-rewrite-min-size"), "67108864");
   EXPECT_EQ(get(c, "replicaof"), "");

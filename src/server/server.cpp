@@ -351,6 +351,9 @@ void Server::beforeSleep() {
     blocking::handleReady();
     tracking::broadcastPending();
   }
+  // The AOF is written (and fsynced with appendfsync always) before the
+  // replies that acknowledge the writes go out.
+  persist::beforeSleep();
   handlePendingWrites();
   if (!in_script) {
     // Not while a script runs: the clients it serves must stay.

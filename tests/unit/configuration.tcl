@@ -289,27 +289,27 @@ start_server {tags {config}} {
 
 start_server {tags {config external:skip} overrides {replica-priority 5}} {
   test {Options of features not implemented yet: settable, validated, logged once} {
-    r config set appendfsync always
-    r config set appendfsync no
-    r config set appendfsync always
-    assert_equal [r config get appendfsync] {appendfsync always}
-    assert_error {*argument(s) must be one of the following: everysec, always, no*} \
-      {r config set appendfsync sometimes}
+    r config set repl-backlog-ttl 30
+    r config set repl-backlog-ttl 40
+    r config set repl-backlog-ttl 50
+    assert_equal [r config get repl-backlog-ttl] {repl-backlog-ttl 50}
+    assert_error {*argument couldn't be parsed into an integer*} \
+      {r config set repl-backlog-ttl sometimes}
     assert_error {*can't set immutable config*} {r config set cluster-enabled yes}
     r config set slave-priority 9
     assert_equal [r config get replica-priority] {replica-priority 9}
     if {[our_server]} {
       set log [read_file [srv stdout]]
       assert_match "*'replica-priority 5': replication is not implemented yet*" $log
-      assert_equal [regexp -all {appendfsync[^\n]*not implemented yet} $log] 1
+      assert_equal [regexp -all {repl-backlog-ttl[^\n]*not implemented yet} $log] 1
     }
   }
 
   test {CONFIG REWRITE writes not-implemented options like the others} {
-    r config set appendfsync always
+    r config set repl-backlog-ttl 45
     r config rewrite
     set text [read_file [srv dir]/redis.conf]
-    assert_match "*\nappendfsync always\n*" $text
+    assert_match "*\nrepl-backlog-ttl 45\n*" $text
     assert_match "*\nreplica-priority 9\n*" $text
   }
 }

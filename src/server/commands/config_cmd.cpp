@@ -14,6 +14,7 @@
 #include "server/limits/open_files.h"
 #include "server/process/os_tuning.h"
 #include "server/process/startup.h"
+#include "server/persist/persist.h"
 #include "server/server.h"
 
 namespace server {
@@ -54,6 +55,7 @@ bool applyConfig(const std::string& name, std::string* err) {
     acl::g_pubsub_default_all = s.config.acl_pubsub_default == "allchannels";
     return true;
   }
+  if (name == "appendonly") return persist::applyConfig(name, err);
   if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
   if (name == "oom-score-adj" || name == "oom-score-adj-values") {
     if (!process::applyOomScoreAdj(s.config.oom_score_adj, s.config.oom_score_adj_values,

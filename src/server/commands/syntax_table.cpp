@@ -36,6 +36,7 @@ constexpr Entry kSyntax[] = {
     {"acl|whoami", ""},
     {"append", "key value"},
     {"auth", "[username] password"},
+    {"bgrewriteaof", ""},
     {"bgsave", "[SCHEDULE]"},
     {"bitcount", "key [start:integer end:integer [BYTE | BIT]]"},
     {"bitfield",

@@ -48,7 +48,6 @@ UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_arg
   return {name, nullptr, Kind::kFileOnly, "", false, min_args, max_args, nullptr, feature};
 }
 
-const char kAof[] = "AOF persistence";
 const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
 const char kTls[] = "TLS";
@@ -64,19 +63,6 @@ const char kDeprecated[] = "deprecated";
 
 std::vector<UnimplementedOption> buildTable() {
   return {
-      // AOF persistence.
-      boolOpt("appendonly", nullptr, "no", true, kAof),
-      strOpt("appendfilename", nullptr, false, kAof, "appendonly.aof"),
-      strOpt("appenddirname", nullptr, false, kAof, "appendonlydir"),
-      enumOpt("appendfsync", "everysec", true, "everysec|always|no", kAof),
-      boolOpt("no-appendfsync-on-rewrite", nullptr, "no", true, kAof),
-      intOpt("auto-aof-rewrite-percentage", nullptr, "100", true, 0, kIntMax, kAof),
-      memOpt("auto-aof-rewrite-min-size", "67108864", true, 0, LLONG_MAX, kAof),
-      boolOpt("aof-load-truncated", nullptr, "yes", true, kAof),
-      boolOpt("aof-use-rdb-preamble", nullptr, "yes", true, kAof),
-      boolOpt("aof-timestamp-enabled", nullptr, "no", true, kAof),
-      boolOpt("aof-rewrite-incremental-fsync", nullptr, "yes", true, kAof),
-      boolOpt("aof-disable-auto-gc", nullptr, "no", true, kAof),
       // Replication.
       {"replicaof", "slaveof", Kind::kReplicaOf, "", false, 0, 0, nullptr, kRepl},
       strOpt("masterauth", nullptr, true, kRepl),

@@ -35,6 +35,11 @@ bool loadAtStart();
 // refused with -LOADING (dispatch).
 bool loading();
 void cron();
+// Before the loop sleeps and before replies are written: the AOF's write
+// (and fsync with appendfsync always) of what this iteration changed.
+void beforeSleep();
+// CONFIG SET of a persistence parameter took effect (appendonly).
+bool applyConfig(const std::string& name, std::string* err);
 // Non-null while writes must be refused: the full error line (-MISCONF ...).
 const char* writeError();
 
@@ -42,7 +47,8 @@ const char* writeError();
 // not nosave). False when the save failed and force is not set: the caller
 // then stays up.
 bool shutdownSave(bool save, bool nosave, bool force);
-// Stops a running BGSAVE child and removes its temp file.
+// Stops running BGSAVE and AOF rewrite children and removes their temp
+// files.
 void killChild();
 
 // FLUSHALL as Redis 7.0: stops a BGSAVE in progress and, when save points

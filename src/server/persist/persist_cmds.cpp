@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "server/client.h"
+#include "server/persist/aof/aof.h"
 #include "server/persist/digest.h"
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
@@ -35,9 +36,19 @@ void bgsaveCommand(Client* c) {
     c->addSyntaxError();
     return;
   }
-  (void)schedule;  // only an AOF rewrite could make a BGSAVE wait; there is none
   if (state().child_pid > 0) {
     c->addError("Background save already in progress");
+    return;
+  }
+  if (aof::rewriteInProgress()) {
+    if (schedule) {
+      state().bgsave_scheduled = true;
+      c->addStatus("Background saving scheduled");
+    } else {
+      c->addError(
+          "Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE "
+          "in order to schedule a BGSAVE whenever possible.");
+    }
     return;
   }
   std::string err;
@@ -131,6 +142,14 @@ bool debugSubcommand(Client* c) {
     debugReload(c);
     return true;
   }
+  if (strutil::equalsIgnoreCase(sub, "LOADAOF") && c->argc() == 2) {
+    std::string err;
+    if (aof::debugLoadAof(&err))
+      c->addOk();
+    else
+      c->addError(err);
+    return true;
+  }
   if (strutil::equalsIgnoreCase(sub, "DIGEST") && c->argc() == 2) {
     c->addStatus(datasetDigest(serverDbs()));
     return true;
@@ -160,6 +179,7 @@ void registerPersistCommands(server::CommandTable& t) {
   t.add({"bgsave", -1, kAdmin | kNoScript | kNoAsyncLoading, bgsaveCommand, 0, 0, 0, "server",
          "Asynchronously save the dataset to disk", "1.0.0", "O(1)", "admin slow dangerous"});
   registerDumpCommands(t);
+  aof::registerAofCommands(t);
 }
 
 }  // namespace persist

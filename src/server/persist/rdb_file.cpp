@@ -148,7 +148,9 @@ class Loader {
       if (!r_.byte(&t)) return false;
       switch (t) {
         case kOpEof:
-          return trailer();
+          if (!trailer()) return false;
+          st_->bytes_read = r_.offset();
+          return true;
         case kOpSelectDb: {
           uint64_t id;
           if (!r_.length(&id)) return false;

@@ -49,6 +49,7 @@ struct LoadStats {
   uint64_t empty_skipped = 0;
   int version = 0;
   std::string redis_ver;  // aux "redis-ver" when present
+  size_t bytes_read = 0;  // the image's length (an AOF may go on after it)
   int64_t used_mem = 0;   // aux "used-mem"
   // FUNCTION2 records: each library's code, for the caller to load once the
   // whole file has been read.

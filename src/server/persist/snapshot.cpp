@@ -20,6 +20,7 @@
 #include "resp/request_parser.h"
 #include "server/commands/introspection.h"
 #include "server/keyspace.h"
+#include "server/persist/aof/aof.h"
 #include "server/persist/persist.h"
 #include "server/process/os_tuning.h"
 #include "server/script/functions.h"
@@ -49,25 +50,6 @@ int64_t monoUs() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
-}
-
-// The child keeps no listening socket: a restarted server must be able to
-// bind the port while a child still writes. Only TCP/Unix listeners are
-// closed here (plain fds); RDMA resources are left alone entirely (see
-// RDMA.md, "Fork safety").
-void closeListeningSockets() {
-  DIR* d = opendir("/proc/self/fd");
-  if (d == nullptr) return;
-  std::vector<int> fds;
-  while (struct dirent* e = readdir(d)) {
-    int fd = atoi(e->d_name);
-    if (fd <= 2 || fd == dirfd(d)) continue;
-    int acc = 0;
-    socklen_t len = sizeof(acc);
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) == 0 && acc) fds.push_back(fd);
-  }
-  closedir(d);
-  for (int fd : fds) close(fd);
 }
 
 [[noreturn]] void childMain(int pipe_w, const SaveOptions& opt, int out_fd,
@@ -163,6 +145,25 @@ void childDone(pid_t pid, int status) {
 }
 
 }  // namespace
+
+// The child keeps no listening socket: a restarted server must be able to
+// bind the port while a child still writes. Only TCP/Unix listeners are
+// closed here (plain fds); RDMA resources are left alone entirely (see
+// RDMA.md, "Fork safety").
+void closeListeningSockets() {
+  DIR* d = opendir("/proc/self/fd");
+  if (d == nullptr) return;
+  std::vector<int> fds;
+  while (struct dirent* e = readdir(d)) {
+    int fd = atoi(e->d_name);
+    if (fd <= 2 || fd == dirfd(d)) continue;
+    int acc = 0;
+    socklen_t len = sizeof(acc);
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) == 0 && acc) fds.push_back(fd);
+  }
+  closedir(d);
+  for (int fd : fds) close(fd);
+}
 
 SnapshotState& state() {
   static SnapshotState s;
@@ -349,6 +350,10 @@ bool loadAtStart() {
   server::Server& srv = *server::g_server;
   SnapshotState& st = state();
   st.lastsave = nowSec();
+  // With appendonly yes the AOF is the data set, dump.rdb is not read (as
+  // Redis 7.0).
+  if (srv.config.appendonly) return aof::loadAtStart();
+  aof::readManifestAtStart();
   st.loading = true;
   st.loading_start = nowSec();
   st.loading_loaded_bytes = 0;
@@ -412,12 +417,17 @@ bool loadAtStart() {
 void cron() {
   SnapshotState& st = state();
   server::Server& srv = *server::g_server;
+  // While loading (the loop runs for -LOADING replies) nothing may save or
+  // rewrite: the data set is incomplete.
+  if (st.loading) return;
   if (st.child_pid > 0) {
     int status;
     pid_t r = waitpid(st.child_pid, &status, WNOHANG);
     if (r == st.child_pid) childDone(r, status);
-    return;
   }
+  aof::cron();
+  // One child at a time: a BGSAVE waits for the AOF rewrite.
+  if (st.child_pid > 0 || aof::rewriteInProgress()) return;
   if (st.bgsave_scheduled) {
     std::string err;
     startBgsave(&err);
@@ -436,7 +446,16 @@ void cron() {
   }
 }
 
+void beforeSleep() {
+  aof::beforeSleep();
+}
+
+bool applyConfig(const std::string& name, std::string* err) {
+  return aof::applyConfig(name, err);
+}
+
 const char* writeError() {
+  if (const char* e = aof::writeError()) return e;
   const server::Config& c = server::g_server->config;
   if (c.stop_writes_on_bgsave_error && !state().last_bgsave_ok && !savePoints().empty())
     return kMisconf;
@@ -444,6 +463,11 @@ const char* writeError() {
 }
 
 void killChild() {
+  aof::killChild();
+  killRdbChild();
+}
+
+void killRdbChild() {
   SnapshotState& st = state();
   if (st.child_pid <= 0) return;
   LOG_WARNING("There is a child saving an .rdb. Killing it!");
@@ -465,18 +489,25 @@ bool loading() {
 }
 
 void afterFlushAll() {
-  killChild();
+  killRdbChild();
   if (!savePoints().empty()) saveNow();
   server::g_server->dirty++;
 }
 
 bool shutdownSave(bool save, bool nosave, bool force) {
-  killChild();
   if (state().loading) {
     // A half-loaded dataset must never replace the file it comes from.
+    killChild();
     LOG_WARNING("Shutdown during loading: not saving");
     return true;
   }
+  if (aof::writingInitialAof() && !force) {
+    // The AOF has no base yet: exiting now would leave nothing to load.
+    LOG_WARNING("Writing initial AOF, can't exit.");
+    return false;
+  }
+  killChild();
+  aof::shutdown();
   if (nosave || (!save && savePoints().empty())) return true;
   LOG_NOTICE("Saving the final RDB snapshot before exiting.");
   if (saveNow()) return true;
@@ -511,13 +542,7 @@ void appendInfoPersistence(std::string* o) {
                        static_cast<unsigned long long>(st.last_load_keys_expired));
   server::appendFormat(o, "rdb_last_load_keys_loaded:%llu\r\n",
                        static_cast<unsigned long long>(st.last_load_keys_loaded));
-  server::appendFormat(o, "aof_enabled:0\r\naof_rewrite_in_progress:0\r\n");
-  server::appendFormat(o, "aof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\n");
-  server::appendFormat(
-      o, "aof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n");
-  server::appendFormat(o, "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\n");
-  server::appendFormat(
-      o, "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+  aof::appendInfo(o);
   if (st.loading) {
     double perc = st.loading_total_bytes ? 100.0 * static_cast<double>(st.loading_loaded_bytes) /
                                                static_cast<double>(st.loading_total_bytes)

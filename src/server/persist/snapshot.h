@@ -53,6 +53,8 @@ bool saveNow();
 // BGSAVE: forks a child that writes the file. False with *err when the
 // fork failed.
 bool startBgsave(std::string* err);
+// Stops a running BGSAVE child only (FLUSHALL leaves an AOF rewrite be).
+void killRdbChild();
 // The same fork for SYNC (server/repl/): with out_fd < 0 the child writes
 // the file as BGSAVE does (a disk-target SYNC is a BGSAVE in Redis too);
 // otherwise it writes the RDB image, then `trailer`, to out_fd (a pipe the
@@ -71,6 +73,14 @@ bool reloadFrom(const std::string& path, std::string* err);
 
 // DUMP and RESTORE (dump_cmds.cpp).
 void registerDumpCommands(server::CommandTable& t);
+
+// Replaces the function libraries with those of a loaded file. False (with
+// *err) when one does not load.
+bool applyFunctions(const LoadStats& stats, std::string* err);
+
+// In a forked child: closes the listening sockets (a restarted server
+// must be able to bind while the child still runs).
+void closeListeningSockets();
 
 // Private_Dirty bytes of this process (/proc/self/smaps_rollup).
 uint64_t privateDirtyBytes();

@@ -1,0 +1,192 @@
+// The data set as commands (a base with aof-use-rdb-preamble no): the
+// function libraries, then per database a SELECT and for every key the
+// command rebuilding it (SET, RPUSH, SADD, ZADD, HMSET in batches of 64
+// items, as Redis) followed by PEXPIREAT when it has a TTL.
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "server/db/hash.h"
+#include "server/db/list.h"
+#include "server/db/set.h"
+#include "server/db/zset.h"
+#include "server/persist/aof/base.h"
+#include "server/persist/snapshot.h"
+#include "server/script/functions.h"
+#include "server/server.h"
+
+namespace persist::aof {
+
+namespace {
+
+constexpr size_t kItemsPerCommand = 64;
+constexpr size_t kWriteChunk = 64 * 1024;
+constexpr size_t kAutoSyncBytes = 4 * 1024 * 1024;  // aof-rewrite-incremental-fsync
+
+class CommandWriter {
+ public:
+  CommandWriter(int fd, bool incremental_fsync) : fd_(fd), incremental_(incremental_fsync) {}
+
+  void command(std::initializer_list<std::string_view> args) {
+    header(args.size());
+    for (std::string_view a : args) bulk(a);
+  }
+  void header(size_t n) {
+    buf_ += '*';
+    buf_ += std::to_string(n);
+    buf_ += "\r\n";
+  }
+  void bulk(std::string_view a) {
+    buf_ += '$';
+    buf_ += std::to_string(a.size());
+    buf_ += "\r\n";
+    buf_.append(a.data(), a.size());
+    buf_ += "\r\n";
+    if (buf_.size() >= kWriteChunk) flush();
+  }
+  void raw(std::string_view s) { buf_.append(s.data(), s.size()); }
+
+  bool flush() {
+    size_t off = 0;
+    while (!failed_ && off < buf_.size()) {
+      ssize_t w = write(fd_, buf_.data() + off, buf_.size() - off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        failed_ = true;
+        errno_ = w < 0 ? errno : ENOSPC;
+        break;
+      }
+      off += static_cast<size_t>(w);
+      since_sync_ += static_cast<size_t>(w);
+    }
+    buf_.clear();
+    if (!failed_ && incremental_ && since_sync_ >= kAutoSyncBytes) {
+      fdatasync(fd_);
+      since_sync_ = 0;
+    }
+    return !failed_;
+  }
+  bool failed() const { return failed_; }
+  int error() const { return errno_; }
+
+ private:
+  int fd_;
+  bool incremental_;
+  std::string buf_;
+  size_t since_sync_ = 0;
+  bool failed_ = false;
+  int errno_ = 0;
+};
+
+// Items of one collection as batches of `cmd key item...`.
+class Batcher {
+ public:
+  Batcher(CommandWriter& w, const char* cmd, std::string_view key, size_t total, size_t per_item)
+      : w_(w), cmd_(cmd), key_(key), left_(total), per_item_(per_item) {}
+  // Call before each item's per_item bulks.
+  void item() {
+    if (in_batch_ == 0) {
+      size_t n = std::min(left_, kItemsPerCommand);
+      w_.header(2 + n * per_item_);
+      w_.bulk(cmd_);
+      w_.bulk(key_);
+      batch_size_ = n;
+    }
+    if (++in_batch_ == batch_size_) in_batch_ = 0;
+    left_--;
+  }
+
+ private:
+  CommandWriter& w_;
+  const char* cmd_;
+  std::string_view key_;
+  size_t left_;
+  size_t per_item_;
+  size_t in_batch_ = 0;
+  size_t batch_size_ = 0;
+};
+
+void emitValue(CommandWriter& w, std::string_view key, const db::Value& v) {
+  char scratch[64];
+  switch (v.kind()) {
+    case db::Kind::kList: {
+      const auto& l = *static_cast<const db::List*>(v.collection());
+      Batcher b(w, "RPUSH", key, l.size(), 1);
+      for (auto it = l.first(); it.valid(); it = l.next(it)) {
+        b.item();
+        w.bulk(l.get(it).view(scratch));
+      }
+      break;
+    }
+    case db::Kind::kSet: {
+      const db::Set* s = db::asSet(v);
+      Batcher b(w, "SADD", key, s->size(), 1);
+      s->forEach([&](std::string_view m) {
+        b.item();
+        w.bulk(m);
+      });
+      break;
+    }
+    case db::Kind::kHash: {
+      const db::Hash* h = db::asHash(v);
+      Batcher b(w, "HMSET", key, h->size(), 2);
+      h->forEach([&](std::string_view f, std::string_view val) {
+        b.item();
+        w.bulk(f);
+        w.bulk(val);
+      });
+      break;
+    }
+    case db::Kind::kZSet: {
+      const auto* z = static_cast<const db::ZSet*>(v.collection());
+      Batcher b(w, "ZADD", key, z->size(), 2);
+      z->forEach([&](std::string_view m, double score) {
+        char buf[64];
+        int n = snprintf(buf, sizeof(buf), "%.17g", score);
+        b.item();
+        w.bulk(std::string_view(buf, static_cast<size_t>(n)));
+        w.bulk(m);
+        return true;
+      });
+      break;
+    }
+    default:
+      w.command({"SET", key, v.str(scratch)});
+      break;
+  }
+}
+
+}  // namespace
+
+bool writeDatasetAsCommands(int fd, bool incremental_fsync, std::string* err) {
+  CommandWriter w(fd, incremental_fsync);
+  const server::Config& c = server::g_server->config;
+  if (c.aof_timestamp_enabled) w.raw("#TS:" + std::to_string(time(nullptr)) + "\r\n");
+  for (const std::string& code : server::script::libraryCodes())
+    w.command({"FUNCTION", "LOAD", code});
+  int64_t key_delay = c.rdb_key_save_delay;
+  for (db::Db* d : serverDbs()) {
+    if (d->size() == 0) continue;
+    std::string id = std::to_string(d->id());
+    w.command({"SELECT", id});
+    d->forEach([&](db::Entry* e) {
+      if (w.failed()) return;
+      if (key_delay > 0) usleep(static_cast<useconds_t>(key_delay));
+      emitValue(w, e->keyView(), e->val);
+      if (e->hasExpire()) {
+        std::string when = std::to_string(d->expireOf(e));
+        w.command({"PEXPIREAT", e->keyView(), when});
+      }
+    });
+  }
+  if (!w.flush()) {
+    *err = strerror(w.error());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace persist::aof
