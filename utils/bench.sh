@@ -139,16 +139,21 @@ round_ratio() {  # srv case
 # With "acl" as third argument the requests run as an ACL user whose rules
 # allow every command but only the benchmark's keys (~key:*), so that the
 # permission check (command bit and key pattern) is part of each request.
-instr_per_op() {  # binary test [acl]
-  local bin=$1 t=$2 counts=() srv_acl=() gen_acl=()
+# With "tracking" they come from RESP3 connections with CLIENT TRACKING ON
+# (our redis-benchmark, for both servers): every key read is remembered.
+instr_per_op() {  # binary test [acl|tracking]
+  local bin=$1 t=$2 counts=() srv_acl=() gen_acl=() gen=$RB
   if [ "${3:-}" = acl ]; then
     srv_acl=(--user bench on '>benchpw' '~key:*' '+@all')
     gen_acl=(--user bench -a benchpw)
+  elif [ "${3:-}" = tracking ]; then
+    gen=$RB_OURS
+    gen_acl=(-3 --tracking)
   fi
   for n in 20000 60000; do
     start_server callgrind "$work/cg.log" valgrind --tool=callgrind \
       --callgrind-out-file="$work/cg.out" "$bin" "${srv_acl[@]}"
-    $RB -p "$PORT" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+    "$gen" -p "$PORT" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
     stop_server "$PORT" "$PID"
     counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
   done
@@ -240,6 +245,8 @@ is_ours=$(instr_per_op $OURS set); is_redis=$(instr_per_op $REDIS set)
 echo "bench: callgrind instruction counts, ACL user with a key pattern"
 iga_ours=$(instr_per_op $OURS get acl); iga_redis=$(instr_per_op $REDIS get acl)
 isa_ours=$(instr_per_op $OURS set acl); isa_redis=$(instr_per_op $REDIS set acl)
+echo "bench: callgrind instruction counts, GET with CLIENT TRACKING ON"
+igt_ours=$(instr_per_op $OURS get tracking); igt_redis=$(instr_per_op $REDIS get tracking)
 datasets=(strings hashes sets-int sets-str zset)
 declare -A mem_desc=(
   [strings]="$KEYS strings (16-byte keys, 10-byte values)"
@@ -341,6 +348,7 @@ added() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%+.1f%%" : "-"), (a -
   echo "| SET | $is_ours | $is_redis | $(ratio "$is_ours" "$is_redis") |"
   echo "| GET as an ACL user (~key:* +@all) | $iga_ours | $iga_redis | $(ratio "$iga_ours" "$iga_redis") |"
   echo "| SET as an ACL user (~key:* +@all) | $isa_ours | $isa_redis | $(ratio "$isa_ours" "$isa_redis") |"
+  echo "| GET, RESP3 with CLIENT TRACKING ON | $igt_ours | $igt_redis | $(ratio "$igt_ours" "$igt_redis") |"
   echo
   echo "What the ACL check adds to a request (ACL user against the default user):"
   echo
@@ -348,6 +356,13 @@ added() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%+.1f%%" : "-"), (a -
   echo "|---|---|---|"
   echo "| GET | $(added "$iga_ours" "$ig_ours") | $(added "$iga_redis" "$ig_redis") |"
   echo "| SET | $(added "$isa_ours" "$is_ours") | $(added "$isa_redis" "$is_redis") |"
+  echo
+  echo "What remembering the keys read adds to GET (tracking against the default user's GET;"
+  echo "the RESP3 connection counts in it too):"
+  echo
+  echo "| command | ours | Redis |"
+  echo "|---|---|---|"
+  echo "| GET | $(added "$igt_ours" "$ig_ours") | $(added "$igt_redis" "$ig_redis") |"
   echo
   echo "Memory after loading each data set into an empty server (INFO used_memory, and RSS):"
   echo

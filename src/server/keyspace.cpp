@@ -39,6 +39,15 @@ db::Entry* lookupWriteKind(Client* c, std::string_view key, db::Kind k, bool* wr
   return checkKind(c, lookupWrite(c, key), k, wrongtype);
 }
 
+bool deleteStoreTarget(Client* c, std::string_view key) {
+  db::Entry* e = c->db()->peek(key);
+  if (e == nullptr) return false;
+  c->db()->removeEntry(e);
+  keyModified(c, key);
+  notify::keyEvent(c, notify::kGeneric, "del", key);
+  return true;
+}
+
 void keyModified(Client* c, std::string_view key) {
   keyModifiedInDb(c->db(), key);
 }

@@ -21,6 +21,11 @@ db::Entry* lookupWrite(Client* c, std::string_view key);
 // *wrongtype to true and return nullptr (so callers test *wrongtype first).
 db::Entry* lookupReadKind(Client* c, std::string_view key, db::Kind k, bool* wrongtype);
 db::Entry* lookupWriteKind(Client* c, std::string_view key, db::Kind k, bool* wrongtype);
+// A STORE command (SINTERSTORE, ZUNIONSTORE, SORT ... STORE, BITOP) whose
+// result is empty deletes its destination: as Redis 7.0, even a key whose
+// TTL has passed is deleted as a live one (a "del" event, no "expired").
+// Signals the change and publishes "del"; false when there was no key.
+bool deleteStoreTarget(Client* c, std::string_view key);
 // Every command that changes a key calls this once per key it changed.
 void keyModified(Client* c, std::string_view key);
 // Same, for a db other than the client's (MOVE, COPY, SWAPDB, FLUSH*).

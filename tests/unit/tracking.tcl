@@ -196,6 +196,60 @@ start_server {tags {tracking}} {
     list $exec $after
   } {{{OK 1} {}} tk}
 
+  test {A script's writes invalidate its caller after the reply, other readers at once} {
+    set c [tracking_client]
+    set d [tracking_client]
+    tracking_cmd $c mget tk tk2
+    tracking_cmd $d mget tk tk2
+    set script {redis.call('set', KEYS[1], '1') redis.call('set', 'tk2', '1') return 'r'}
+    set caller [tracking_cmd $c eval $script 1 tk]
+    set caller_after [tracking_drain $c]
+    set other [tracking_drain $d]
+    # A key the script writes and then reads stays remembered.
+    tracking_cmd $c get tk
+    set reread [tracking_cmd $c eval {redis.call('set', KEYS[1], '2') return redis.call('get', KEYS[1])} 1 tk]
+    set reread_after [tracking_drain $c]
+    r set tk 3
+    set still [tracking_drain $c]
+    # FLUSHALL from a script: the caller's null invalidation after the reply too.
+    set flush [tracking_cmd $c eval {redis.call('flushall') return 'f'} 0]
+    set flush_after [tracking_drain $c]
+    $c close
+    $d close
+    list $caller $caller_after $other $reread $reread_after $still $flush $flush_after
+  } {{r {}} {tk tk2} {tk tk2} {2 {}} tk tk {f {}} {{}}}
+
+  test {Scripts: the caller remembers the script's KEYS once it reads, as Redis 7.0} {
+    # Redis 7.0 remembers the keys the script was given (not the keys its
+    # reads named) each time the script runs a read-only command; EVAL_RO
+    # and FCALL_RO themselves remember nothing.
+    r mset sa 1 sb 2 sc 3
+    set c [tracking_client]
+    set out {}
+    tracking_cmd $c eval_ro {return redis.call('get', 'sb')} 1 sa
+    r set sb x
+    lappend out [tracking_drain $c]
+    r set sa x
+    lappend out [tracking_drain $c]
+    tracking_cmd $c eval {return redis.call('get', 'sc')} 1 sa
+    r set sc y
+    r set sa y
+    lappend out [tracking_drain $c]
+    tracking_cmd $c eval_ro {return 1} 1 sa
+    r set sa z
+    lappend out [tracking_drain $c]
+    r function load replace {#!lua name=trk
+      redis.register_function{function_name='rd', callback=function(k, a) return redis.call('get', 'sc') end, flags={'no-writes'}}}
+    tracking_cmd $c fcall_ro rd 2 sa sd
+    r set sc w
+    r mset sa w sd w
+    lappend out [tracking_drain $c]
+    $c close
+    r function delete trk
+    r del sa sb sc sd
+    set out
+  } {{} sa sa {} {sa sd}}
+
   test {FLUSHALL and FLUSHDB send a null invalidation to every tracking client} {
     set c [tracking_client]
     set b [tracking_client bcast]

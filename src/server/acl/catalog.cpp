@@ -55,6 +55,11 @@ void addCommand(server::Command* cmd, server::Command* parent) {
     info.fixed.push_back({k.index, k.lastkey, k.keystep, info.spec_perms[i]});
   }
   if (!info.all_fixed) info.fixed.clear();
+  if (info.all_fixed && info.fixed.size() == 1 && info.fixed[0].first > 0 &&
+      info.fixed[0].lastkey == 0) {
+    info.single_key = info.fixed[0].first;
+    info.single_key_perms = info.fixed[0].perms;
+  }
   std::string_view n = cmd->name;
   if (n == "publish" || n == "spublish")
     info.channels = ChannelArgs::kFirst;
@@ -62,6 +67,7 @@ void addCommand(server::Command* cmd, server::Command* parent) {
     info.channels = ChannelArgs::kAll;
   else if (n == "psubscribe")
     info.channels = ChannelArgs::kPatterns;
+  if (info.channels != ChannelArgs::kNone) info.single_key = 0;
   cmd->acl_id = static_cast<int>(g_catalog.size());
   g_catalog.push_back(std::move(info));
 }

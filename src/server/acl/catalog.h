@@ -54,6 +54,12 @@ struct CommandInfo {
   // then walks `fixed` only (with the KeyFlagsProc's permissions, if any).
   bool all_fixed = false;
   std::vector<FixedKeys> fixed;
+  // The common shape (GET, SET, HSET ...): one key at a fixed argv index,
+  // with the spec's permissions (or its KeyFlagsProc's), no channels. 0
+  // when the command has another shape. Lets the check skip the generic
+  // walk.
+  int single_key = 0;
+  uint8_t single_key_perms = 0;
 };
 
 namespace detail {

@@ -51,7 +51,10 @@ void logDenial(server::Client* c, const User& user, const CheckResult& r,
 // For dispatch: checks c's user; on denial replies -NOPERM, logs it and
 // returns false. context: "toplevel" or "multi" (queuing in MULTI). The
 // unrestricted user (default) is answered inline: it costs a load and a
-// test per command.
+// test per command. For a one-selector user and a command with its one key
+// at a fixed place (GET, SET, HSET ...) the check is a bit test and one
+// pattern match (about 80-120 instructions); denials and other shapes take
+// the generic walk.
 bool checkClientSlow(server::Client* c, const server::Command& cmd, std::string_view context);
 inline bool checkClient(server::Client* c, const server::Command& cmd, std::string_view context) {
   const User* u = c->acl_user.get();

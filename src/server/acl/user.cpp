@@ -1,6 +1,7 @@
 #include "server/acl/user.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "common/strutil.h"
@@ -84,20 +85,6 @@ void Selector::changeCategory(int cat, bool on) {
     if (commandInfo(static_cast<int>(id)).categories & (1u << cat))
       setCommandBit(static_cast<int>(id), on);
   }
-}
-
-void Selector::noteCommandRule(std::string rule, std::string_view subject) {
-  // A rule on a command replaces earlier ones on it and on its
-  // subcommands or first arguments; a category rule replaces earlier
-  // rules on that category.
-  std::string prefix = std::string(subject) + "|";
-  rules_.erase(std::remove_if(rules_.begin(), rules_.end(),
-                              [&](const auto& r) {
-                                return r.second == subject ||
-                                       (subject[0] != '@' && r.second.rfind(prefix, 0) == 0);
-                              }),
-               rules_.end());
-  rules_.emplace_back(std::move(rule), std::string(subject));
 }
 
 bool Selector::allowsFirstArg(int id, std::string_view argv1) const {
@@ -230,14 +217,12 @@ bool Selector::setRule(std::string_view rule, std::string* err) {
     std::fill(allowed_.begin(), allowed_.end(), ~uint64_t{0});
     all_commands_ = true;
     first_args_.clear();
-    rules_.clear();
     return true;
   }
   if (low == "nocommands" || low == "-@all") {
     std::fill(allowed_.begin(), allowed_.end(), 0);
     all_commands_ = false;
     first_args_.clear();
-    rules_.clear();
     return true;
   }
   if (rule[0] != '+' && rule[0] != '-') {
@@ -245,11 +230,6 @@ bool Selector::setRule(std::string_view rule, std::string* err) {
     return false;
   }
   bool on = rule[0] == '+';
-  // Rules that change nothing are not recorded, so the description stays
-  // the shortest one that rebuilds the bitmap (as Redis 7.0 shows it).
-  std::vector<uint64_t> before = allowed_;
-  auto first_before = first_args_;
-  std::string subject;
   if (rule.size() > 1 && rule[1] == '@') {
     int cat = categoryIndex(rule.substr(2));
     if (cat < 0) {
@@ -257,7 +237,6 @@ bool Selector::setRule(std::string_view rule, std::string* err) {
       return false;
     }
     changeCategory(cat, on);
-    subject = "@" + std::string(kCategoryNames[cat]);
   } else {
     std::string first_arg;
     bool bad_sub = false;
@@ -277,23 +256,96 @@ bool Selector::setRule(std::string_view rule, std::string* err) {
       auto& args = first_args_[id];
       std::string la = lower(first_arg);
       if (std::find(args.begin(), args.end(), la) == args.end()) args.push_back(la);
-      subject = commandInfo(id).full_name + "|" + la;
     } else if (commandInfo(id).parent == nullptr) {
       changeCommand(id, on);
-      subject = commandInfo(id).full_name;
     } else {
       setCommandBit(id, on);
-      subject = commandInfo(id).full_name;
     }
   }
-  if (before == allowed_ && first_before == first_args_) return true;
-  noteCommandRule((on ? "+" : "-") + subject, subject);
   return true;
 }
 
+// Redis 7.0 keeps no rule text: it rebuilds a description from the bitmap.
+// Start from +@all (when future commands are allowed) or -@all; then, while
+// some category has more commands agreeing with the selector than not,
+// name the one with the fewest commands that disagree (ties: the most that
+// agree, then the first in category order). The counting runs on a scratch
+// bitmap in which every named category counts as settled (its commands take
+// the value opposite to the rule, so they agree no more). Last, name each
+// single command (then its subcommands, then its first arguments) whose
+// bit still differs from what the named rules give. Redis walks its
+// commands in hash-table order, which changes from run to run; we walk
+// ours in table order.
 std::string Selector::describeCommands() const {
-  std::string out = all_commands_ ? "+@all" : "-@all";
-  for (const auto& r : rules_) out += " " + r.first;
+  const bool additive = !all_commands_;
+  std::string out = additive ? "-@all" : "+@all";
+  const size_t n = commandCount();
+  auto bit = [](const std::vector<uint64_t>& map, size_t id) {
+    return ((map[id >> 6] >> (id & 63)) & 1) != 0;
+  };
+  auto set = [](std::vector<uint64_t>& map, size_t id, bool on) {
+    uint64_t b = uint64_t{1} << (id & 63);
+    if (on)
+      map[id >> 6] |= b;
+    else
+      map[id >> 6] &= ~b;
+  };
+  // shown: what the rules printed so far give; scratch: the selector's
+  // bitmap with the named categories settled.
+  std::vector<uint64_t> shown(allowed_.size(), additive ? 0 : ~uint64_t{0});
+  std::vector<uint64_t> scratch = allowed_;
+  bool named[kCategoryCount] = {};
+  for (;;) {
+    int best = -1;
+    size_t min_diff = SIZE_MAX, max_same = 0;
+    for (int cat = 0; cat < kCategoryCount; cat++) {
+      if (named[cat]) continue;
+      const uint32_t mask = 1u << cat;
+      size_t on = 0, off = 0;
+      for (size_t id = 0; id < n; id++) {
+        if (commandInfo(static_cast<int>(id)).categories & mask) (bit(scratch, id) ? on : off)++;
+      }
+      size_t diff = additive ? off : on, same = additive ? on : off;
+      if (same > diff && (diff < min_diff || (diff == min_diff && same > max_same))) {
+        best = cat;
+        min_diff = diff;
+        max_same = same;
+      }
+    }
+    if (best < 0) break;
+    named[best] = true;
+    out += additive ? " +@" : " -@";
+    out += kCategoryNames[best];
+    for (size_t id = 0; id < n; id++) {
+      if (!(commandInfo(static_cast<int>(id)).categories & (1u << best))) continue;
+      set(shown, id, additive);
+      set(scratch, id, !additive);
+    }
+  }
+  auto single = [&](size_t id) {
+    const bool mine = bit(allowed_, id);
+    const CommandInfo& info = commandInfo(static_cast<int>(id));
+    if (mine != bit(shown, id)) {
+      out += mine ? " +" : " -";
+      out += info.full_name;
+      set(shown, id, mine);
+      if (info.parent == nullptr) {
+        for (const server::Command& sub : info.cmd->subcommands)
+          set(shown, static_cast<size_t>(sub.acl_id), mine);
+      }
+    }
+    return mine;
+  };
+  for (size_t id = 0; id < n; id++) {
+    const CommandInfo& info = commandInfo(static_cast<int>(id));
+    if (info.parent != nullptr) continue;
+    const bool mine = single(id);
+    for (const server::Command& sub : info.cmd->subcommands)
+      single(static_cast<size_t>(sub.acl_id));
+    auto it = first_args_.find(static_cast<int>(id));
+    if (mine || it == first_args_.end()) continue;
+    for (const std::string& a : it->second) out += " +" + info.full_name + "|" + a;
+  }
   return out;
 }
 

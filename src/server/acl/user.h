@@ -100,15 +100,11 @@ class Selector {
   void setCommandBit(int id, bool on);
   void changeCommand(int id, bool on);  // with its subcommands
   void changeCategory(int cat, bool on);
-  void noteCommandRule(std::string rule, std::string_view subject);
   bool setKeyRule(std::string_view rule, std::string* err);
 
   std::vector<uint64_t> allowed_;
   bool all_commands_ = false;  // +@all: future commands too
   std::map<int, std::vector<std::string>> first_args_;
-  // The command rules as applied, later rules replacing earlier ones on
-  // the same command or category (the description ACL LIST shows).
-  std::vector<std::pair<std::string, std::string>> rules_;  // (rule, subject)
   bool all_keys_ = false;
   std::vector<KeyPattern> keys_;
   bool all_channels_ = false;

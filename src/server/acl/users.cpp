@@ -244,11 +244,23 @@ bool setUser(std::string_view name, const std::vector<std::string_view>& rules, 
   }
   UserPtr existing = findUser(name);
   User work = existing ? *existing : User(std::string(name));
-  for (std::string_view r : rules) {
+  for (size_t i = 0; i < rules.size(); i++) {
     std::string why;
+    std::string_view r = rules[i];
+    std::string joined;
     if (!r.empty() && r[0] == '(' && r.back() != ')') {
-      *err = "Unmatched parenthesis in acl selector starting at '" + std::string(r) + "'.";
-      return false;
+      // A selector given as several arguments ("(+get" "~k*)"): joined
+      // with spaces up to the argument that closes it, as Redis does.
+      joined = r;
+      size_t j = i + 1;
+      while (j < rules.size() && (rules[j].empty() || rules[j].back() != ')')) j++;
+      if (j == rules.size()) {
+        *err = "Unmatched parenthesis in acl selector starting at '" + std::string(r) + "'.";
+        return false;
+      }
+      for (size_t k = i + 1; k <= j; k++) joined += " " + std::string(rules[k]);
+      r = joined;
+      i = j;
     }
     if (!work.setRule(r, &why)) {
       *err = "Error in ACL SETUSER modifier '" + std::string(r) + "': " + why;

@@ -258,9 +258,8 @@ void bitopCommand(Client* c) {
     c->db()->set(dest, db::Value::fromBytes(result, true), false);
     keyModified(c, dest);
     notify::keyEvent(c, notify::kString, "set", dest);
-  } else if (c->db()->remove(dest)) {
-    keyModified(c, dest);
-    notify::keyEvent(c, notify::kGeneric, "del", dest);
+  } else {
+    deleteStoreTarget(c, dest);
   }
   c->addInteger(static_cast<int64_t>(result.size()));
 }

@@ -113,10 +113,7 @@ void storeGeneric(Client* c, Op op) {
   db::Value result = compute(op, sets);
   size_t n = db::asSet(result)->size();
   if (n == 0) {
-    if (c->db()->remove(dst)) {
-      keyModified(c, dst);
-      notify::keyEvent(c, notify::kGeneric, "del", dst);
-    }
+    deleteStoreTarget(c, dst);
   } else {
     c->db()->set(dst, std::move(result), false);
     keyModified(c, dst);

@@ -270,10 +270,7 @@ void sortGeneric(Client* c, bool readonly) {
   db::Db* d = c->db();
   if (stored == 0) {
     delete l;
-    if (d->remove(a.store)) {
-      keyModified(c, a.store);
-      notify::keyEvent(c, notify::kGeneric, "del", a.store);
-    }
+    deleteStoreTarget(c, a.store);
   } else {
     l->updateEncoding(static_cast<int>(g_server->config.list_max_listpack_size),
                       static_cast<int>(g_server->config.list_compress_depth));

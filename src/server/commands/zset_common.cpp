@@ -71,10 +71,7 @@ void zsetStoreResult(Client* c, std::string_view key, const ZElements& elements,
                      const char* event) {
   db::Db* d = c->db();
   if (elements.empty()) {
-    if (d->remove(key)) {
-      keyModified(c, key);
-      notify::keyEvent(c, notify::kGeneric, "del", key);
-    }
+    deleteStoreTarget(c, key);
     return;
   }
   size_t max_len = 0;

@@ -21,6 +21,7 @@ extern "C" {
 #include "server/script/lua_convert.h"
 #include "server/script/run_context.h"
 #include "server/server.h"
+#include "server/tracking/tracking.h"
 #include "server/version.h"
 
 namespace server::script {
@@ -135,6 +136,7 @@ int genericCall(lua_State* L, bool raise) {
   sc->swapArgv(&argv);
   callCommand(sc, cmd);
   sc->swapArgv(&argv);
+  if ((cmd->flags & kReadOnly) && tracking::anyClient()) tracking::scriptRead(ctx->caller);
   takeReply(sc, &reply);
   if (pushReplyAsLua(L, reply.data(), reply.size()) == 0) {
     return failCall(L, raise, "Error converting the reply of a command called from script");

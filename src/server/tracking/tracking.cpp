@@ -15,6 +15,7 @@
 #include "server/multi.h"
 #include "server/obuf_limits.h"
 #include "server/pubsub.h"
+#include "server/script/script.h"
 #include "server/server.h"
 #include "server/tracking/tracking_state.h"
 
@@ -117,9 +118,13 @@ void sendKey(Client* c, std::string_view key) {
 }
 
 // True when c is running the current command: its invalidations wait for
-// the reply (Redis 7.0).
+// the reply (Redis 7.0). A script's commands run on the script client, so
+// while one runs its caller is the client running.
 bool isRunning(const Client* c) {
-  return c == g_server->current_client;
+  const Client* cur = g_server->current_client;
+  if (c == cur) return true;
+  if (cur == nullptr || !(cur->flags & kScriptClient)) return false;
+  return script::runningCaller() == c;
 }
 
 void rememberForBroadcast(Tables& t, std::string_view key, Client* by) {
@@ -233,9 +238,13 @@ void beforeCommand() {
   t.limit_rounds++;
 }
 
-void afterCommand(Client* c, const Command* cmd) {
+namespace {
+
+// Remembers the keys cmd names in c's argv for c (default mode), unless
+// OPTIN/OPTOUT and CLIENT CACHING say otherwise for this command.
+void rememberKeys(Client* c, const Command* cmd) {
   State* st = c->tracking_state;
-  if (st == nullptr || st->bcast || !(cmd->flags & kReadOnly)) return;
+  if (st == nullptr || st->bcast) return;
   if (st->optin && !st->caching) return;
   if (st->optout && st->caching) return;
   Tables& t = tables();
@@ -254,6 +263,22 @@ void afterCommand(Client* c, const Command* cmd) {
     ids.insert(at, id);
     t.items++;
   }
+}
+
+}  // namespace
+
+void afterCommand(Client* c, const Command* cmd) {
+  if (c->tracking_state == nullptr || !(cmd->flags & kReadOnly)) return;
+  // EVAL_RO, EVALSHA_RO, FCALL_RO (the commands whose keys may be zero):
+  // their keys are remembered when the script reads (scriptRead), not
+  // for running it.
+  if (cmd->flags & kNoMandatoryKeys) return;
+  rememberKeys(c, cmd);
+}
+
+void scriptRead(Client* caller) {
+  if (caller == nullptr || caller->tracking_state == nullptr || caller->cur_cmd == nullptr) return;
+  rememberKeys(caller, caller->cur_cmd);
 }
 
 void afterOutermostCommand(Client* c, const Command* cmd) {

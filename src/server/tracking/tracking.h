@@ -1,11 +1,10 @@
 // Client-side caching support (CLIENT TRACKING), as Redis 7.0 does it.
 //
 // Default mode: after a read-only command of a tracking client, the keys
-// it named are remembered in the tracking table (key name -> client ids,
-// across dbs, as in Redis). When any of those keys is modified (commands,
-// expiry, eviction) every client that read it gets one invalidation
-// message and the key is forgotten until read again. OPTIN remembers keys
-// only for the command after CLIENT CACHING YES; OPTOUT remembers keys
+// it named are remembered (for scripts, see scriptRead) in the tracking table (key name -> client
+// ids, across dbs, as in Redis). When any of those keys is modified (commands, expiry, eviction)
+// every client that read it gets one invalidation message and the key is forgotten until read
+// again. OPTIN remembers keys only for the command after CLIENT CACHING YES; OPTOUT remembers keys
 // except for the command after CLIENT CACHING NO.
 //
 // BCAST mode: nothing is remembered; the client registers prefixes ("" =
@@ -58,6 +57,11 @@ void beforeCommand();
 // After a command ran (nested ones inside EXEC included): remembers the
 // keys of a read-only command for a tracking client.
 void afterCommand(Client* c, const Command* cmd);
+// A script run by `caller` (EVAL*, FCALL*, its current command) ran a
+// read-only command: as Redis 7.0, the caller remembers the keys the
+// script was given (KEYS), not the keys the read named; a script that
+// never reads leaves nothing remembered.
+void scriptRead(Client* caller);
 // After the outermost command and its reply: sends the invalidations held
 // for the client that ran it, and ends a CLIENT CACHING yes|no that
 // applied to it (not while in MULTI, not after a CLIENT command).
