@@ -17,6 +17,8 @@
 
 namespace persist {
 
+class ChildProgress;
+
 struct SaveOptions {
   bool compression = true;        // rdbcompression
   bool checksum = true;           // rdbchecksum
@@ -26,6 +28,8 @@ struct SaveOptions {
   int64_t key_save_delay_us = 0;  // rdb-key-save-delay (tests: a slow save)
   // Function libraries' code, written as FUNCTION2 records before the data.
   std::vector<std::string> function_libraries;
+  // In a forked child: told of every key written (INFO current_* figures).
+  ChildProgress* progress = nullptr;
 };
 
 // Writes the RDB file (header, aux fields, every non-empty db, EOF,

@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,8 +19,8 @@
 #include "resp/request_parser.h"
 #include "server/commands/introspection.h"
 #include "server/keyspace.h"
+#include "server/persist/child_info.h"
 #include "server/persist/persist.h"
-#include "server/process/os_tuning.h"
 #include "server/script/functions.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
@@ -70,21 +69,19 @@ void closeListeningSockets() {
   for (int fd : fds) close(fd);
 }
 
-[[noreturn]] void childMain(int pipe_w) {
-  prctl(PR_SET_NAME, "redis-rdb-bgsave");
+[[noreturn]] void childMain() {
   closeListeningSockets();
   std::string err;
-  bool ok = saveRdbFile(server::g_server->config.dbfilename, serverDbs(), saveOptions(), &err);
+  ChildProgress progress(ChildKind::kRdb);
+  SaveOptions opt = saveOptions();
+  opt.progress = &progress;
+  bool ok = saveRdbFile(server::g_server->config.dbfilename, serverDbs(), opt, &err);
   if (ok) {
     LOG_NOTICE("DB saved on disk");
+    progress.finished();  // the final copy-on-write size (rdb_last_cow_size)
   } else {
     LOG_WARNING("%s", err.c_str());
   }
-  uint64_t cow = privateDirtyBytes();
-  if (cow > 0)
-    LOG_NOTICE("Fork CoW for RDB: current %llu MB", static_cast<unsigned long long>(cow >> 20));
-  ssize_t w = write(pipe_w, &cow, sizeof(cow));
-  (void)w;
   // _exit: no destructors, no atexit handlers, no stdio flush of the
   // parent's buffers; in particular nothing in the child calls into verbs.
   _exit(ok ? 0 : 1);
@@ -111,12 +108,7 @@ void childDone(pid_t pid, int status) {
     std::string tmp = "temp-" + std::to_string(pid) + ".rdb";
     unlink(tmp.c_str());
   }
-  if (st.child_pipe >= 0) {
-    uint64_t cow = 0;
-    if (read(st.child_pipe, &cow, sizeof(cow)) == sizeof(cow)) st.last_cow_size = cow;
-    close(st.child_pipe);
-    st.child_pipe = -1;
-  }
+  childReaped();
   st.last_bgsave_time_sec = (monoUs() / 1000 - st.child_start_ms) / 1000;
   st.child_pid = -1;
 }
@@ -187,20 +179,6 @@ std::vector<db::Db*> serverDbs() {
   return v;
 }
 
-uint64_t privateDirtyBytes() {
-  FILE* f = fopen("/proc/self/smaps_rollup", "r");
-  if (f == nullptr) f = fopen("/proc/self/smaps", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  uint64_t total = 0;
-  while (fgets(line, sizeof(line), f)) {
-    unsigned long long kb;
-    if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) total += kb * 1024;
-  }
-  fclose(f);
-  return total;
-}
-
 bool saveNow() {
   SnapshotState& st = state();
   std::string err;
@@ -218,38 +196,18 @@ bool saveNow() {
 
 bool startBgsave(std::string* err) {
   SnapshotState& st = state();
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    *err = std::string("pipe: ") + strerror(errno);
-    return false;
-  }
   st.dirty_before_bgsave = server::g_server->dirty;
   st.last_bgsave_try = nowSec();
-  int64_t t0 = monoUs();
-  fflush(nullptr);  // nothing buffered may be written twice
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(p[0]);
-    // oom-score-adj's value for background children (ignored on failure, as
-    // Redis does in its children).
-    const server::Config& c = server::g_server->config;
-    server::process::applyOomScoreAdj(c.oom_score_adj, c.oom_score_adj_values,
-                                      server::process::kOomBgChild);
-    childMain(p[1]);
-  }
-  close(p[1]);
+  pid_t pid = forkChild(ChildKind::kRdb, "redis-rdb-bgsave");
+  if (pid == 0) childMain();
   if (pid < 0) {
-    close(p[0]);
     st.last_bgsave_ok = false;
     *err = std::string("Can't save in background: fork: ") + strerror(errno);
     LOG_WARNING("%s", err->c_str());
     return false;
   }
-  st.latest_fork_usec = monoUs() - t0;
-  st.total_forks++;
   st.rdb_saves++;
   st.child_pid = pid;
-  st.child_pipe = p[0];
   st.child_start_ms = monoUs() / 1000;
   st.bgsave_scheduled = false;
   LOG_NOTICE("Background saving started by pid %d", static_cast<int>(pid));
@@ -352,6 +310,7 @@ void cron() {
   SnapshotState& st = state();
   server::Server& srv = *server::g_server;
   if (st.child_pid > 0) {
+    pollChildInfo();  // current_cow_size and friends
     int status;
     pid_t r = waitpid(st.child_pid, &status, WNOHANG);
     if (r == st.child_pid) childDone(r, status);
@@ -391,8 +350,7 @@ void killChild() {
   waitpid(st.child_pid, &status, 0);
   std::string tmp = "temp-" + std::to_string(st.child_pid) + ".rdb";
   unlink(tmp.c_str());
-  if (st.child_pipe >= 0) close(st.child_pipe);
-  st.child_pipe = -1;
+  childReaped();
   st.child_pid = -1;
 }
 
@@ -430,9 +388,7 @@ void appendInfoPersistence(std::string* o) {
   server::Server& s = *server::g_server;
   bool in_progress = st.child_pid > 0;
   server::appendFormat(o, "loading:%d\r\nasync_loading:0\r\n", st.loading ? 1 : 0);
-  server::appendFormat(o, "current_cow_peak:0\r\ncurrent_cow_size:0\r\n");
-  server::appendFormat(o, "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\n");
-  server::appendFormat(o, "current_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\n");
+  appendInfoCurrentChild(o);
   server::appendFormat(o, "rdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n",
                        static_cast<ll>(s.dirty), in_progress ? 1 : 0);
   server::appendFormat(o, "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n",
@@ -443,7 +399,7 @@ void appendInfoPersistence(std::string* o) {
       static_cast<ll>(in_progress ? (monoUs() / 1000 - st.child_start_ms) / 1000 : -1),
       static_cast<unsigned long long>(st.rdb_saves));
   server::appendFormat(o, "rdb_last_cow_size:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
-                       static_cast<unsigned long long>(st.last_cow_size),
+                       static_cast<unsigned long long>(lastCowSize(ChildKind::kRdb)),
                        static_cast<unsigned long long>(st.last_load_keys_expired));
   server::appendFormat(o, "rdb_last_load_keys_loaded:%llu\r\n",
                        static_cast<unsigned long long>(st.last_load_keys_loaded));
@@ -453,7 +409,8 @@ void appendInfoPersistence(std::string* o) {
       o, "aof_current_rewrite_time_sec:-1\r\naof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n");
   server::appendFormat(o, "aof_rewrites_consecutive_failures:0\r\naof_last_write_status:ok\r\n");
   server::appendFormat(
-      o, "aof_last_cow_size:0\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+      o, "aof_last_cow_size:%llu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+      static_cast<unsigned long long>(lastCowSize(ChildKind::kAof)));
   if (st.loading) {
     double perc = st.loading_total_bytes ? 100.0 * static_cast<double>(st.loading_loaded_bytes) /
                                                static_cast<double>(st.loading_total_bytes)
@@ -477,9 +434,7 @@ void appendInfoPersistence(std::string* o) {
 }
 
 void appendInfoForkStats(std::string* o) {
-  server::appendFormat(o, "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n",
-                       static_cast<long long>(state().latest_fork_usec),
-                       static_cast<unsigned long long>(state().total_forks));
+  appendInfoForkFigures(o);
 }
 
 }  // namespace persist
