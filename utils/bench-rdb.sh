@@ -2,9 +2,10 @@
 # RDB snapshots, this server against Debian's redis-server 7.0 (run by
 # utils/bench.sh, which appends the output to BENCHMARKS.md; runs alone too).
 # One mixed data set of BENCH_RDB_KEYS keys (default 1000000): 60% strings
-# (half of them integers), 10% each small hashes, small sets (integer and
-# string members), small sorted sets and small lists, loaded into each server
-# with redis-cli --pipe. Then, per server and round (BENCH_RDB_ROUNDS,
+# (half of them integers), 10% each hashes, sets (integer and string
+# members), sorted sets and lists, 99% of them small (listpack/intset) and 1%
+# big (hashtable, skiplist, quicklist of several nodes); one key in 16 has a
+# TTL. Loaded into each server with redis-cli --pipe. Then, per server and round (BENCH_RDB_ROUNDS,
 # default 3, medians reported):
 #   - SAVE wall time and the size of dump.rdb;
 #   - load time at start ("DB loaded from disk: X seconds" in the log, the
@@ -52,34 +53,55 @@ gen() {
 import sys
 n = int(sys.argv[1])
 out = sys.stdout.buffer
+buf = []
 def cmd(*args):
     parts = [b'*%d\r\n' % len(args)]
     for a in args:
         parts.append(b'$%d\r\n%s\r\n' % (len(a), a))
-    out.write(b''.join(parts))
+    buf.append(b''.join(parts))
+    if len(buf) >= 4096:
+        out.write(b''.join(buf))
+        buf.clear()
+# Per 10 keys: 3 strings, 3 integers, then one hash, set, sorted set and
+# list. One collection in 100 is big (a hashtable, skiplist or multi-node
+# quicklist); every 16th key has a TTL far in the future.
 for i in range(n):
     k = i % 10
+    big = (i // 10) % 100 == 0
     if k < 3:
-        cmd(b'SET', b'str:%09d' % i, b'value-%d-abcdefghij' % i)
+        key = b'str:%09d' % i
+        cmd(b'SET', key, b'value-%d-abcdefghij' % i)
     elif k < 6:
-        cmd(b'SET', b'int:%09d' % i, b'%d' % (i * 7919))
+        key = b'int:%09d' % i
+        cmd(b'SET', key, b'%d' % (i * 7919))
     elif k == 6:
-        args = [b'HSET', b'hash:%09d' % i]
-        for f in range(8):
+        key = b'hash:%09d' % i
+        args = [b'HSET', key]
+        for f in range(600 if big else 8):
             args += [b'field%d' % f, b'v%d' % (i + f)]
         cmd(*args)
     elif k == 7:
-        if i % 20 < 10:
-            cmd(b'SADD', b'iset:%09d' % i, *[b'%d' % (i + m) for m in range(8)])
+        if big:
+            key = b'bset:%09d' % i
+            cmd(b'SADD', key, *[b'member:%d' % (i + m) for m in range(600)])
+        elif i % 20 < 10:
+            key = b'iset:%09d' % i
+            cmd(b'SADD', key, *[b'%d' % (i + m) for m in range(8)])
         else:
-            cmd(b'SADD', b'sset:%09d' % i, *[b'tag:%d' % (i + m) for m in range(8)])
+            key = b'sset:%09d' % i
+            cmd(b'SADD', key, *[b'tag:%d' % (i + m) for m in range(8)])
     elif k == 8:
-        args = [b'ZADD', b'zset:%09d' % i]
-        for m in range(8):
+        key = b'zset:%09d' % i
+        args = [b'ZADD', key]
+        for m in range(300 if big else 8):
             args += [b'%d.5' % (i + m), b'member:%d' % m]
         cmd(*args)
     else:
-        cmd(b'RPUSH', b'list:%09d' % i, *[b'item-%d' % (i + m) for m in range(8)])
+        key = b'list:%09d' % i
+        cmd(b'RPUSH', key, *[b'item-%d' % (i + m) for m in range(1000 if big else 8)])
+    if i % 16 == 5:
+        cmd(b'EXPIRE', key, b'%d' % (1000000 + i))
+out.write(b''.join(buf))
 PYEOF
 }
 
@@ -136,7 +158,8 @@ done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
 echo
 echo "RDB snapshots of one mixed data set of $KEYS keys (60% strings, half integers; 10% each"
-echo "hashes of 8 fields, sets of 8 members (integer or string), sorted sets of 8, lists of 8):"
+echo "hashes, sets (integer or string members), sorted sets and lists, 99% of them of 8 elements"
+echo "and 1% big: hashes and sets of 600, sorted sets of 300, lists of 1000; 1 key in 16 with a TTL):"
 echo "medians of $ROUNDS rounds. BGSAVE runs under a SET load of 50 clients on random keys."
 echo
 echo "| measure | ours | Redis 7.0 | ratio |"
