@@ -127,6 +127,12 @@ bool List::appendWhole(Listpack& lp, int fill, int compress) {
     lp_ = std::move(lp);
     return true;
   }
+  if (ql_ == nullptr && !listpackOverLimit(fill, lp_.bytes() + lp.bytes() - Listpack::kHeader,
+                                           lp_.size() + lp.size())) {
+    // Still one listpack, as pushing the elements would have kept it.
+    lp_.appendAll(lp);
+    return true;
+  }
   if (ql_ == nullptr) {
     // lp_ is within the limit (it came whole, or pushes kept it there):
     // it becomes the first node as it is.

@@ -68,10 +68,11 @@ class List : public Collection {
   // listpack that would exceed the limit into a quicklist first, so a big
   // multi-element push never grows (and memmoves) one oversized listpack.
   void prepareGrowth(int fill, size_t bytes, size_t count, int compress = 0);
-  // Appends the elements of lp at the tail as a unit (RDB loading): an
-  // empty list takes lp as its listpack, a quicklist takes it as a node,
-  // when it is within the fill limit; false (nothing done) otherwise, and
-  // the caller pushes the elements one by one.
+  // Appends the elements of lp at the tail as a unit (RDB loading), when lp
+  // is within the fill limit: a listpack list takes them while it stays
+  // within the limit, else it becomes a quicklist and lp a node of it.
+  // False (nothing done) when lp is over the limit: the caller then pushes
+  // the elements one by one.
   bool appendWhole(Listpack& lp, int fill, int compress = 0);
 
  private:

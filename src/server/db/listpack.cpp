@@ -376,6 +376,17 @@ void Listpack::appendInt(int64_t v) {
   setCount(static_cast<uint32_t>(size() + 1));
 }
 
+void Listpack::appendAll(const Listpack& other) {
+  if (other.empty()) return;
+  // Elements carry their own lengths (backlen included), so the element
+  // bytes of two listpacks simply follow each other.
+  uint32_t len = static_cast<uint32_t>(other.bytes() - kHeader);
+  uint32_t at = static_cast<uint32_t>(buf_ ? bytes() : kHeader);
+  openGap(at, len);
+  memcpy(buf_ + at, other.buf_ + kHeader, len);
+  setCount(static_cast<uint32_t>(size() + other.size()));
+}
+
 void Listpack::prepend(std::string_view s) {
   insertBefore(first(), s);
 }

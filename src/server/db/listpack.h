@@ -90,6 +90,8 @@ class Listpack {
   // ---- modifying
   void append(std::string_view s);
   void appendInt(int64_t v);
+  // Appends every element of other, in order (one copy of its bytes).
+  void appendAll(const Listpack& other);
   void prepend(std::string_view s);
   // Inserts s before the element at p (p == kNone appends). Returns the
   // position of the new element.
@@ -133,6 +135,8 @@ class ListpackBuilder {
 
   void append(std::string_view s);
   void appendInt(int64_t v);
+  // Appends every element of other, in order (one copy of its bytes).
+  void appendAll(const Listpack& other);
   void append(const LpValue& v) {
     if (v.is_int)
       appendInt(v.ival);
