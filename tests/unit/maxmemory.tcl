@@ -191,8 +191,12 @@ start_server {tags {maxmemory external:skip}} {
     set hot [mm_count k 0 500]
     set cold [mm_count k 500 1000]
     assert_morethan [mm_info evicted_keys] 300
-    assert_morethan $hot 450
+    # Sampled eviction is approximate, and on a loaded machine the LRU clock
+    # may tick while the new keys go in, which makes the hot keys the oldest
+    # once the cold ones run short: bounds with room for both.
+    assert_morethan $hot 400
     assert_lessthan $cold 250
+    assert_morethan [expr {$hot - $cold}] 200
     # The new keys are as recent as the hot ones.
     assert_morethan [mm_count n 0 400] 350
   }

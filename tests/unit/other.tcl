@@ -41,16 +41,21 @@ start_server {tags {other external:skip}} {
   } {busy-poll-us 200}
 
   test {busy-poll-us: an idle server spins only while it is set} {
+    # CPU seconds over 1.5 s of wall time. On a loaded machine a spinning
+    # server gets only its share of a core, so the check is a ratio: a
+    # spinning server burns many times what a sleeping one does (which is
+    # close to nothing).
     r config set busy-poll-us 1000000
     set c0 [used_cpu]
-    after 1000
+    after 1500
     set spun [expr {[used_cpu] - $c0}]
     r config set busy-poll-us 0
     set c0 [used_cpu]
-    after 1000
+    after 1500
     set idle [expr {[used_cpu] - $c0}]
-    assert_morethan $spun 0.2
-    assert_lessthan $idle 0.1
+    assert_morethan $spun 0.05
+    assert_morethan $spun [expr {5 * max($idle, 0.01)}]
+    assert_lessthan $idle 0.15
     # Requests are served while spinning as when sleeping.
     r config set busy-poll-us 1000
     r set k v
