@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/dict.h"
 #include "common/log.h"
 #include "server/commands/introspection.h"
 #include "server/process/os_tuning.h"
@@ -123,6 +124,7 @@ pid_t forkChild(ChildKind kind, const char* proc_name) {
   }
   st.latest_fork_usec = monoUs() - t0;
   st.total_forks++;
+  common::g_dict_avoid_resize = true;    // until childReaped()
   if (st.pipe_r >= 0) close(st.pipe_r);  // a previous child not reaped through us
   st.pipe_r = have_pipe ? p[0] : -1;
   resetCurrent(st);
@@ -151,6 +153,7 @@ void childReaped() {
   if (st.pipe_r >= 0) close(st.pipe_r);
   st.pipe_r = -1;
   resetCurrent(st);
+  common::g_dict_avoid_resize = false;
 }
 
 uint64_t lastCowSize(ChildKind kind) {

@@ -16,7 +16,10 @@
 //   INFO stats        latest_fork_usec, total_forks
 //
 // Only one background child runs at a time (the callers see to it), so one
-// pipe serves every kind.
+// pipe serves every kind. From forkChild() to childReaped() the hash tables
+// neither grow (below 5 entries a bucket) nor shrink nor rehash from the
+// cron (common::g_dict_avoid_resize), as in Redis: that would copy every
+// page the child shares.
 //
 // Usage, in a module that forks:
 //   pid_t pid = forkChild(ChildKind::kAof, "redis-aof-rewrite");
