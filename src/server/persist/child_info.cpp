@@ -42,6 +42,7 @@ static_assert(sizeof(Report) == 32, "child report size changed");
 
 struct ParentState {
   int pipe_r = -1;
+  ChildKind kind = ChildKind::kRdb;  // of the running child
   uint64_t cow_peak = 0;
   uint64_t cow_size = 0;
   int64_t cow_at_us = 0;
@@ -79,8 +80,9 @@ void resetCurrent(ParentState& p) {
 }
 
 void apply(ParentState& p, const Report& r) {
+  if (r.kind != static_cast<uint8_t>(p.kind)) return;  // not from this child
   if (r.final_report) {
-    if (r.kind <= 1) p.last_cow[r.kind] = r.cow;
+    p.last_cow[r.kind] = r.cow;
     return;
   }
   p.cow_size = r.cow;
@@ -112,7 +114,6 @@ pid_t forkChild(ChildKind kind, const char* proc_name) {
     const server::Config& c = server::g_server->config;
     server::process::applyOomScoreAdj(c.oom_score_adj, c.oom_score_adj_values,
                                       server::process::kOomBgChild);
-    (void)kind;
     return 0;
   }
   if (have_pipe) close(p[1]);
@@ -127,6 +128,7 @@ pid_t forkChild(ChildKind kind, const char* proc_name) {
   common::g_dict_avoid_resize = true;    // until childReaped()
   if (st.pipe_r >= 0) close(st.pipe_r);  // a previous child not reaped through us
   st.pipe_r = have_pipe ? p[0] : -1;
+  st.kind = kind;
   resetCurrent(st);
   st.keys_total = total;
   return pid;
