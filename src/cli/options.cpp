@@ -81,6 +81,11 @@ void printUsage() {
           "                     the CPU, measured for <sec> seconds (no server needed).\n"
           "  --lru-test <keys>  A cache workload on <keys> keys (80/20 access), with\n"
           "                     the hit rate every second.\n"
+          "  --replica          Act as a replica: print every write the server\n"
+          "                     streams (as CSV).\n"
+          "  --rdb <file>       Save the server's RDB (through SYNC) to <file>; \"-\"\n"
+          "                     writes it to standard output.\n"
+          "  --functions-rdb <file> Like --rdb, with only the function libraries.\n"
           "  --eval <file>      EVAL the Lua script in <file>: keys, then \",\", then\n"
           "                     arguments (redis-cli --eval f.lua k1 k2 , a1 a2).\n"
           "\n"
@@ -255,10 +260,12 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->stat = true;
     } else if (is("--scan")) {
       opt->scan = true;
+    } else if (is("--replica") || is("--slave")) {
+      opt->replica = true;
     } else if (is("--tls") || is("--sni") || is("--cacert") || is("--cacertdir") ||
                is("--insecure") || is("--cert") || is("--key") || is("--tls-ciphers") ||
-               is("--tls-ciphersuites") || is("--replica") || is("--slave") || is("--rdb") ||
-               is("--functions-rdb") || is("--ldb") || is("--ldb-sync-mode") || is("--cluster")) {
+               is("--tls-ciphersuites") || is("--ldb") || is("--ldb-sync-mode") ||
+               is("--cluster")) {
       fprintf(stderr, "Option '%s' is not supported by this redis-cli\n", a);
       return ParseOutcome::kExitError;
     } else if (!has_value) {
@@ -284,6 +291,10 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     } else if (is("-i")) {
       opt->interval_us = static_cast<int64_t>(atof(argv[++i]) * 1e6);
       opt->interval_set = true;
+    } else if (is("--rdb") || is("--functions-rdb")) {
+      opt->functions_rdb = is("--functions-rdb");
+      opt->rdb = true;
+      opt->rdb_filename = argv[++i];
     } else if (is("--lru-test")) {
       opt->lru_test_keys = strtoll(argv[++i], nullptr, 10);
     } else if (is("--pipe-timeout")) {

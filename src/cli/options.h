@@ -50,6 +50,10 @@ struct Options {
   bool hotkeys = false;
   bool stat = false;
   bool scan = false;
+  bool replica = false;       // --replica / --slave
+  std::string rdb_filename;   // --rdb / --functions-rdb <file> ("-": stdout)
+  bool rdb = false;
+  bool functions_rdb = false;  // --functions-rdb: only the functions
   std::string pattern;                   // --pattern / --quoted-pattern (empty: every key)
   int64_t intrinsic_latency_s = 0;       // --intrinsic-latency <seconds>
   std::optional<std::string> eval_file;  // --eval <file>

@@ -1,5 +1,8 @@
 #include "client/client.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "net/registry.h"
 
 namespace client {
@@ -214,6 +217,19 @@ void Client::onReadable(net::Connection* conn) {
 }
 
 void Client::handleRead() {
+  if (raw_mode_) {
+    char buf[kReadChunk];
+    ssize_t n = conn_->read(buf, sizeof(buf));
+    if (n == 0) {
+      failConnection("Server closed the connection");
+    } else if (n < 0) {
+      if (conn_->state() != net::ConnState::kConnected)
+        failConnection(conn_->lastError().empty() ? "read failed" : conn_->lastError());
+    } else {
+      raw_in_.append(buf, static_cast<size_t>(n));
+    }
+    return;
+  }
   size_t avail;
   char* p = parser_.prepare(kReadChunk, &avail);
   ssize_t n = conn_->read(p, avail);
@@ -247,6 +263,40 @@ void Client::handleRead() {
     if (r == Parser::Result::kError) failConnection(parser_.error());
     break;
   }
+}
+
+void Client::setRawMode(bool on) {
+  if (on == raw_mode_) return;
+  raw_mode_ = on;
+  if (on) {
+    parser_.takeRaw(&raw_in_, SIZE_MAX);
+    return;
+  }
+  // What came after the raw part is replies again.
+  if (raw_in_.empty()) return;
+  parser_.feed(raw_in_.data(), raw_in_.size());
+  raw_in_.clear();
+  while (state_ == State::kConnected) {
+    Parser::Result r = parser_.next(&scratch_);
+    if (r == Parser::Result::kReply) {
+      dispatch(std::move(scratch_));
+      continue;
+    }
+    if (r == Parser::Result::kError) failConnection(parser_.error());
+    break;
+  }
+}
+
+bool Client::readRaw(std::string* out, size_t max, int timeout_ms) {
+  if (raw_in_.empty()) waitUntil([&] { return !raw_in_.empty(); }, timeout_ms);
+  if (raw_in_.empty()) {
+    if (state_ == State::kConnected) error_ = "timeout";
+    return false;
+  }
+  size_t n = std::min(max, raw_in_.size());
+  out->append(raw_in_, 0, n);
+  raw_in_.erase(0, n);
+  return true;
 }
 
 void Client::dispatch(Reply&& r) {

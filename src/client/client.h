@@ -105,6 +105,15 @@ class Client {
   // connection fails. Returns pred().
   bool waitUntil(const std::function<bool()>& pred, int timeout_ms);
 
+  // Raw mode (redis-cli --rdb, --replica): what arrives is kept as bytes,
+  // not parsed, for readRaw(); bytes received but not yet parsed when it is
+  // switched on go first. Switching it off parses what is left as replies.
+  void setRawMode(bool on);
+  // Blocking, raw mode: moves up to max bytes into *out (at least one,
+  // unless the connection fails or timeout_ms passes: then false). Bytes
+  // received before a failure are still returned first.
+  bool readRaw(std::string* out, size_t max, int timeout_ms = 0);
+
  private:
   enum class State { kIdle, kConnecting, kConnected, kFailed };
   static void onConnect(net::Connection* conn);
@@ -133,6 +142,8 @@ class Client {
   PushHandler push_handler_;
   std::function<void()> disconnect_handler_;
   bool in_read_ = false;
+  bool raw_mode_ = false;
+  std::string raw_in_;
 };
 
 }  // namespace client

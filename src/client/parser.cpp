@@ -1,5 +1,6 @@
 #include "client/parser.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -128,6 +129,15 @@ void Parser::reset() {
   bulk_node_ = nullptr;
   error_.clear();
   failed_ = false;
+}
+
+size_t Parser::takeRaw(std::string* out, size_t max) {
+  if (!stack_.empty() || in_bulk_) return 0;  // a reply is half parsed
+  size_t n = std::min(max, wpos_ - rpos_);
+  out->append(buf_.data() + rpos_, n);
+  rpos_ += n;
+  scanned_ = 0;
+  return n;
 }
 
 char* Parser::prepare(size_t min, size_t* avail) {

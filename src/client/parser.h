@@ -76,6 +76,9 @@ class Parser {
   size_t buffered() const { return wpos_ - rpos_; }
   // Forgets all input and any error.
   void reset();
+  // Moves up to max received bytes that no reply has started to use into
+  // *out (raw reads: a SYNC payload follows its "$" line). Returns the count.
+  size_t takeRaw(std::string* out, size_t max);
 
  private:
   struct Frame {

@@ -257,4 +257,33 @@ TEST(Encode, MultibulkIsBinarySafe) {
 }
 
 }  // namespace
+TEST(ParserRaw, TakeRawHandsOverWhatFollowsTheLastReply) {
+  // A SYNC payload: after a complete reply, raw bytes are taken as they
+  // are; then replies parse again from what is fed later.
+  Parser p;
+  p.feed("+OK\r\n$EOF:x\r\nREDIS\x00\n", 20);
+  Reply r;
+  ASSERT_EQ(p.next(&r), Parser::Result::kReply);
+  EXPECT_EQ(r.str, "OK");
+  std::string raw;
+  EXPECT_EQ(p.takeRaw(&raw, 4), 4u);
+  EXPECT_EQ(raw, "$EOF");
+  EXPECT_EQ(p.takeRaw(&raw, 100), 11u);
+  EXPECT_EQ(raw, "$EOF:x\r\nREDIS\x00\n"s);
+  p.feed("*1\r\n$4\r\nping\r\n", 14);
+  ASSERT_EQ(p.next(&r), Parser::Result::kReply);
+  ASSERT_EQ(r.elements.size(), 1u);
+  EXPECT_EQ(r.elements[0].str, "ping");
+}
+
+TEST(ParserRaw, NothingIsTakenFromAHalfParsedReply) {
+  Parser p;
+  p.feed("*2\r\n$1\r\na\r\n", 11);
+  Reply r;
+  EXPECT_EQ(p.next(&r), Parser::Result::kIncomplete);
+  std::string raw;
+  EXPECT_EQ(p.takeRaw(&raw, 100), 0u);
+  EXPECT_TRUE(raw.empty());
+}
+
 }  // namespace client

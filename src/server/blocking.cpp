@@ -16,6 +16,7 @@
 #include "server/client_io.h"
 #include "server/command.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace server::blocking {
@@ -137,7 +138,12 @@ bool rerun(Client* c, bool timing_out) {
   // CLIENT REPLY OFF still applies to the late reply.
   bool muted = (c->flags & kReplyOff) != 0;
   if (muted) c->muteReplies(true);
+  // A served command is an execution unit of its own for propagation.
+  bool prop = propagate::wanted();
+  int64_t dirty_before = srv.dirty;
+  if (prop) propagate::beginCall();
   b.cmd->proc(c);
+  if (prop) propagate::endCall(c->dbIndex(), c->argv(), srv.dirty > dirty_before);
   if (muted) c->muteReplies(false);
   srv.current_client = saved_current;
   c->cur_cmd = saved_cmd;

@@ -35,6 +35,9 @@ struct PubSubState;
 namespace tracking {
 struct State;
 }
+namespace repl {
+struct ReplicaState;
+}
 
 enum ClientFlag : uint32_t {
   kCloseAfterReply = 1 << 0,
@@ -58,6 +61,9 @@ enum ClientFlag : uint32_t {
   // The client commands from Lua scripts run on (script/run_context.h):
   // MONITOR shows it as "lua".
   kScriptClient = 1 << 11,
+  // Sent SYNC/PSYNC (server/repl/): receives the RDB, then the stream of
+  // writes; shown as 'S' by CLIENT LIST.
+  kReplica = 1 << 12,
   // Waiting in a blocking command (server/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
@@ -157,6 +163,8 @@ class Client {
   PubSubState* pubsub_state = nullptr;
   // CLIENT TRACKING state (server/tracking/tracking.h), null until enabled.
   tracking::State* tracking_state = nullptr;
+  // REPLCONF / SYNC state (server/repl/replicas.h), null until used.
+  repl::ReplicaState* repl_state = nullptr;
   // Output-buffer limits (server/obuf_limits.h): when pending output first
   // reached the soft limit, 0 while under it.
   int64_t obuf_soft_since_ms = 0;

@@ -61,6 +61,7 @@ ClientLine describeClient(Client* c) {
   f.age = (db::Clock::nowMs - c->ctime_ms) / 1000;
   f.idle = (db::Clock::nowMs - c->last_interaction_ms) / 1000;
   std::string flags;
+  if (c->flags & kReplica) flags += 'S';
   if (c->flags & kMonitor) flags += 'O';
   if (isPubSubClient(c)) flags += 'P';
   if (inMulti(c)) flags += 'x';

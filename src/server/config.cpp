@@ -408,6 +408,12 @@ const std::vector<Option>& options() {
              }},
       INT_OPT("tcp-backlog", tcp_backlog, 0, INT_MAX, false),
       INT_OPT("tcp-keepalive", tcp_keepalive, 0, INT_MAX, true),
+      BOOL_OPT("repl-diskless-sync", repl_diskless_sync, true),
+      INT_OPT("repl-diskless-sync-delay", repl_diskless_sync_delay, 0, INT_MAX, true),
+      INT_OPT("repl-diskless-sync-max-replicas", repl_diskless_sync_max_replicas, 0, INT_MAX,
+              true),
+      INT_OPT("repl-ping-replica-period", repl_ping_replica_period, 1, INT_MAX, true),
+      INT_OPT("repl-timeout", repl_timeout, 1, INT_MAX, true),
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
       STR_OPT("requirepass", requirepass, true),
@@ -635,6 +641,7 @@ constexpr Alias kAliases[] = {
     {"zset-max-ziplist-value", "zset-max-listpack-value"},
     {"list-max-ziplist-size", "list-max-listpack-size"},
     {"lua-time-limit", "busy-reply-threshold"},
+    {"repl-ping-slave-period", "repl-ping-replica-period"},
 };
 
 const Option* findOption(const std::string& name) {

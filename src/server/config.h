@@ -58,6 +58,12 @@ struct Config {
   bool stop_writes_on_bgsave_error = true;
   std::string sanitize_dump_payload = "no";  // no | yes | clients
   bool rdb_del_sync_files = false;
+  // SYNC / PSYNC served to replicas (src/server/repl/).
+  bool repl_diskless_sync = true;
+  int64_t repl_diskless_sync_delay = 5;
+  int64_t repl_diskless_sync_max_replicas = 0;
+  int64_t repl_ping_replica_period = 10;
+  int64_t repl_timeout = 60;
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading

@@ -13,7 +13,9 @@
 #include "server/multi.h"
 #include "server/obuf_limits.h"
 #include "server/pause.h"
+#include "server/propagate/propagate.h"
 #include "server/pubsub.h"
+#include "server/repl/repl.h"
 #include "server/script/script.h"
 #include "server/server.h"
 #include "server/slowlog.h"
@@ -75,6 +77,8 @@ static bool dispatchUnmuted(Client* c) {
     cmd = sub;
   }
   c->cur_cmd = cmd;
+  // A replica only sends REPLCONF (repl.h); anything else closes it.
+  if ((c->flags & kReplica) && !repl::allowedFromReplica(c, cmd)) return true;
   int argc = static_cast<int>(c->argc());
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
     c->addWrongArity();
@@ -147,6 +151,16 @@ static bool dispatchUnmuted(Client* c) {
   return true;
 }
 
+// The command as a propagation call bracket: its writes (the dirty counter
+// grew) are fed to the sinks. Out of line: the hot path without sinks does
+// not carry it.
+[[gnu::noinline]] static void callPropagated(Client* c, Command* cmd) {
+  int64_t dirty_before = g_server->dirty;
+  propagate::beginCall();
+  cmd->proc(c);
+  propagate::endCall(c->dbIndex(), c->argv(), g_server->dirty > dirty_before);
+}
+
 void callCommand(Client* c, Command* cmd) {
   Server& s = *g_server;
   uint64_t errors_before = s.stats.total_error_replies;
@@ -156,7 +170,12 @@ void callCommand(Client* c, Command* cmd) {
   if (track && outer == nullptr) tracking::beforeCommand();
   s.current_client = c;
   c->cur_cmd = cmd;
-  cmd->proc(c);
+  // Write effects for the AOF and replicas (propagate.h); with no sink the
+  // command runs with nothing around it.
+  if (propagate::wanted()) [[unlikely]]
+    callPropagated(c, cmd);
+  else
+    cmd->proc(c);
   s.current_client = outer;
   if (track) {
     tracking::afterCommand(c, cmd);

@@ -3,6 +3,7 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/multi.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
 
@@ -49,7 +50,8 @@ void keyModifiedInDb(db::Db* d, std::string_view key) {
   g_server->dirty++;
 }
 
-void keyEvicted(db::Db* d, std::string_view key) {
+void keyEvicted(db::Db* d, std::string_view key, bool lazy_free) {
+  if (propagate::wanted()) propagate::keyEvicted(d->id(), key, lazy_free);
   touchWatchedKey(d, key);
   tracking::invalidateKey(key, nullptr);
   notify::keyspaceEvent(notify::kEvicted, "evicted", key, d->id());

@@ -29,8 +29,9 @@ void keyModifiedInDb(db::Db* d, std::string_view key);
 // CLIENT TRACKING invalidation (as a change by no client, so NOLOOP does not
 // hide it) and publishes the "evicted" keyspace event (class e). Call it
 // once per evicted key, after the deletion, with a key that outlives the
-// entry (not a view into it).
-void keyEvicted(db::Db* d, std::string_view key);
+// entry (not a view into it). Propagated as DEL, or UNLINK when the value
+// was freed lazily (lazyfree-lazy-eviction).
+void keyEvicted(db::Db* d, std::string_view key, bool lazy_free = false);
 // A whole db changed (FLUSHDB, FLUSHALL, SWAPDB).
 void dbModified(db::Db* d);
 // A whole db is about to change: call it right before flushing d

@@ -1,4 +1,5 @@
 #include "server/pubsub.h"
+#include "server/propagate/propagate.h"
 
 #include <algorithm>
 #include <cstring>
@@ -246,10 +247,13 @@ void ssubscribeCommand(Client* c) {
 void sunsubscribeCommand(Client* c) {
   unsubscribeGeneric(c, kShard);
 }
+// Messages reach replicas (not the AOF), as in Redis 7.0.
 void publishCommand(Client* c) {
+  if (propagate::wanted()) propagate::forceCommand(propagate::kToReplicas);
   c->addInteger(publish(c->arg(1), c->arg(2), false));
 }
 void spublishCommand(Client* c) {
+  if (propagate::wanted()) propagate::forceCommand(propagate::kToReplicas);
   c->addInteger(publish(c->arg(1), c->arg(2), true));
 }
 

@@ -30,7 +30,9 @@
 #include "server/notify/notify.h"
 #include "server/pause.h"
 #include "server/process/startup.h"
+#include "server/propagate/propagate.h"
 #include "server/pubsub.h"
+#include "server/repl/repl.h"
 #include "server/script/script.h"
 #include "server/tracking/tracking.h"
 #include "server/version.h"
@@ -140,6 +142,10 @@ bool Server::start() {
     touchWatchedKeyExpired(d, key);
     notify::keyspaceEvent(notify::kExpired, "expired", key, d->id());
     tracking::invalidateKey(key, nullptr);
+    // Only the live dbs propagate (not one being loaded by DEBUG RELOAD).
+    if (propagate::wanted() && static_cast<size_t>(d->id()) < g_server->dbs.size() &&
+        g_server->dbs[d->id()].get() == d)
+      propagate::keyExpired(d->id(), key, db::Db::lazy_expire);
   };
   db::Db::onAdded = [](db::Db* d, std::string_view key) {
     // Keys loaded into a db being built (RDB load, DEBUG RELOAD) are not
@@ -368,7 +374,7 @@ void Server::clientsCron() {
     if (c->flags & (kCloseAsap | kBlocked)) continue;
     // Subscribers (any protocol) and monitors only listen: Redis 7.0 never
     // closes them for being idle.
-    bool listener = (c->flags & kMonitor) || isPubSubClient(c);
+    bool listener = (c->flags & (kMonitor | kReplica)) || isPubSubClient(c);
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;
@@ -386,7 +392,7 @@ void Server::databasesCron() {
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
   int64_t expire_us = 0;  // the "expire-cycle" latency event covers expiry only
   for (auto& d : dbs) {
-    if (d->expiresSize() > 0) {
+    if (d->expiresSize() > 0 && active_expire) {
       int64_t t0 = event::EventLoop::nowUs();
       d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort));
       expire_us += event::EventLoop::nowUs() - t0;
@@ -423,6 +429,7 @@ int Server::cron() {
   databasesCron();
   evict::cron();
   persist::cron();  // reaps a BGSAVE child, save points
+  repl::cron();     // replicas: newlines, PING, delayed diskless SYNC
   if (crash::shutdownRequested() && !shutdown_asap) {
     // Logged by the signal handler itself, as Redis does. Saves first when
     // save points exist; a failed save keeps the server up.

@@ -99,6 +99,8 @@ class Server {
   std::string executable;
   std::string config_file;
   int64_t dirty = 0;  // writes since start (INFO persistence: rdb_changes_since_last_save)
+  // DEBUG SET-ACTIVE-EXPIRE 0 stops the cron's expiry (tests of lazy expiry).
+  bool active_expire = true;
   char run_id[41] = {};
 
   // The shared read buffer: clients read into it and keep a private buffer

@@ -1,4 +1,5 @@
-# redis-cli's special modes over RDMA (redis-cli --rdma): each mode once,
+# redis-cli's special modes over RDMA (redis-cli --rdma): each mode once
+# (--rdb and --replica too: SYNC served over the rdma connection),
 # checked as tests/integration/redis-cli-modes.tcl checks it over TCP. Runs
 # only in the rxe VM (needs:rdma).
 
@@ -14,7 +15,7 @@ proc rdma_cli_pty {input args} {
 }
 
 start_server [list tags {needs:rdma external:skip} \
-                overrides [rdma_overrides $::rdma_port {protected-mode no}]] {
+                overrides [rdma_overrides $::rdma_port {protected-mode no enable-debug-command yes}]] {
   test {RDMA cli --pipe: 20,000 commands streamed, errors reported} {
     r flushall
     set path [scratch_file pipe-rdma]
@@ -118,6 +119,50 @@ start_server [list tags {needs:rdma external:skip} \
     r config set requirepass ""
     list $status $out
   } {0 PONG}
+
+  test {RDMA cli --rdb: the RDB of a full SYNC over rdma loads back with the same data} {
+    r flushall
+    r config set repl-diskless-sync-delay 0
+    # Larger than the connection's receive buffers, so the transfer takes
+    # many RDMA writes; the server forks with the rdma client attached.
+    set val [string repeat "rdma-rdb-" 200]
+    for {set i 0} {$i < 3000} {incr i} { r set rdb:$i $val$i }
+    r rpush rdb:list a b c
+    set digest [r debug digest]
+    set path [scratch_file cli.rdb]
+    lassign [run_status -nostderr $::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port \
+                 --rdb $path] status out
+    set dir [scratch_file rdbload]
+    file mkdir $dir
+    file copy -force $path [file join $dir dump.rdb]
+    set loaded {}
+    # No unix socket: the VM's shared folder cannot hold one.
+    start_server [list overrides [list dir $dir dbfilename dump.rdb enable-debug-command yes \
+                                      unixsocket {}]] {
+      set loaded [list [r debug digest] [r dbsize] [r get rdb:2999]]
+    }
+    file delete -force $dir $path
+    list $status [expr {$loaded eq [list $digest 3001 ${val}2999]}]
+  } {0 1}
+
+  test {RDMA cli --replica prints the writes the server streams over rdma} {
+    set outf [scratch_file replica.out]
+    set errf [scratch_file replica.err]
+    set pid [exec $::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port --replica \
+                 > $outf 2> $errf < /dev/null &]
+    wait_for_condition 100 100 {
+      [file exists $errf] && [string match "*sending REPLCONF ACK 0\n" [read_file $errf]]
+    } { fail "no ACK from the rdma replica: [read_file $errf]" }
+    r set rdma:first 1
+    r set rdma:second 2
+    wait_for_condition 100 100 {
+      [string match "*\"set\",\"rdma:second\",\"2\"\n" [read_file $outf]]
+    } { fail "the rdma replica printed: [read_file $outf]" }
+    set listed [string match "*connected_slaves:1*" [r info replication]]
+    exec kill $pid
+    file delete $outf $errf
+    set listed
+  } {1}
 
   test {RDMA cli interactive: Ctrl-C ends SUBSCRIBE and the prompt works again} {
     set ::env(REDISCLI_HISTFILE) /dev/null

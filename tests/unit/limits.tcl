@@ -259,7 +259,9 @@ start_server {tags {limits}} {
     $c readraw 1
     $c write "ECHO a\x00b\r\nPING\r\n"
     assert_error {*timeout*} {$c read}
-    $c write [string repeat x 70000]
+    # The server may answer and close before it has read all of this, and
+    # then the end of the write meets a reset: the reply is still there.
+    catch {$c write [string repeat x 70000]}
     set lines {}
     while {![catch {$c read} line]} { lappend lines $line }
     $c close

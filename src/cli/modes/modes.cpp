@@ -11,10 +11,12 @@ std::optional<int> runSelected(Session* s) {
   // Modes that measure the machine itself need no server.
   if (o.intrinsic_latency_s > 0) return intrinsicLatencyMode(o.intrinsic_latency_s);
   bool any = o.latency || o.lru_test_keys > 0 || o.pipe || o.bigkeys || o.memkeys || o.hotkeys ||
-             o.stat || o.scan;
+             o.stat || o.scan || o.replica || o.rdb;
   if (!any) return std::nullopt;
   if (!s->connect()) return 1;
   if (o.latency) return latencyMode(s);
+  if (o.replica) return replicaMode(s);
+  if (o.rdb) return rdbMode(s);
   if (o.lru_test_keys > 0) return lruTestMode(s);
   if (o.pipe) return pipeMode(s);
   if (o.bigkeys) return bigKeysMode(s);

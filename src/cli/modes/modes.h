@@ -1,6 +1,7 @@
 // The special working modes of redis-cli 7.0, over any connection type:
 // --pipe, --scan, --bigkeys/--memkeys/--hotkeys, --stat, --latency,
-// --latency-history, --latency-dist, --intrinsic-latency, --lru-test.
+// --latency-history, --latency-dist, --intrinsic-latency, --lru-test,
+// --replica, --rdb, --functions-rdb.
 // Each mode takes over after option parsing, prints what redis-cli 7.0
 // prints, and returns the process exit status.
 #pragma once
@@ -24,6 +25,8 @@ int statMode(Session* session);             // stat.cpp
 int latencyMode(Session* session);          // latency.cpp (--latency, -history, -dist)
 int intrinsicLatencyMode(int64_t seconds);  // latency.cpp; needs no server
 int lruTestMode(Session* session);  // lru_workload.cpp (not *_test.cpp: that names unit tests)
+int replicaMode(Session* session);  // sync.cpp: --replica
+int rdbMode(Session* session);      // sync.cpp: --rdb, --functions-rdb
 
 // Shared helpers (modes.cpp).
 // Sleeps the -i interval (in microseconds) if one was given.

@@ -192,15 +192,19 @@ void addArgumentDocs(resp::Writer& w, const ArgSpec& a, const Command& cmd, size
 void addCommandDocs(resp::Writer& w, const Command& cmd) {
   bool subs = !cmd.subcommands.empty();
   bool args = !cmd.arguments.empty();
-  w.mapLen(4 + int64_t{subs} + int64_t{args});
+  // Redis leaves complexity out where it has none (SYNC, PSYNC).
+  bool complexity = cmd.complexity != nullptr;
+  w.mapLen(3 + int64_t{complexity} + int64_t{subs} + int64_t{args});
   w.bulk("summary");
   w.bulk(cmd.summary ? cmd.summary : "");
   w.bulk("since");
   w.bulk(cmd.since ? cmd.since : "");
   w.bulk("group");
   w.bulk(cmd.group ? cmd.group : "");
-  w.bulk("complexity");
-  w.bulk(cmd.complexity ? cmd.complexity : "");
+  if (complexity) {
+    w.bulk("complexity");
+    w.bulk(cmd.complexity);
+  }
   if (args) {
     w.bulk("arguments");
     w.arrayLen(static_cast<int64_t>(cmd.arguments.size()));

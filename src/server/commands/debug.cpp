@@ -118,6 +118,10 @@ void debugHelp(Client* c) {
       "    on disk is loaded as it is.",
       "SEGFAULT",
       "    Crash the server with sigsegv.",
+      "SET-ACTIVE-EXPIRE <0|1>",
+      "    Setting it to 0 disables expiring keys in background when they are not",
+      "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+      "    default.",
       "SLEEP <seconds>",
       "    Stop the server for <seconds>. Decimals allowed.",
       "HELP",
@@ -148,6 +152,12 @@ void debugCommand(Client* c) {
     // Redis reads the number leniently (strtod): "abc" sleeps 0 seconds.
     std::string arg(c->arg(2));
     sleepSeconds(strtod(arg.c_str(), nullptr));
+    c->addOk();
+    return;
+  }
+  if (c->argc() == 3 && strutil::equalsIgnoreCase(sub, "SET-ACTIVE-EXPIRE")) {
+    // Keys then expire only when accessed (tests of lazy expiry).
+    g_server->active_expire = c->arg(2) != "0";
     c->addOk();
     return;
   }

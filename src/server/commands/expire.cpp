@@ -9,6 +9,8 @@
 #include "server/command.h"
 #include "server/commands/subfamilies.h"
 #include "server/keyspace.h"
+#include "server/propagate/forms.h"
+#include "server/propagate/propagate.h"
 
 namespace server {
 namespace {
@@ -88,6 +90,14 @@ void expireGeneric(Client* c, bool seconds, int64_t basetime_ms) {
     d->setExpire(e, when);
   keyModified(c, key);
   notify::keyEvent(c, notify::kGeneric, past ? "del" : "expire", key);
+  // Fed as an absolute time (PEXPIREAT itself as it came), or as the
+  // deletion when the time has passed.
+  if (propagate::wanted()) {
+    if (past)
+      propagate::asDel(key, db::Db::lazy_expire);
+    else if (seconds || basetime_ms != 0)
+      propagate::asPexpireat(c->argv(), when);
+  }
   c->addInteger(1);
 }
 

@@ -18,6 +18,7 @@
 #include "server/commands/scan_args.h"
 #include "server/db/hash.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace server {
@@ -236,6 +237,7 @@ void hincrbyfloatCommand(Client* c) {
   db::hashSet(&e->val, c->arg(2), text, hashLimits());
   keyModified(c, key);
   notify::keyEvent(c, notify::kHash, "hincrbyfloat", key);
+  if (propagate::wanted()) propagate::rewrite({"HSET", key, c->arg(2), text});
   c->addBulk(text);
 }
 

@@ -30,6 +30,7 @@
 #include "server/persist/persist.h"
 #include "server/process/startup.h"
 #include "server/pubsub.h"
+#include "server/repl/repl.h"
 #include "server/script/script.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
@@ -273,19 +274,7 @@ void statsSection(std::string* o) {
 }
 
 void replicationSection(std::string* o) {
-  appendFormat(o, "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n");
-  // A replication id of its own, stable for the process, as in Redis.
-  static const std::string replid = [] {
-    static const char hex[] = "0123456789abcdef";
-    std::string id(40, '0');
-    for (char& ch : id) ch = hex[common::randomU64() & 15];
-    return id;
-  }();
-  appendFormat(o, "master_replid:%s\r\n", replid.c_str());
-  appendFormat(o, "master_replid2:0000000000000000000000000000000000000000\r\n");
-  appendFormat(o, "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n");
-  appendFormat(o, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n");
-  appendFormat(o, "repl_backlog_histlen:0\r\n");
+  repl::appendInfoReplication(o);  // server/repl/: replicas attached through SYNC
 }
 
 void cpuSection(std::string* o) {

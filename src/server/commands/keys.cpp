@@ -13,6 +13,7 @@
 #include "server/evict/allocator.h"
 #include "server/evict/lazyfree.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
 
@@ -250,6 +251,8 @@ void flushallCommand(Client* c) {
   for (auto& d : g_server->dbs) flushOne(d.get(), async);
   tracking::invalidateOnFlush(true);
   persist::afterFlushAll();  // with save points, the empty data set is saved now
+  // The save resets the dirty counter: FLUSHALL is fed whatever it says.
+  if (propagate::wanted()) propagate::forceCommand(propagate::kToAll);
   c->addOk();
   if (!async) evict::purge();
 }

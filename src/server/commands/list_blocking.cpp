@@ -11,6 +11,7 @@
 #include "server/commands/families.h"
 #include "server/commands/list_ops.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 
 namespace server {
 namespace {
@@ -27,6 +28,7 @@ void bpopGeneric(Client* c, bool head) {
   blocking::popFirstOrBlock(c, db::Kind::kList, [&](db::Entry* e, std::string_view key) {
     std::vector<std::string> v =
         listops::pop(c, key, static_cast<db::List*>(e->val.collection()), head, 1);
+    if (propagate::wanted()) propagate::rewrite({head ? "LPOP" : "RPOP", key});
     c->addArrayLen(2);
     c->addBulk(key);
     c->addBulk(v[0]);
@@ -50,6 +52,13 @@ void bmoveGeneric(Client* c, bool from_head, bool to_head, size_t timeout_arg) {
   if (f == Found::kWrongType && !quiet) return;
   if (f == Found::kList) {
     listops::move(c, src, from, c->arg(2), from_head, to_head);
+    // Fed as the non-blocking form, its arguments as typed.
+    if (propagate::wanted()) {
+      if (timeout_arg == 5)
+        propagate::rewrite({"LMOVE", src, c->arg(2), c->arg(3), c->arg(4)});
+      else
+        propagate::rewrite({"RPOPLPUSH", src, c->arg(2)});
+    }
     return;
   }
   if (blocking::blockForKeys(c, {src}, timeout)) return;

@@ -12,6 +12,7 @@
 #include "server/commands/families.h"
 #include "server/commands/list_ops.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace server {
@@ -155,6 +156,11 @@ bool serveMpop(Client* c, const MpopArgs& a, bool quiet) {
     if (f == Found::kWrongType && !quiet) return true;
     if (f != Found::kList) continue;
     std::vector<std::string> vals = pop(c, key, l, a.head, a.count);
+    // LMPOP and BLMPOP are fed as the pop they did, with the count popped.
+    if (propagate::wanted()) {
+      std::string n = std::to_string(vals.size());
+      propagate::rewrite({a.head ? "LPOP" : "RPOP", key, n});
+    }
     c->addArrayLen(2);
     c->addBulk(key);
     c->addArrayLen(static_cast<int64_t>(vals.size()));

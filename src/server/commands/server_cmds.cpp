@@ -12,6 +12,7 @@
 #include "server/commands/introspection.h"
 #include "server/latency/latency_cmd.h"
 #include "server/persist/persist.h"
+#include "server/repl/repl.h"
 #include "server/server.h"
 
 namespace server {
@@ -26,10 +27,7 @@ void timeCommand(Client* c) {
 }
 
 void roleCommand(Client* c) {
-  c->addArrayLen(3);
-  c->addBulk("master");
-  c->addInteger(0);
-  c->addArrayLen(0);
+  repl::roleReply(c);  // master, its offset and the online replicas
 }
 
 }  // namespace
@@ -50,6 +48,7 @@ void registerServerCommands(CommandTable& t) {
   latency::registerLatencyCommand(t);
   registerMonitorAndPauseCommands(t);
   persist::registerPersistCommands(t);  // SAVE BGSAVE LASTSAVE SHUTDOWN DUMP RESTORE
+  repl::registerReplCommands(t);        // SYNC PSYNC REPLCONF
 }
 
 }  // namespace server

@@ -14,6 +14,7 @@
 #include "server/commands/scan_args.h"
 #include "server/commands/set_common.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace server {
@@ -145,6 +146,7 @@ void spopCommand(Client* c) {
     keyModified(c, key);
     notify::keyEvent(c, notify::kSet, "spop", key);
     if (deleted) notify::keyEvent(c, notify::kGeneric, "del", key);
+    if (propagate::wanted()) propagate::rewrite({"SREM", key, m});
     w.bulk(m);
     return;
   }
@@ -159,12 +161,21 @@ void spopCommand(Client* c) {
     keyModified(c, key);
     notify::keyEvent(c, notify::kSet, "spop", key);
     notify::keyEvent(c, notify::kGeneric, "del", key);
+    if (propagate::wanted()) propagate::rewrite({"DEL", key});
     return;
   }
+  // Fed as one SREM per member popped, as Redis 7.0 does.
+  bool prop = propagate::wanted();
+  int dbi = c->dbIndex();
+  if (prop) propagate::preventCommand();
   size_t remaining = s->size() - static_cast<size_t>(count);
   w.setLen(count);
   if (remaining * kSpopRebuildRatio > static_cast<size_t>(count)) {
-    for (int64_t i = 0; i < count; i++) w.bulk(s->popRandom());
+    for (int64_t i = 0; i < count; i++) {
+      std::string m = s->popRandom();
+      if (prop) propagate::also(dbi, {"SREM", key, m});
+      w.bulk(m);
+    }
   } else {
     // Most of the set goes: keep a random few in a fresh set, which takes
     // the smallest encoding that holds them (Redis 7.2), and reply with the
@@ -174,7 +185,9 @@ void spopCommand(Client* c) {
     for (const std::string& m : sampleMembers(s, remaining)) db::setAdd(&fresh, m, lim);
     db::Set* kept = db::asSet(fresh);
     s->forEach([&](std::string_view m) {
-      if (!kept->contains(m)) w.bulk(m);
+      if (kept->contains(m)) return;
+      if (prop) propagate::also(dbi, {"SREM", key, m});
+      w.bulk(m);
     });
     e->val = std::move(fresh);
   }

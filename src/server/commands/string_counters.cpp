@@ -10,6 +10,7 @@
 #include "server/command.h"
 #include "server/commands/subfamilies.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 
 namespace server {
 namespace {
@@ -101,6 +102,8 @@ void incrbyfloatCommand(Client* c) {
     e->val = db::Value::fromBytes(text, false);
   keyModified(c, key);
   notify::keyEvent(c, notify::kString, "incrbyfloat", key);
+  // The exact result, not the float addition (replayers may round apart).
+  if (propagate::wanted()) propagate::rewrite({"SET", key, text, "KEEPTTL"});
   c->addBulk(text);
 }
 

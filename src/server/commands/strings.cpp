@@ -12,6 +12,8 @@
 #include "server/commands/string_algo.h"
 #include "server/commands/subfamilies.h"
 #include "server/keyspace.h"
+#include "server/propagate/forms.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace server {
@@ -141,6 +143,20 @@ void storeString(Client* c, std::string_view key, std::string_view value, bool k
   }
 }
 
+// SET is fed as SET key value PXAT <ms> when it set a TTL, without GET
+// otherwise (Redis 7.0). A time already past deleted the key here (Redis
+// keeps it, logically expired): that is fed as the deletion, as EXPIRE's
+// is, so that a replica does not keep a dead key a later KEEPTTL revives.
+// Out of line to keep SET's hot path short.
+[[gnu::noinline]] void propagateSet(Client* c, int flags, int64_t when_ms) {
+  if (when_ms != -1 && when_ms <= db::Clock::nowMs)
+    propagate::asDel(c->arg(1), db::Db::lazy_expire);
+  else if (when_ms != -1)
+    propagate::asSetPxat(c->arg(1), c->arg(2), when_ms);
+  else if (flags & kSetGet)
+    propagate::asWithout(c->argv(), 3, "get");
+}
+
 void setCommand(Client* c) {
   int flags = 0;
   size_t expire_arg;
@@ -165,6 +181,8 @@ void setCommand(Client* c) {
     lookupWrite(c, key);
   }
   storeString(c, key, c->arg(2), (flags & kSetKeepTtl) != 0, when_ms);
+  // A plain SET is fed as it came: only its options need a look.
+  if ((flags & (kSetGet | kSetAnyExpire)) && propagate::wanted()) propagateSet(c, flags, when_ms);
   if (!(flags & kSetGet)) c->addOk();
 }
 
@@ -181,6 +199,7 @@ void setexGeneric(Client* c, bool seconds) {
   int64_t when_ms;
   if (!expireArgToMs(c, 2, seconds, false, &when_ms)) return;
   storeString(c, c->arg(1), c->arg(3), false, when_ms);
+  if (propagate::wanted()) propagate::asSetPxat(c->arg(1), c->arg(3), when_ms);
   c->addOk();
 }
 void setexCommand(Client* c) {
@@ -197,6 +216,7 @@ void getsetCommand(Client* c) {
   else if (!replyStringValue(c, old))
     return;
   storeString(c, c->arg(1), c->arg(2), false, -1);
+  if (propagate::wanted()) propagate::rewrite({"SET", c->arg(1), c->arg(2)});
 }
 
 void getdelCommand(Client* c) {
@@ -209,6 +229,7 @@ void getdelCommand(Client* c) {
   c->db()->removeEntry(e);
   keyModified(c, c->arg(1));
   notify::keyEvent(c, notify::kGeneric, "del", c->arg(1));
+  if (propagate::wanted()) propagate::asDel(c->arg(1), g_server->config.lazyfree_lazy_user_del);
 }
 
 void getexCommand(Client* c) {
@@ -232,12 +253,18 @@ void getexCommand(Client* c) {
     d->removeEntry(e);  // EXAT/PXAT in the past
     keyModified(c, c->arg(1));
     notify::keyEvent(c, notify::kGeneric, "del", c->arg(1));
+    if (propagate::wanted()) propagate::asDel(c->arg(1), db::Db::lazy_expire);
   } else if (when_ms != -1) {
     d->setExpire(e, when_ms);
     keyModified(c, c->arg(1));
     notify::keyEvent(c, notify::kGeneric, "expire", c->arg(1));
+    if (propagate::wanted()) {
+      std::string_view key_only[] = {c->arg(0), c->arg(1)};
+      propagate::asPexpireat(key_only, when_ms);
+    }
   } else if ((flags & kSetPersist) && d->removeExpire(e)) {
     keyModified(c, c->arg(1));
+    if (propagate::wanted()) propagate::rewrite({"PERSIST", c->arg(1)});
     notify::keyEvent(c, notify::kGeneric, "persist", c->arg(1));
   }
 }

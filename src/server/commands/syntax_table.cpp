@@ -204,6 +204,7 @@ constexpr Entry kSyntax[] = {
     {"ping", "[message]"},
     {"psetex", "key milliseconds:integer value"},
     {"psubscribe", "pattern:pattern [pattern:pattern ...]"},
+    {"psync", "replicationid offset:integer"},
     {"pttl", "key"},
     {"publish", "channel message"},
     {"pubsub", ""},
@@ -218,6 +219,7 @@ constexpr Entry kSyntax[] = {
     {"randomkey", ""},
     {"rename", "key newkey:key"},
     {"renamenx", "key newkey:key"},
+    {"replconf", ""},
     {"reset", ""},
     {"restore",
      "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:integer] [FREQ "
@@ -280,6 +282,7 @@ constexpr Entry kSyntax[] = {
     {"sunionstore", "destination:key key [key ...]"},
     {"sunsubscribe", "[shardchannel [shardchannel ...]]"},
     {"swapdb", "index1:integer index2:integer"},
+    {"sync", ""},
     {"time", ""},
     {"touch", "key [key ...]"},
     {"ttl", "key"},

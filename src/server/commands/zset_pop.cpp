@@ -9,6 +9,7 @@
 #include "server/command.h"
 #include "server/commands/zset_common.h"
 #include "server/keyspace.h"
+#include "server/propagate/propagate.h"
 
 namespace server {
 
@@ -29,6 +30,17 @@ size_t zsetPop(Client* c, db::Entry* e, std::string_view key, bool max, int64_t 
     else
       z->removeRangeByRank(0, n - 1);
     zsetAfterRemove(c, e, key, max ? "zpopmax" : "zpopmin");
+    // BZPOPMIN/BZPOPMAX are fed as ZPOPMIN/ZPOPMAX key, ZMPOP and BZMPOP
+    // as ZPOPMIN/ZPOPMAX key <count popped>.
+    if (propagate::wanted() && (shape == ZPopShape::kKeyed || shape == ZPopShape::kMulti)) {
+      std::string_view name = max ? "ZPOPMAX" : "ZPOPMIN";
+      if (shape == ZPopShape::kKeyed) {
+        propagate::rewrite({name, key});
+      } else {
+        std::string popped = std::to_string(n);
+        propagate::rewrite({name, key, popped});
+      }
+    }
   }
   switch (shape) {
     case ZPopShape::kSingle:

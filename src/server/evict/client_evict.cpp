@@ -18,8 +18,8 @@ uint64_t g_limit = 0;
 // Clients whose memory counts: normal and pub/sub ones (Redis leaves out
 // replicas, and monitors, which are replicas there).
 bool counted(const server::Client* c) {
-  return c->conn() != nullptr &&
-         !(c->flags & (server::kMonitor | server::kCloseAsap | server::kProtectedRefuse));
+  return c->conn() != nullptr && !(c->flags & (server::kMonitor | server::kReplica |
+                                               server::kCloseAsap | server::kProtectedRefuse));
 }
 
 }  // namespace

@@ -306,7 +306,7 @@ void evictKey(db::Db* d, std::string_view key) {
   d->removeForEviction(key, g_cfg.lazy_eviction);
   // After the delete, as Redis: WATCH sees the key modified, tracking
   // clients get an invalidation and subscribers the "evicted" event.
-  server::keyEvicted(d, key);
+  server::keyEvicted(d, key, g_cfg.lazy_eviction);
 }
 
 Result performEvictions() {

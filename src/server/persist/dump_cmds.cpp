@@ -9,6 +9,7 @@
 #include "server/keyspace.h"
 #include "server/persist/dump_payload.h"
 #include "server/persist/snapshot.h"
+#include "server/propagate/propagate.h"
 #include "server/server.h"
 
 namespace persist {
@@ -95,6 +96,7 @@ void restoreCommand(Client* c) {
     if (deleted) {
       server::keyModified(c, key);
       server::notify::keyEvent(c, server::notify::kGeneric, "del", key);
+      if (server::propagate::wanted()) server::propagate::rewrite({"DEL", key});
     }
     c->addOk();
     return;
@@ -109,6 +111,14 @@ void restoreCommand(Client* c) {
   }
   server::keyModified(c, key);
   server::notify::keyEvent(c, server::notify::kGeneric, "restore", key);
+  // A relative TTL is fed as the absolute time with ABSTTL appended.
+  if (ttl > 0 && !absttl && server::propagate::wanted()) {
+    std::vector<std::string_view> argv = c->argv();
+    std::string when = std::to_string(ttl);
+    argv[2] = when;
+    argv.push_back("ABSTTL");
+    server::propagate::rewrite(argv);
+  }
   c->addOk();
 }
 

@@ -39,6 +39,7 @@ bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, s
   aux(w, "redis-bits", "64");
   aux(w, "ctime", std::to_string(time(nullptr)));
   aux(w, "used-mem", std::to_string(opt.used_mem));
+  for (const auto& [k, v] : opt.extra_aux) aux(w, k, v);
   aux(w, "aof-base", opt.aof_base ? "1" : "0");
   if (opt.progress != nullptr && opt.key_save_delay_us > 0) opt.progress->setEveryKey(true);
   // Function libraries come before the data, as Redis 7.0 writes them.

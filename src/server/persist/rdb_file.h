@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/db/db.h"
@@ -30,6 +31,11 @@ struct SaveOptions {
   std::vector<std::string> function_libraries;
   // In a forked child: told of every key written (INFO current_* figures).
   ChildProgress* progress = nullptr;
+  // More aux fields, written before "aof-base" (SYNC: repl-stream-db,
+  // repl-id, repl-offset, as Redis 7.0 writes them for a replica).
+  std::vector<std::pair<std::string, std::string>> extra_aux;
+  // rdb-filter-only without the data: a diskless SYNC child writes no keys.
+  bool skip_data = false;
 };
 
 // Writes the RDB file (header, aux fields, every non-empty db, EOF,

@@ -69,28 +69,65 @@ void closeListeningSockets() {
   for (int fd : fds) close(fd);
 }
 
-[[noreturn]] void childMain() {
+[[noreturn]] void childMain(SaveOptions opt, int out_fd, const std::string& trailer) {
   closeListeningSockets();
   std::string err;
   ChildProgress progress(ChildKind::kRdb);
-  SaveOptions opt = saveOptions();
   opt.progress = &progress;
-  bool ok = saveRdbFile(server::g_server->config.dbfilename, serverDbs(), opt, &err);
-  if (ok) {
-    LOG_NOTICE("DB saved on disk");
-    progress.finished();  // the final copy-on-write size (rdb_last_cow_size)
+  bool ok;
+  if (out_fd < 0) {
+    ok = saveRdbFile(server::g_server->config.dbfilename, serverDbs(), opt, &err);
+    if (ok) LOG_NOTICE("DB saved on disk");
   } else {
-    LOG_WARNING("%s", err.c_str());
+    // A broken pipe (the parent dropped every replica) must end the child
+    // with an error, not a signal.
+    signal(SIGPIPE, SIG_IGN);
+    ok = writeRdb(out_fd, opt.skip_data ? std::vector<db::Db*>() : serverDbs(), opt, &err);
+    size_t off = 0;
+    while (ok && off < trailer.size()) {
+      ssize_t w = write(out_fd, trailer.data() + off, trailer.size() - off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        ok = false;
+        err = std::string("Write error sending the RDB to replicas: ") + strerror(errno);
+      } else {
+        off += static_cast<size_t>(w);
+      }
+    }
+    close(out_fd);
   }
+  if (ok)
+    progress.finished();  // the final copy-on-write size (rdb_last_cow_size)
+  else
+    LOG_WARNING("%s", err.c_str());
   // _exit: no destructors, no atexit handlers, no stdio flush of the
   // parent's buffers; in particular nothing in the child calls into verbs.
   _exit(ok ? 0 : 1);
 }
 
+ChildDoneHook g_child_done_hook = nullptr;
+bool g_child_to_fd = false;
+
 void childDone(pid_t pid, int status) {
   SnapshotState& st = state();
   bool by_signal = WIFSIGNALED(status);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (g_child_to_fd) {
+    // A diskless SYNC: no file, no LASTSAVE, no -MISCONF on failure.
+    bool ok = !by_signal && code == 0;
+    if (ok) {
+      LOG_NOTICE("Background RDB transfer terminated with success");
+    } else if (by_signal) {
+      LOG_WARNING("Background transfer terminated by signal %d", WTERMSIG(status));
+    } else {
+      LOG_WARNING("Background transfer error");
+    }
+    childReaped();
+    st.child_pid = -1;
+    g_child_to_fd = false;
+    if (g_child_done_hook) g_child_done_hook(ok, true);
+    return;
+  }
   if (!by_signal && code == 0) {
     LOG_NOTICE("Background saving terminated with success");
     server::g_server->dirty -= st.dirty_before_bgsave;
@@ -111,6 +148,7 @@ void childDone(pid_t pid, int status) {
   childReaped();
   st.last_bgsave_time_sec = (monoUs() / 1000 - st.child_start_ms) / 1000;
   st.child_pid = -1;
+  if (g_child_done_hook) g_child_done_hook(!by_signal && code == 0, false);
 }
 
 }  // namespace
@@ -195,20 +233,40 @@ bool saveNow() {
 }
 
 bool startBgsave(std::string* err) {
+  return startBgsaveWith(saveOptions(), -1, std::string(), err);
+}
+
+bool childActive() {
+  return state().child_pid > 0;
+}
+
+void setChildDoneHook(ChildDoneHook hook) {
+  g_child_done_hook = hook;
+}
+
+bool startBgsaveWith(const SaveOptions& opt, int out_fd, const std::string& trailer,
+                     std::string* err) {
   SnapshotState& st = state();
-  st.dirty_before_bgsave = server::g_server->dirty;
-  st.last_bgsave_try = nowSec();
-  pid_t pid = forkChild(ChildKind::kRdb, "redis-rdb-bgsave");
-  if (pid == 0) childMain();
+  if (out_fd < 0) {
+    st.dirty_before_bgsave = server::g_server->dirty;
+    st.last_bgsave_try = nowSec();
+  }
+  pid_t pid = forkChild(ChildKind::kRdb, out_fd < 0 ? "redis-rdb-bgsave" : "redis-rdb-to-slaves");
+  if (pid == 0) childMain(opt, out_fd, trailer);
   if (pid < 0) {
-    st.last_bgsave_ok = false;
+    if (out_fd < 0) st.last_bgsave_ok = false;
     *err = std::string("Can't save in background: fork: ") + strerror(errno);
     LOG_WARNING("%s", err->c_str());
     return false;
   }
-  st.rdb_saves++;
   st.child_pid = pid;
   st.child_start_ms = monoUs() / 1000;
+  g_child_to_fd = out_fd >= 0;
+  if (g_child_to_fd) {
+    LOG_NOTICE("Background RDB transfer started by pid %d", static_cast<int>(pid));
+    return true;
+  }
+  st.rdb_saves++;
   st.bgsave_scheduled = false;
   LOG_NOTICE("Background saving started by pid %d", static_cast<int>(pid));
   return true;
@@ -352,6 +410,9 @@ void killChild() {
   unlink(tmp.c_str());
   childReaped();
   st.child_pid = -1;
+  bool to_fd = g_child_to_fd;
+  g_child_to_fd = false;
+  if (g_child_done_hook) g_child_done_hook(false, to_fd);
 }
 
 bool loading() {

@@ -49,6 +49,19 @@ bool saveNow();
 // BGSAVE: forks a child that writes the file. False with *err when the
 // fork failed.
 bool startBgsave(std::string* err);
+// The same fork for SYNC (server/repl/): with out_fd < 0 the child writes
+// the file as BGSAVE does (a disk-target SYNC is a BGSAVE in Redis too);
+// otherwise it writes the RDB image, then `trailer`, to out_fd (a pipe the
+// parent forwards to replicas) and leaves the file, LASTSAVE and the dirty
+// counter alone. The caller closes its copy of out_fd after the call.
+bool startBgsaveWith(const SaveOptions& opt, int out_fd, const std::string& trailer,
+                     std::string* err);
+// True while the child of either kind runs.
+bool childActive();
+// Called from the cron when a child ends (and when killChild() stops one):
+// ok is false on error or kill; to_fd says which kind it was.
+using ChildDoneHook = void (*)(bool ok, bool to_fd);
+void setChildDoneHook(ChildDoneHook hook);
 // Loads `path` into the server's databases, replacing them only on success.
 bool reloadFrom(const std::string& path, std::string* err);
 

@@ -17,6 +17,7 @@ extern "C" {
 #include "server/client.h"
 #include "server/command.h"
 #include "server/dispatch.h"
+#include "server/propagate/propagate.h"
 #include "server/script/lua_convert.h"
 #include "server/script/run_context.h"
 #include "server/server.h"
@@ -197,7 +198,9 @@ int luaSetRepl(lua_State* L) {
   if ((flags & ~3) != 0)
     return failCall(
         L, true, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
-  // There is no replication or AOF here: what to propagate has no effect.
+  // REPL_AOF (1) and REPL_REPLICA (2) are propagate's target bits: the
+  // script's next commands are fed only to those sinks.
+  if (propagate::wanted()) propagate::setNestedTargets(static_cast<unsigned>(flags));
   return 0;
 }
 
