@@ -93,7 +93,7 @@ src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 src/redis-benchmark: $(call obj,$(BENCH_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
-src/rdma-test-peer: $(call obj,$(PEER_SRCS) $(filter src/net/rdma/% src/net/connection.cpp,$(NET_SRCS)) $(BASE_SRCS))
+src/rdma-test-peer: $(call obj,$(PEER_SRCS) $(filter src/net/rdma/% src/net/rdma_settings.cpp src/net/connection.cpp,$(NET_SRCS)) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
 build/unit-tests: $(call obj,$(TEST_SRCS) $(SERVER_SRCS) $(NET_SRCS) $(CLIENT_SRCS) $(BASE_SRCS))

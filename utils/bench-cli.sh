@@ -10,12 +10,9 @@ ROUNDS=${BENCH_ROUNDS:-3}
 N=${BENCH_PIPE_N:-1000000}
 OURS_CLI=src/redis-cli
 REDIS_CLI=/usr/bin/redis-cli
-PY=/usr/bin/python3
-work=$(mktemp -d /tmp/bench-cli.XXXXXX)
-pid=''
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 CLI_CPU=1; else SRV_CPU=0 CLI_CPU=0; fi
+# shellcheck source=utils/bench-lib.sh
+. utils/bench-lib.sh
+bench_init bench-cli
 
 $PY - "$N" >"$work/input" <<'PYEOF'
 import sys
@@ -27,21 +24,14 @@ for i in range(int(sys.argv[1])):
 PYEOF
 
 one_run() {  # cli -> seconds
-  local port
-  port=$($PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
-  taskset -c $SRV_CPU src/redis-server --port "$port" --bind 127.0.0.1 --save "" \
-    --logfile "$work/server.log" &
-  pid=$!
-  for _ in $(seq 100); do $REDIS_CLI -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  start_server ours "$work/server.log" taskset -c $SRV_CPU src/redis-server
   local t0 t1 out
   t0=$(date +%s.%N)
-  out=$(taskset -c $CLI_CPU "$1" -p "$port" --pipe <"$work/input")
+  out=$(taskset -c $GEN_CPU "$1" -p "$PORT" --pipe <"$work/input")
   t1=$(date +%s.%N)
   grep -q "errors: 0, replies: $N" <<<"$out" || { echo "bench-cli: $1 --pipe failed: $out" >&2; exit 1; }
-  [ "$($REDIS_CLI -p "$port" dbsize)" = "$N" ] || { echo "bench-cli: keys missing" >&2; exit 1; }
-  $REDIS_CLI -p "$port" shutdown nosave >/dev/null 2>&1 || true
-  wait "$pid" 2>/dev/null || true
-  pid=''
+  [ "$($REDIS_CLI -p "$PORT" dbsize)" = "$N" ] || { echo "bench-cli: keys missing" >&2; exit 1; }
+  stop_server "$PORT" "$PID"
   awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
 }
 
@@ -53,9 +43,8 @@ for r in $(seq "$ROUNDS"); do
     redis+=("$(one_run $REDIS_CLI)") ours+=("$(one_run $OURS_CLI)")
   fi
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-mo=$(median "${ours[@]}")
-mr=$(median "${redis[@]}")
+mo=$(printf '%s\n' "${ours[@]}" | median)
+mr=$(printf '%s\n' "${redis[@]}" | median)
 echo
 echo "redis-cli --pipe of $N SETs into our server, wall seconds (median of $ROUNDS rounds;"
 echo "each round: ours ${ours[*]}; Debian's ${redis[*]} in run order):"

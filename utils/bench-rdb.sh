@@ -21,39 +21,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KEYS=${BENCH_RDB_KEYS:-1000000}
 ROUNDS=${BENCH_RDB_ROUNDS:-3}
-OURS=${BENCH_RDB_OURS:-src/redis-server}
+# shellcheck source=utils/bench-lib.sh
+. utils/bench-lib.sh
+bench_init bench-rdb
+OURS=${BENCH_RDB_OURS:-$OURS}
 # Optional: another build of ours (e.g. before a change), as a third column.
 BEFORE=${BENCH_RDB_BEFORE:-}
-REDIS=/usr/bin/redis-server
-RB=/usr/bin/redis-benchmark
-RCLI=/usr/bin/redis-cli
-PY=/usr/bin/python3
-work=$(mktemp -d /tmp/bench-rdb.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 GEN_CPU=1; else SRV_CPU=0 GEN_CPU=0; fi
-free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 start() {  # name binary dir -> sets PORT PID
-  local name=$1 bin=$2 dir=$3
-  PORT=$(free_port)
-  taskset -c $SRV_CPU "$bin" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
-    --dir "$dir" --logfile "$dir/log" &
-  PID=$!
-  pids+=("$PID")
-  for _ in $(seq 1200); do
-    if $RCLI -p "$PORT" ping 2>/dev/null | grep -q PONG; then return 0; fi
-    sleep 0.1
-  done
-  echo "bench-rdb: $name did not start" >&2
-  exit 1
+  start_server "$1" "$3/log" taskset -c $SRV_CPU "$2" --dir "$3"
 }
-stop() { $RCLI -p "$1" shutdown nosave >/dev/null 2>&1 || true; wait "$2" 2>/dev/null || true; }
 now_ms() { date +%s%3N; }
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }  # 10 ms ticks
 info() { $RCLI -p "$1" info "$2" | tr -d '\r' | awk -F: -v k="$3" '$1==k{print $2}'; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 gen() {
   $PY - "$KEYS" <<'PYEOF'
@@ -177,7 +157,7 @@ for side in "${sides[@]}"; do
   $RCLI -p "$p" flushall >/dev/null
   $RCLI -p "$p" --pipe <"$work/data.resp" >/dev/null
   $RCLI -p "$p" save >/dev/null
-  stop "$p" "${pid[$side]}"
+  stop_server "$p" "${pid[$side]}"
 done
 for r in $(seq $ROUNDS); do
   for side in $(order "$r"); do
@@ -187,7 +167,7 @@ for r in $(seq $ROUNDS); do
     grep -o 'DB loaded from disk: [0-9.]* seconds' "$dir/log" | awk '{print $5}' >>"$work/$side.load"
     # CPU of the process so far: start-up is a few ms, the rest is the load.
     echo $(($(cpu_ticks "$PID") * 10)) >>"$work/$side.loadcpu"
-    stop "$PORT" "$PID"
+    stop_server "$PORT" "$PID"
   done
 done
 for side in "${sides[@]}"; do
@@ -195,7 +175,6 @@ for side in "${sides[@]}"; do
   load_cpu[$side]=$(median <"$work/$side.loadcpu")
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
 row() {  # label array-name
   local label=$1
   local -n a=$2

@@ -11,17 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
 N=${BENCH_N:-100000}
-OURS=src/redis-server
-REDIS=/usr/bin/redis-server
-RB=/usr/bin/redis-benchmark
-RCLI=/usr/bin/redis-cli
-PY=/usr/bin/python3
-work=$(mktemp -d /tmp/bench-lua.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 GEN_CPU=1; else SRV_CPU=0 GEN_CPU=0; fi
-free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+# shellcheck source=utils/bench-lib.sh
+. utils/bench-lib.sh
+bench_init bench-lua
 
 SCRIPT="redis.call('set', KEYS[1], ARGV[1]) return redis.call('get', KEYS[1])"
 LIB="#!lua name=benchlib
@@ -32,16 +24,10 @@ redis.register_function('setget', function(keys, args) redis.call('set', keys[1]
 start() {  # bin wrapper...
   local bin=$1
   shift
-  PORT=$(free_port)
-  "$@" "$bin" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
-    --logfile "$work/server.log" >/dev/null 2>&1 &
-  PID=$!
-  pids+=("$PID")
-  for _ in $(seq 300); do $RCLI -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  start_server "$bin" "$work/server.log" "$@" "$bin"
   SHA=$($RCLI -p "$PORT" script load "$SCRIPT")
   $RCLI -p "$PORT" function load replace "$LIB" >/dev/null
 }
-stop() { $RCLI -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; wait "$PID" 2>/dev/null || true; }
 
 # The command of a case, for redis-benchmark.
 case_args() {  # case
@@ -57,21 +43,16 @@ rps() {  # case n -> ops/s
     tail -n 1 | tr -d '"' | awk -F, '{printf "%.0f", $2}'
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-
 declare -A res
 for round in $(seq "$ROUNDS"); do
-  order=(ours redis)
-  [ $((round % 2)) -eq 0 ] && order=(redis ours)
-  for srv in "${order[@]}"; do
-    bin=$OURS
-    [ "$srv" = redis ] && bin=$REDIS
+  for srv in $(round_order "$round"); do
+    bin=$(server_bin "$srv")
     start "$bin" taskset -c $SRV_CPU
     for c in evalsha fcall; do
       res[$srv,$c,$round]=$(rps $c "$N")
       echo "bench-scripting: round $round $srv $c ${res[$srv,$c,$round]} ops/s" >&2
     done
-    stop
+    stop_server "$PORT" "$PID"
   done
 done
 
@@ -81,7 +62,7 @@ instr_per_call() {  # binary case
     start "$1" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out"
     # shellcheck disable=SC2046
     $RB -p "$PORT" -n "$n" -c 50 -r 100000 -q $(case_args "$2") >/dev/null 2>&1
-    stop
+    stop_server "$PORT" "$PID"
     counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
   done
   echo $(((counts[1] - counts[0]) / 40000))

@@ -16,34 +16,18 @@ N=${BENCH_N:-200000}
 KEYS=${BENCH_KEYS:-1000000}
 BP_US=${BENCH_BUSY_POLL_US:-100}
 MAXMEM=${BENCH_MAXMEMORY:-64mb}
-OURS=src/redis-server
-REDIS=/usr/bin/redis-server
-RB=/usr/bin/redis-benchmark
 # Our redis-benchmark: the load generator of the tracking cases (Debian's has
 # no way to send CLIENT TRACKING ON on its connections), for both servers.
 RB_OURS=src/redis-benchmark
-RCLI=/usr/bin/redis-cli
-PY=/usr/bin/python3
-work=$(mktemp -d /tmp/bench.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
-if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 GEN_CPU=1; else SRV_CPU=0 GEN_CPU=0; fi
-free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+# shellcheck source=utils/bench-lib.sh
+. utils/bench-lib.sh
+bench_init bench
 
 start() {  # name binary [extra server args] -> sets PORT PID
   local name=$1 bin=$2
   shift 2
-  PORT=$(free_port)
-  taskset -c $SRV_CPU "$bin" "$@" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no \
-    --maxclients 2000 --logfile "$work/$name.log" &
-  PID=$!
-  pids+=("$PID")
-  for _ in $(seq 100); do $RCLI -p "$PORT" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "bench: $name did not start" >&2; exit 1
+  start_server "$name" "$work/$name.log" taskset -c $SRV_CPU "$bin" "$@" --maxclients 2000
 }
-stop() { $RCLI -p "$1" shutdown nosave >/dev/null 2>&1 || true; wait "$2" 2>/dev/null || true; }
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # Times the process blocked (voluntary context switches): each is a sleep in
 # epoll_wait that a client's request must then pay to wake.
@@ -129,11 +113,10 @@ for round in $(seq "$ROUNDS"); do
         echo "round $round $srv $name: $r"
       done
     fi
-    stop "$PORT" "$PID"
+    stop_server "$PORT" "$PID"
   done
 done
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 field() {  # srv case column(1=rps 2=p50 3=p99 4=cpu 5=sleeps 6=genbusy 7=srvbusy 8=gencpu)
   local fmt=%.2f
   case $3 in 1) fmt=%.0f ;; 2 | 3 | 5) fmt=%.3f ;; esac
@@ -163,16 +146,10 @@ instr_per_op() {  # binary test [acl]
     gen_acl=(--user bench -a benchpw)
   fi
   for n in 20000 60000; do
-    local port
-    port=$(free_port)
-    valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$bin" --port "$port" \
-      --bind 127.0.0.1 --save "" --appendonly no --logfile "$work/cg.log" "${srv_acl[@]}" \
-      >/dev/null 2>&1 &
-    local vp=$!
-    for _ in $(seq 300); do $RCLI -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-    $RB -p "$port" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
-    $RCLI -p "$port" shutdown nosave >/dev/null 2>&1 || true
-    wait "$vp" 2>/dev/null || true
+    start_server callgrind "$work/cg.log" valgrind --tool=callgrind \
+      --callgrind-out-file="$work/cg.out" "$bin" "${srv_acl[@]}"
+    $RB -p "$PORT" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+    stop_server "$PORT" "$PID"
     counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
   done
   echo $(( (counts[1] - counts[0]) / 40000 ))
@@ -220,7 +197,7 @@ mem_after_load() {  # binary dataset -> "used_memory rss keys"
   used=$($RCLI -p "$PORT" info memory | tr -d '\r' | awk -F: '$1=="used_memory"{print $2}')
   rss=$(awk '/VmRSS/{print $2*1024}' "/proc/$PID/status")
   echo "$used $rss $($RCLI -p "$PORT" dbsize)"
-  stop "$PORT" "$PID"
+  stop_server "$PORT" "$PID"
 }
 
 # Eviction under load: SETs of 1 KB values over a key space far larger than
@@ -237,15 +214,12 @@ evict_case() {  # name binary -> "rps used rss evicted maxmemory"
   evicted=$($RCLI -p "$PORT" info stats | tr -d '\r' | awk -F: '$1=="evicted_keys"{print $2}')
   rss=$(awk '/VmRSS/{print $2*1024}' "/proc/$PID/status")
   echo "$rps $used $rss $evicted $limit"
-  stop "$PORT" "$PID"
+  stop_server "$PORT" "$PID"
 }
 declare -A ev
 for round in $(seq "$ROUNDS"); do
-  order=(ours redis)
-  [ $((round % 2)) -eq 0 ] && order=(redis ours)
-  for srv in "${order[@]}"; do
-    bin=$OURS
-    [ "$srv" = redis ] && bin=$REDIS
+  for srv in $(round_order "$round"); do
+    bin=$(server_bin "$srv")
     ev[$srv,$round]=$(evict_case "$srv" "$bin")
     echo "round $round eviction $srv: ${ev[$srv,$round]}"
   done
@@ -283,7 +257,6 @@ done
 
 # "+3.1%": how much a exceeds b.
 added() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%+.1f%%" : "-"), (a - b) * 100 / b}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
 {
   echo "# Benchmarks"
   echo

@@ -53,12 +53,18 @@ suite_unit() {
   local rc=${PIPESTATUS[0]}
   local p f s
   p=$(grep -aoE '^\[  PASSED  \] [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -n1)
-  f=$(grep -aoE '^\[  FAILED  \] [0-9]+ tests?,' "$log" | grep -oE '[0-9]+' | tail -n1)
+  # --gtest_brief=1 prints one "[  FAILED  ] Suite.Test (N ms)" line per
+  # failed test and no "N tests, listed below" summary: count the names.
+  f=$(grep -aoE '^\[  FAILED  \] [A-Za-z0-9_/]+\.[A-Za-z0-9_/]+' "$log" | sort -u | wc -l)
   s=$(grep -aoE '^\[  SKIPPED \] [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -n1)
-  if [ -z "$p" ] && [ -z "$f" ]; then
+  if [ -z "$p" ] && [ "$f" -eq 0 ]; then
     echo "=== unit: no gtest summary (exit $rc): counted as one failure"
     add_counts unit 0 1 0
     return
+  fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "=== unit exited $rc with no failed test: counted as one failure"
+    f=1
   fi
   add_counts unit "${p:-0}" "${f:-0}" "${s:-0}"
 }

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "cli/split.h"
 #include "net/registry.h"
@@ -28,6 +30,9 @@ void printUsage() {
           "  --rdma             Connect over RDMA (the 'rdma' connection type).\n"
           "  --rdma-dialect <d> RDMA dialect: auto (default: detected from the server),\n"
           "                     ours, seed (the 2021 prototype) or valkey. See RDMA.md.\n"
+          "  --rdma-keepalive-interval <ms>  Liveness probe period over RDMA (default\n"
+          "                     3000, 0 = off): a server that vanished without a\n"
+          "                     disconnect is an error within two periods.\n"
           "  -a <password>      Password for AUTH (REDISCLI_AUTH in the environment\n"
           "                     keeps it off the command line; -a wins if both are set).\n"
           "  --user <username>  ACL user name for AUTH <user> <pass> (needs -a).\n"
@@ -190,7 +195,8 @@ bool parseUri(const std::string& uri, Options* opt) {
 
 ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
   bool rdma = false;
-  const char* rdma_dialect = nullptr;
+  // --rdma-<option> flags, as the rdma type's configure() names them.
+  std::vector<std::pair<const char*, const char*>> rdma_opts;
   int i = 1;
   for (; i < argc; i++) {
     const char* a = argv[i];
@@ -272,7 +278,9 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       unrecognized(a);
       return ParseOutcome::kExitError;
     } else if (is("--rdma-dialect")) {
-      rdma_dialect = argv[++i];
+      rdma_opts.emplace_back("dialect", argv[++i]);
+    } else if (is("--rdma-keepalive-interval")) {
+      rdma_opts.emplace_back("keepalive-interval", argv[++i]);
     } else if (is("-h")) {
       opt->endpoint.host = argv[++i];
     } else if (is("-p")) {
@@ -367,13 +375,14 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     }
     opt->endpoint.type = "rdma";
     std::string err;
-    if (rdma_dialect != nullptr &&
-        !net::findType("rdma")->configure("dialect", rdma_dialect, &err)) {
-      fprintf(stderr, "Invalid --rdma-dialect: %s\n", err.c_str());
-      return ParseOutcome::kExitError;
+    for (const auto& [name, value] : rdma_opts) {
+      if (!net::findType("rdma")->configure(name, value, &err)) {
+        fprintf(stderr, "Invalid --rdma-%s: %s\n", name, err.c_str());
+        return ParseOutcome::kExitError;
+      }
     }
-  } else if (rdma_dialect != nullptr) {
-    fprintf(stderr, "Option --rdma-dialect needs --rdma.\n");
+  } else if (!rdma_opts.empty()) {
+    fprintf(stderr, "Option --rdma-%s needs --rdma.\n", rdma_opts.front().first);
     return ParseOutcome::kExitError;
   }
   if (opt->quoted_input) {

@@ -169,6 +169,20 @@ using SettingLookup = std::function<std::string(const std::string& name)>;
 bool settingInt(const std::string& v, long long* out);
 std::vector<std::string> settingWords(const std::string& v);
 
+// A server setting a connection type owns ("rdma-port", "rdma-rx-size"):
+// the type declares its name, default and bounds; the server's options table
+// lists every type's settings and keeps their values (redis.conf, the
+// command line, CONFIG GET/SET/REWRITE), so the server names no transport.
+struct SettingSpec {
+  const char* name;
+  const char* default_value;  // canonical form, as CONFIG GET prints it
+  bool is_mutable;            // CONFIG SET may change it at run time
+  bool is_list;               // any number of words (space-joined), else exactly one
+  // Validates the value's words and gives the canonical value; false with
+  // *err (the reason, as CONFIG SET and redis.conf errors show it).
+  bool (*parse)(const std::vector<std::string>& words, std::string* canonical, std::string* err);
+};
+
 class ConnectionType {
  public:
   virtual ~ConnectionType() = default;
@@ -186,17 +200,11 @@ class ConnectionType {
     *wanted = false;
     return true;
   }
-  // A server setting this type owns ("rdma-rx-size"): *known, and if so
-  // validated (false with *err) and returned in canonical form. The bounds
-  // live only here; the server's options table asks.
-  virtual bool checkSetting(const std::string& setting, const std::string& value,
-                            std::string* canonical, bool* known, std::string* err) {
-    (void)setting;
-    (void)value;
-    (void)canonical;
-    (void)err;
-    *known = false;
-    return true;
+  // The server settings this type owns, with their defaults and bounds
+  // (see SettingSpec); the server's options table lists them.
+  virtual const std::vector<SettingSpec>& settings() const {
+    static const std::vector<SettingSpec> kNone;
+    return kNone;
   }
   // The log line for a listener of this type once it is open.
   virtual std::string announce(const Listener& l) const {

@@ -56,16 +56,18 @@ int servicePendingData(event::EventLoop* loop) {
   return ran;
 }
 
-bool checkSetting(const std::string& setting, const std::string& value, std::string* canonical,
-                  std::string* err) {
-  registerBuiltinTypes();
-  for (auto& t : types()) {
-    bool known = false;
-    if (!t->checkSetting(setting, value, canonical, &known, err)) return false;
-    if (known) return true;
-  }
-  *canonical = value;
-  return true;
+const std::vector<SettingSpec>& allSettings() {
+  static const std::vector<SettingSpec> all = [] {
+    std::vector<SettingSpec> v;
+    forEachType([&v](ConnectionType* t) {
+      for (const SettingSpec& s : t->settings()) v.push_back(s);
+    });
+#ifndef HAVE_RDMA
+    for (const SettingSpec& s : rdmaSettings()) v.push_back(s);
+#endif
+    return v;
+  }();
+  return all;
 }
 
 bool openListeners(event::EventLoop* loop, const SettingLookup& get, AcceptCallback cb,

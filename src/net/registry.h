@@ -29,11 +29,11 @@ int processPendingData();
 // Returns the number of handlers run.
 int servicePendingData(event::EventLoop* loop);
 
-// Validates a server setting owned by a connection type (its name starts
-// with the type's: "rdma-rx-size") and gives its canonical value. A setting
-// no compiled-in type owns is returned unchanged (true).
-bool checkSetting(const std::string& setting, const std::string& value, std::string* canonical,
-                  std::string* err);
+// Every server setting the connection types own (ConnectionType::settings),
+// in registration order. A transport that may be compiled out still lists
+// its settings, so a redis.conf written for a build with it keeps loading
+// (openListeners refuses to start a listener it cannot open).
+const std::vector<SettingSpec>& allSettings();
 
 struct OpenedListener {
   std::string type;

@@ -1,6 +1,8 @@
 // Factories of the built-in connection types; only registry.cpp calls them.
 #pragma once
 
+#include <vector>
+
 #include "net/connection.h"
 
 namespace net {
@@ -10,5 +12,8 @@ ConnectionType* makeUnixType();
 #ifdef HAVE_RDMA
 ConnectionType* makeRdmaType();
 #endif
+// The rdma type's settings (net/rdma_settings.cpp): built with or without
+// RDMA support, so redis.conf files naming them load either way.
+const std::vector<SettingSpec>& rdmaSettings();
 
 }  // namespace net

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -29,8 +30,9 @@ namespace server {
 namespace {
 
 using Args = std::vector<std::string>;
-using Setter = bool (*)(Config&, const Args&, std::string* err);
-using Getter = std::string (*)(const Config&);
+// std::function: the rows of connection types' settings capture their spec.
+using Setter = std::function<bool(Config&, const Args&, std::string* err)>;
+using Getter = std::function<std::string(const Config&)>;
 
 struct Option {
   const char* name;
@@ -236,24 +238,6 @@ std::string getOutputBufferLimits(const Config& c) {
         },                                                      \
         [](const Config& c) { return std::to_string(c.FIELD); } \
   }
-// A connection type's own option: the type validates it where its bounds
-// live (net::checkSetting) and gives the canonical integer kept here.
-#define TRANSPORT_OPT(NAME, FIELD)                                  \
-  Option {                                                          \
-    NAME, false, 1, 1,                                              \
-        [](Config& c, const Args& a, std::string* e) {              \
-          std::string v;                                            \
-          if (!net::checkSetting(NAME, a[0], &v, e)) return false;  \
-          int64_t n;                                                \
-          if (!strutil::parseInt64(v, &n) && !parseMemory(v, &n)) { \
-            *e = "argument couldn't be parsed into an integer";     \
-            return false;                                           \
-          }                                                         \
-          c.FIELD = n;                                              \
-          return true;                                              \
-        },                                                          \
-        [](const Config& c) { return std::to_string(c.FIELD); }     \
-  }
 #define MEM_OPT(NAME, FIELD, LO, HI, MUT)                       \
   Option {                                                      \
     NAME, MUT, 1, 1,                                            \
@@ -379,8 +363,36 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
         [](const Config& c) { return c.FIELD; }        \
   }
 
+// A row for a setting a connection type owns: the type parses it, the
+// value is kept in Config::transport_settings.
+Option transportOption(const net::SettingSpec* spec) {
+  return Option{spec->name, spec->is_mutable, 1, spec->is_list ? -1 : 1,
+                [spec](Config& c, const Args& a, std::string* e) {
+                  std::string v;
+                  if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
+                  c.transport_settings[spec->name] = v;
+                  return true;
+                },
+                [spec](const Config& c) {
+                  auto it = c.transport_settings.find(spec->name);
+                  return it != c.transport_settings.end() ? it->second
+                                                          : std::string(spec->default_value);
+                }};
+}
+
+std::vector<Option> builtinOptions();
+
 const std::vector<Option>& options() {
-  static const std::vector<Option> opts = {
+  static const std::vector<Option> opts = [] {
+    std::vector<Option> v = builtinOptions();
+    for (const net::SettingSpec& s : net::allSettings()) v.push_back(transportOption(&s));
+    return v;
+  }();
+  return opts;
+}
+
+std::vector<Option> builtinOptions() {
+  std::vector<Option> opts = {
       Option{"bind", true, 1, -1,
              [](Config& c, const Args& a, std::string*) {
                c.bind = splitWords(a);
@@ -613,16 +625,6 @@ const std::vector<Option>& options() {
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
       INT_OPT("list-max-listpack-size", list_max_listpack_size, INT_MIN, INT_MAX, true),
       INT_OPT("list-compress-depth", list_compress_depth, 0, INT_MAX, true),
-      INT_OPT("rdma-port", rdma_port, 0, 65535, false),
-      Option{"rdma-bind", false, 1, -1,
-             [](Config& c, const Args& a, std::string*) {
-               c.rdma_bind = splitWords(a);
-               return true;
-             },
-             [](const Config& c) { return joinArgs(c.rdma_bind); }},
-      TRANSPORT_OPT("rdma-rx-size", rdma_rx_size),
-      TRANSPORT_OPT("rdma-completion-vector", rdma_completion_vector),
-      TRANSPORT_OPT("rdma-keepalive-interval", rdma_keepalive_interval),
   };
   return opts;
 }

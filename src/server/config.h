@@ -124,12 +124,9 @@ struct Config {
   // count) and the compression depth (stored and reported; not applied).
   int64_t list_max_listpack_size = -2;
   int64_t list_compress_depth = 0;
-  // RDMA transport (rdma-*): handed to the "rdma" connection type.
-  int64_t rdma_port = 0;
-  std::vector<std::string> rdma_bind;  // empty: same as bind
-  int64_t rdma_rx_size = 1024 * 1024;
-  int64_t rdma_keepalive_interval = 3000;  // ms; 0: no liveness probe
-  int64_t rdma_completion_vector = -1;
+  // Settings the connection types own (net::allSettings(): "rdma-port",
+  // ...), by name, in canonical form; a name not here has its default.
+  std::map<std::string, std::string> transport_settings;
   // client-output-buffer-limit, per client class: a client whose pending
   // output reaches `hard` bytes, or stays at or above `soft` bytes for more
   // than `soft_seconds`, is closed (0 disables a limit).

@@ -49,15 +49,16 @@ TEST(Config, ErrorsNameLineAndReason) {
   EXPECT_FALSE(loadConfigText(&c, "requirepass \"unterminated\n", &err));
   EXPECT_NE(err.find("Unbalanced quotes"), std::string::npos);
 #ifdef HAVE_RDMA
-  // The rdma type owns these bounds (net::checkSetting): the table accepts
-  // exactly what the transport does.
+  // The rdma type owns these settings and their bounds (net::allSettings):
+  // the table accepts exactly what the transport does.
   EXPECT_FALSE(loadConfigText(&c, "rdma-rx-size 1k\n", &err));
   EXPECT_FALSE(loadConfigText(&c, "rdma-completion-vector 1024\n", &err));
   EXPECT_NE(err.find("completion-vector must be -1"), std::string::npos) << err;
   EXPECT_FALSE(loadConfigText(&c, "rdma-keepalive-interval -5\n", &err));
   ASSERT_TRUE(loadConfigText(&c, "rdma-rx-size 64k\nrdma-completion-vector 1023\n", &err)) << err;
-  EXPECT_EQ(c.rdma_rx_size, 65536);
-  EXPECT_EQ(c.rdma_completion_vector, 1023);
+  EXPECT_EQ(configGet(c, "rdma-rx-size"),
+            (std::vector<std::pair<std::string, std::string>>{{"rdma-rx-size", "65536"}}));
+  EXPECT_EQ(c.transport_settings["rdma-completion-vector"], "1023");
 #endif
 }
 

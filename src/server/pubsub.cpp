@@ -11,6 +11,7 @@
 
 #include "common/strutil.h"
 #include "server/client.h"
+#include "server/commands/introspection.h"
 #include "server/obuf_limits.h"
 #include "server/server.h"
 
@@ -319,8 +320,7 @@ void pubsubHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(sizeof(kLines) / sizeof(kLines[0])));
-  for (const char* l : kLines) c->addStatus(l);
+  replyHelp(c, kLines);
 }
 
 void pubsubCommand(Client* c) {

@@ -56,6 +56,35 @@ start_server [list tags {needs:rdma external:skip} \
     } {300}
   }
 
+  test {RDMA dialects: an older build of our client (no kHello) is spoken to first} {
+    # Builds from before the dialects send no kHello, ask for no RDMA-read
+    # resources and wait for the server's register message.
+    lassign [peer --dialect legacy -- PING] status out
+    assert_equal $status 0 $out
+    assert_match "*reply: +PONG*" $out
+    lassign [peer --dialect legacy -- CLIENT INFO] status out
+    assert_match "*transport=rdma/ours*" $out
+    set v [patterned 100000]
+    lassign [peer --dialect legacy --rx-size 65536 -- SET rdma:legacy $v] status out
+    assert_equal $status 0 $out
+    assert_equal [r get rdma:legacy] $v
+    lassign [peer --dialect legacy --repeat 300 --pipeline -- INCR rdma:legacy:n] status out
+    assert_match "*reply: :300*" $out
+  }
+
+  test {RDMA dialects: a prototype client asking for no read resources is served as seed} {
+    # Taken for an older build of ours and spoken to first: its own register
+    # message (version 0) then shows the prototype, whose data writes carry
+    # immediate 0.
+    lassign [peer --dialect seed --read-resources 0 -- CLIENT INFO] status out
+    assert_equal $status 0 $out
+    assert_match "*transport=rdma/seed*" $out
+    set v [patterned 100000]
+    lassign [peer --dialect seed --read-resources 0 --rx-size 65536 -- SET rdma:seed0 $v] status out
+    assert_equal $status 0 $out
+    assert_equal [r get rdma:seed0] $v
+  }
+
   test {RDMA dialects: Valkey's GetServerFeature is answered with no features} {
     lassign [peer --dialect valkey --mode feature-query] status out
     assert_equal $status 0 $out
@@ -72,7 +101,8 @@ start_server [list tags {needs:rdma external:skip} \
   }
 
   foreach {d mode} {valkey garbage-first valkey mixed-first valkey switch-dialect
-                    seed switch-dialect valkey bad-feature seed silent} {
+                    seed switch-dialect ours switch-dialect legacy switch-dialect
+                    valkey bad-feature seed silent} {
     test "RDMA dialects: $mode ($d) closes only that connection, with a clear error" {
       set errors [rdma_info rdma_errors]
       lassign [peer --dialect $d --mode $mode --timeout-ms 20000] status out
@@ -165,10 +195,31 @@ start_server [list tags {needs:rdma external:skip} \
   } {100}
 }
 
+# Starts `rdma-test-peer --listen` with the given options on a free port;
+# returns {pid port output_file} once it listens.
+proc start_listen_peer {name args} {
+  set port [find_free_port]
+  set out_file [scratch_file listen-$name]
+  set pid [exec $::rdma_peer --listen --host $::rdma_addr --port $port {*}$args \
+             > $out_file 2>@1 &]
+  wait_for_condition 300 100 {[string match "*result: listening*" [read_file $out_file]]} {
+    catch {exec kill $pid}
+    fail "peer server did not start: [read_file $out_file]"
+  }
+  return [list $pid $port $out_file]
+}
+
+proc stop_listen_peer {peer} {
+  lassign $peer pid port out_file
+  catch {exec kill $pid}
+  file delete $out_file
+}
+
 # Our clients against a server that is not ours: the peer's --listen mode
 # speaks the prototype's or Valkey's dialect (no private data in its accept,
-# its register message on ESTABLISHED, Valkey's keepalive every 3 s).
-foreach d {seed valkey} {
+# its register message on ESTABLISHED, Valkey's keepalive every 3 s), or ours
+# (kHello in its accept), so that each dialect is tested from the client side.
+foreach d {ours seed valkey} {
   # Outside the VM the block is skipped: do not start a peer that cannot run.
   if {[skip_reason {needs:rdma external:skip}] ne ""} {
     start_server {tags {needs:rdma external:skip}} {}
@@ -211,6 +262,73 @@ foreach d {seed valkey} {
       assert_equal $status 0 $out
       assert_match "*SET: *requests per second*" $out
       assert_match "*GET: *requests per second*" $out
+    }
+
+    test "RDMA dialects: a $d server switching dialect mid-connection fails the client" {
+      # SWITCHDIALECT is not answered: the peer sends a register message of
+      # another dialect instead.
+      set t0 [clock milliseconds]
+      lassign [run_status $::rdma_cli --rdma -h $::rdma_addr -p $port SWITCHDIALECT] status out
+      assert_lessthan [expr {[clock milliseconds] - $t0}] 10000
+      assert {$status != 0}
+      assert_match "*protocol error*" $out
+      assert_equal [rdma_cli PING] PONG
+    }
+
+    foreach mode {garbage-first mixed-first} {
+      test "RDMA dialects: a $d server whose first message is $mode fails the connect" {
+        set bad [start_listen_peer $mode-$d --dialect $d --mode $mode]
+        set t0 [clock milliseconds]
+        lassign [run_status $::rdma_cli --rdma -h $::rdma_addr -p [lindex $bad 1] PING] status out
+        set took [expr {[clock milliseconds] - $t0}]
+        stop_listen_peer $bad
+        assert {$status != 0}
+        assert_match "*protocol error*" $out
+        if {$mode eq "garbage-first" && $d ne "ours"} {
+          assert_match "*matches no dialect (starts ee ee ee ee)*" $out
+        }
+        assert_lessthan $took 10000
+      }
+    }
+
+    test "RDMA dialects: redis-cli --rdma finds a vanished $d server within two probe periods" {
+      # VANISH puts every QP of the peer server in the error state without
+      # a disconnect and leaves it silent: no reply ever comes, and only the
+      # client's liveness probe can tell (RDMA.md, "Dead peers").
+      set gone [start_listen_peer vanish-$d --dialect $d]
+      set t0 [clock milliseconds]
+      lassign [run_status $::rdma_cli --rdma --rdma-keepalive-interval 1000 \
+                 -h $::rdma_addr -p [lindex $gone 1] VANISH] status out
+      set took [expr {[clock milliseconds] - $t0}]
+      stop_listen_peer $gone
+      assert {$status != 0}
+      assert_match "*peer unreachable*" $out
+      # Two 1 s periods, plus the connect and process start-up under TCG.
+      assert_lessthan $took 6000
+    }
+
+    test "RDMA dialects: redis-benchmark --rdma ends when its $d server vanishes" {
+      set gone [start_listen_peer bench-$d --dialect $d]
+      set bench_out [scratch_file bench-$d]
+      set bench [exec [file join $::repo_root src redis-benchmark] --rdma \
+                   --rdma-keepalive-interval 1000 -h $::rdma_addr -p [lindex $gone 1] \
+                   -t ping -n 100000000 -c 2 > $bench_out 2>@1 &]
+      after 2000
+      set t0 [clock milliseconds]
+      run_status timeout 10 $::rdma_cli --rdma --rdma-keepalive-interval 1000 \
+        -h $::rdma_addr -p [lindex $gone 1] VANISH
+      wait_for_condition 100 100 {![file exists /proc/$bench]
+        || [string match "*Z*" [lindex [split [read_file /proc/$bench/stat]] 2]]} {
+        catch {exec kill $bench}
+        stop_listen_peer $gone
+        fail "redis-benchmark still running 10 s after its server vanished"
+      }
+      set took [expr {[clock milliseconds] - $t0}]
+      set out [read_file $bench_out]
+      file delete $bench_out
+      stop_listen_peer $gone
+      assert_match "*peer unreachable*" $out
+      assert_lessthan $took 6000
     }
 
     if {$d eq "valkey"} {

@@ -7,7 +7,7 @@ proc blocked_count {} {
 }
 
 proc wait_blocked {n} {
-  wait_for_condition 100 10 {[blocked_count] == $n} {
+  wait_for_condition 1000 10 {[blocked_count] == $n} {
     fail "expected $n blocked clients, have [blocked_count]"
   }
 }
@@ -49,7 +49,8 @@ start_server {tags {blocking}} {
     $rd blpop l 0.2
     assert_equal [$rd read] {}
     set elapsed [expr {[clock milliseconds] - $start}]
-    assert_range $elapsed 180 600
+    # Well under a second: 0.2 is not rounded up to whole seconds.
+    assert_range $elapsed 180 900
     $rd readraw 1
     $rd brpop l 0.01
     set raw2 [$rd read]
@@ -356,7 +357,7 @@ start_server {tags {blocking}} {
     $rd blpop l 0
     wait_blocked 1
     r rpush l x y
-    wait_for_condition 50 10 {[r llen l] == 1} { fail "blpop was not served" }
+    wait_for_condition 500 10 {[r llen l] == 1} { fail "blpop was not served" }
     $rd client reply on
     set res [$rd read]
     $rd close

@@ -34,7 +34,7 @@ proc ce_tot_mem {name} {
 }
 
 proc ce_wait_mem {name bytes} {
-  wait_for_condition 100 20 {[ce_tot_mem $name] >= $bytes} {
+  wait_for_condition 500 20 {[ce_tot_mem $name] >= $bytes} {
     fail "client $name never reached $bytes bytes"
   }
 }
@@ -47,7 +47,7 @@ start_server {tags {maxmemory external:skip}} {
     set c [ce_partial_client 3]
     ce_wait_mem partial3 3000000
     r config set maxmemory-clients 2mb
-    wait_for_condition 100 20 {[ce_tot_mem partial3] == -1} {
+    wait_for_condition 500 20 {[ce_tot_mem partial3] == -1} {
       fail "the client using 3 MB was not evicted"
     }
     assert_equal [ce_evicted] 1
@@ -71,7 +71,7 @@ start_server {tags {maxmemory external:skip}} {
     # (Redis answers its first command before closing it; either way it goes.)
     set small [redis_client]
     catch {$small client setname small}
-    wait_for_condition 100 20 {[ce_line small] eq "" && [ce_evicted] == 1} {
+    wait_for_condition 500 20 {[ce_line small] eq "" && [ce_evicted] == 1} {
       fail "the evictable client was not evicted"
     }
     assert_morethan [ce_tot_mem partial3] 3000000
@@ -89,7 +89,7 @@ start_server {tags {maxmemory external:skip}} {
     ce_wait_mem partial4 4000000
     # Room for all but the largest.
     r config set maxmemory-clients [expr {[ce_tot_mem partial1] + 512 * 1024}]
-    wait_for_condition 100 20 {[ce_tot_mem partial4] == -1} {
+    wait_for_condition 500 20 {[ce_tot_mem partial4] == -1} {
       fail "the largest client was not evicted"
     }
     after 100
@@ -105,7 +105,7 @@ start_server {tags {maxmemory external:skip}} {
     ce_wait_mem partial3 3000000
     r config set maxmemory 100mb
     r config set maxmemory-clients 2%
-    wait_for_condition 100 20 {[ce_tot_mem partial3] == -1} {
+    wait_for_condition 500 20 {[ce_tot_mem partial3] == -1} {
       fail "the client was not evicted at 2% of 100 MB"
     }
     r config set maxmemory-clients 0

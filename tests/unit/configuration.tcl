@@ -44,7 +44,7 @@ proc proc_cmdline {pid} {
   return [string trimright [string map [list \0 " "] $raw]]
 }
 
-proc wait_for_file {path {ms 5000}} {
+proc wait_for_file {path {ms 10000}} {
   set deadline [expr {[clock milliseconds] + $ms}]
   while {[clock milliseconds] < $deadline} {
     if {[file exists $path] && [file size $path] > 0} { return 1 }
@@ -112,7 +112,7 @@ tags {config external:skip} {
     assert_equal [file readlink /proc/$pid/fd/1] /dev/null
     catch {$c shutdown nosave}
     $c close
-    for {set i 0} {$i < 250 && [process_alive $pid]} {incr i} { after 20 }
+    for {set i 0} {$i < 500 && [process_alive $pid]} {incr i} { after 20 }
     assert_equal [process_alive $pid] 0
     assert_equal [file exists $dir/redis.pid] 0
     file delete -force $dir
@@ -129,13 +129,13 @@ tags {config external:skip} {
     set pid [spawn_server $::cfg(server_bin) [list --port $port --bind 127.0.0.1 \
                --supervised systemd --daemonize yes --save "" --dir $dir] $dir]
     unset ::env(NOTIFY_SOCKET)
-    for {set i 0} {$i < 250 && ![ping_server 127.0.0.1 $port]} {incr i} { after 20 }
+    for {set i 0} {$i < 500 && ![ping_server 127.0.0.1 $port]} {incr i} { after 20 }
     set c [::redis::connect 127.0.0.1 $port]
     assert_match "*process_supervised:systemd*" [$c info server]
     catch {$c shutdown nosave}
     $c close
-    assert_equal [wait_server_exit $dir 5000] 0
-    for {set i 0} {$i < 250 && [file exists $dir/notify.sock]} {incr i} { after 20 }
+    assert_equal [wait_server_exit $dir 10000] 0
+    for {set i 0} {$i < 500 && [file exists $dir/notify.sock]} {incr i} { after 20 }
     set msgs [split [string trim [read_file $dir/notify.out]] "\n"]
     assert_equal [lrange $msgs 1 end] \
       {{STATUS=Redis is loading...} {STATUS=Ready to accept connections} READY=1 STOPPING=1}
@@ -152,7 +152,7 @@ tags {config external:skip} {
                --supervised upstart --daemonize yes --save "" --dir $dir] $dir]
     unset ::env(UPSTART_JOB)
     set state ""
-    for {set i 0} {$i < 250} {incr i} {
+    for {set i 0} {$i < 500} {incr i} {
       set stat [read_file /proc/$pid/stat]
       set state [lindex [string range $stat [expr {[string last ")" $stat] + 2}] end] 0]
       if {$state eq "T"} break
@@ -160,12 +160,12 @@ tags {config external:skip} {
     }
     assert_equal $state T
     exec kill -CONT $pid
-    for {set i 0} {$i < 250 && ![ping_server 127.0.0.1 $port]} {incr i} { after 20 }
+    for {set i 0} {$i < 500 && ![ping_server 127.0.0.1 $port]} {incr i} { after 20 }
     set c [::redis::connect 127.0.0.1 $port]
     assert_match "*process_supervised:upstart*" [$c info server]
     catch {$c shutdown nosave}
     $c close
-    assert_equal [wait_server_exit $dir 5000] 0
+    assert_equal [wait_server_exit $dir 10000] 0
     file delete -force $dir
   }
 }
@@ -204,12 +204,12 @@ start_server {tags {config external:skip}} {
     after 1200
     assert_equal [info_field [r info server] hz] 1
     r config set dynamic-hz yes
-    wait_for_condition 50 100 {[info_field [r info server] hz] == 2} {
+    wait_for_condition 100 100 {[info_field [r info server] hz] == 2} {
       fail "hz did not double: [info_field [r info server] hz]"
     }
     assert_equal [info_field [r info server] configured_hz] 1
     foreach c $clients { $c close }
-    wait_for_condition 50 100 {[info_field [r info server] hz] == 1} {
+    wait_for_condition 100 100 {[info_field [r info server] hz] == 1} {
       fail "hz did not come back"
     }
     r config set hz 10

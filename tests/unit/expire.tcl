@@ -131,7 +131,7 @@ start_server {tags {expire}} {
     r flushdb
     for {set i 0} {$i < 200} {incr i} { r set key:$i v px [expr {20 + $i % 50}] }
     r set keeper v
-    wait_for_condition 100 50 {[r dbsize] == 1} {
+    wait_for_condition 200 50 {[r dbsize] == 1} {
       fail "keys were not expired actively: dbsize [r dbsize]"
     }
     r get keeper
@@ -143,7 +143,7 @@ start_server {tags {expire}} {
     r pexpire a 100000
     r pexpire b 50
     assert_match {*db0:keys=3,expires=2,avg_ttl=*} [r info keyspace]
-    wait_for_condition 100 50 {[string match "*db0:keys=2,expires=1,*" [r info keyspace]]} {
+    wait_for_condition 200 50 {[string match "*db0:keys=2,expires=1,*" [r info keyspace]]} {
       fail "INFO keyspace did not fall: [r info keyspace]"
     }
   }

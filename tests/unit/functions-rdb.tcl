@@ -46,7 +46,7 @@ start_server {tags {functions rdb external:skip needs:debug} overrides {enable-d
     set port [find_free_port]
     set pid [exec /usr/bin/redis-server --port $port --bind 127.0.0.1 --dir $dir \
                  --dbfilename fn-ours.rdb --save "" --daemonize no --logfile $dir/fn-redis.log &]
-    wait_for_condition 100 50 {[catch {exec redis-cli -p $port ping}] == 0} {
+    wait_for_condition 200 50 {[catch {exec redis-cli -p $port ping}] == 0} {
       fail "Redis did not start: [read_file $dir/fn-redis.log]"
     }
     set theirs [exec redis-cli -p $port fcall rdbfn 0 z]

@@ -206,7 +206,7 @@ start_server {tags {functions external:skip needs:unix}} {
     set pid [exec /usr/bin/redis-server --port 0 --unixsocket $sock --save {} --appendonly no \
                --logfile /dev/null &]
     set ref {}
-    for {set i 0} {$i < 100} {incr i} {
+    for {set i 0} {$i < 200} {incr i} {
       if {[file exists $sock] && ![catch {set ref [::redis::connect_unix $sock]}]} break
       after 50
     }

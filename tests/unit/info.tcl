@@ -32,7 +32,7 @@ start_server {tags {info}} {
     assert_equal [info_field [r info clients] connected_clients] [expr {$before + 2}]
     $c1 close
     $c2 close
-    wait_for_condition 50 20 {[info_field [r info clients] connected_clients] == $before} {
+    wait_for_condition 500 20 {[info_field [r info clients] connected_clients] == $before} {
       fail "connected_clients did not fall back to $before"
     }
     assert {[dict exists [info_dict [r info clients]] blocked_clients]}

@@ -119,7 +119,7 @@ start_server_ulimit 256 {tags {limits external:skip}} {
     assert_lessthan [expr {[limits_cpu_seconds [srv pid]] - $before}] 0.3
     foreach c $conns { $c close }
     # Slots come back as clients leave.
-    wait_for_condition 50 100 {[r info clients] ne "" &&
+    wait_for_condition 100 100 {[r info clients] ne "" &&
       [info_field [r info clients] connected_clients] == 1} {
       fail "clients not released"
     }
@@ -188,7 +188,7 @@ start_server {tags {limits external:skip} overrides {timeout 1}} {
       lappend clients $c
     }
     # The idle one goes; `r` keeps talking, so it stays.
-    wait_for_condition 50 100 {![string match "*name=idle *" [r client list]]} {
+    wait_for_condition 100 100 {![string match "*name=idle *" [r client list]]} {
       fail "the idle client was not closed"
     }
     # Two more seconds for the others, with `r` kept busy.

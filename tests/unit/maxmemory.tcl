@@ -42,6 +42,23 @@ proc mm_write {c prefix from to size {ex 0} {ttl_step 0}} {
   return $errors
 }
 
+# Reads keys $prefix$from .. $prefix$to-1 through client $c in one
+# pipeline (an access for LRU/LFU).
+proc mm_touch {c prefix from to} {
+  set buf ""
+  for {set i $from} {$i < $to} {incr i} { append buf [::redis::encode [list get $prefix$i]] }
+  $c write $buf
+  for {set i $from} {$i < $to} {incr i} { $c read }
+}
+
+# The LRU clock counts whole seconds (Redis's may lag the wall clock by one
+# cron tick). Waits until the wall clock is early in a second, so that the
+# few hundred milliseconds of work that follow, even on a slow machine, fall
+# within one tick and the keys they touch are equally recent.
+proc mm_early_in_second {} {
+  while {[clock milliseconds] % 1000 < 150 || [clock milliseconds] % 1000 > 250} { after 5 }
+}
+
 # How many of $prefix$from .. $prefix$to-1 still exist.
 proc mm_count {prefix from to} {
   set n 0
@@ -50,8 +67,12 @@ proc mm_count {prefix from to} {
 }
 
 # Sets maxmemory to what the server uses now (so that any more data means
-# evicting) and returns it.
-proc mm_limit_here {} {
+# evicting) and returns it. `warm` first runs one INFO: the first INFO
+# after the writes may leave the connection's reply buffer larger (about
+# 100 KB on this server), growth that would otherwise count as data and
+# cost about as many more evicted keys (the LRU tests are sensitive to it).
+proc mm_limit_here {{warm 0}} {
+  if {$warm} { mm_info used_memory }
   set used [mm_info used_memory]
   r config set maxmemory $used
   return $used
@@ -185,16 +206,17 @@ start_server {tags {maxmemory external:skip}} {
     # The LRU clock counts seconds.
     after 2100
     # Keys 0..499 are used again: only the others are old.
-    for {set i 0} {$i < 500} {incr i} { r get k$i }
-    mm_limit_here
+    mm_early_in_second
+    mm_touch [srv 0 client] k 0 500
+    mm_limit_here 1
     mm_write [srv 0 client] n 0 400 1000
     set hot [mm_count k 0 500]
     set cold [mm_count k 500 1000]
     assert_morethan [mm_info evicted_keys] 300
-    # Sampled eviction is approximate, and on a loaded machine the LRU clock
-    # may tick while the new keys go in, which makes the hot keys the oldest
-    # once the cold ones run short: bounds with room for both.
-    assert_morethan $hot 400
+    # Sampled eviction is approximate. With the limit taken after the
+    # warm-up INFO and the reads and writes in one LRU tick (above), about
+    # 440 keys go, 470-480 hot ones stay (Redis 7.0.15 alike).
+    assert_morethan $hot 450
     assert_lessthan $cold 250
     assert_morethan [expr {$hot - $cold}] 200
     # The new keys are as recent as the hot ones.
@@ -208,8 +230,9 @@ start_server {tags {maxmemory external:skip}} {
     mm_write [srv 0 client] p 0 200 1000
     mm_write [srv 0 client] k 0 800 1000 100000
     after 2100
-    for {set i 0} {$i < 400} {incr i} { r get k$i }
-    mm_limit_here
+    mm_early_in_second
+    mm_touch [srv 0 client] k 0 400
+    mm_limit_here 1
     mm_write [srv 0 client] n 0 300 1000 100000
     assert_equal [mm_count p 0 200] 200
     assert_morethan [mm_count k 0 400] 360
@@ -286,7 +309,7 @@ start_server {tags {maxmemory external:skip}} {
     set used [mm_info used_memory]
     set limit [expr {$used - 1000000}]
     r config set maxmemory $limit
-    wait_for_condition 50 20 {[mm_info used_memory] < $limit + 64 * 1024} {
+    wait_for_condition 500 20 {[mm_info used_memory] < $limit + 64 * 1024} {
       fail "used_memory stays above the new maxmemory"
     }
     assert_morethan [mm_info evicted_keys] 800

@@ -494,7 +494,7 @@ start_server {tags {multi watch}} {
     $c multi
     $c set x 1
     $c close
-    wait_for_condition 50 20 {[llength [split [string trim [r client list]] "\n"]] == 1} {
+    wait_for_condition 500 20 {[llength [split [string trim [r client list]] "\n"]] == 1} {
       fail "client did not go"
     }
     r set x 2

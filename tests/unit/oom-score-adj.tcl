@@ -7,7 +7,7 @@ start_server {tags {oom-score-adj external:skip} overrides {oom-score-adj absolu
     set main [string trim [read_file /proc/[srv pid]/oom_score_adj]]
     r bgsave
     set child ""
-    wait_for_condition 100 50 {
+    wait_for_condition 200 50 {
       [set child [lindex [split [exec ps -o pid= --ppid [srv pid]] "\n"] 0]] ne ""
     } {
       fail "no BGSAVE child"

@@ -41,20 +41,19 @@ start_server {tags {other external:skip}} {
   } {busy-poll-us 200}
 
   test {busy-poll-us: an idle server spins only while it is set} {
-    # CPU seconds over 1.5 s of wall time. On a loaded machine a spinning
-    # server gets only its share of a core, so the check is a ratio: a
-    # spinning server burns many times what a sleeping one does (which is
-    # close to nothing).
     r config set busy-poll-us 1000000
+    # An idle server spinning burns CPU time as fast as it is given a core;
+    # on a loaded machine that may be less than the wall time, so wait for
+    # 0.2 s of it rather than expecting it within one wall second (a
+    # sleeping server would take far longer than 10 s to burn that).
     set c0 [used_cpu]
-    after 1500
-    set spun [expr {[used_cpu] - $c0}]
+    wait_for_condition 100 100 {[used_cpu] - $c0 > 0.2} {
+      fail "the idle server did not spin: [expr {[used_cpu] - $c0}] s of CPU in 10 s"
+    }
     r config set busy-poll-us 0
     set c0 [used_cpu]
     after 1500
     set idle [expr {[used_cpu] - $c0}]
-    assert_morethan $spun 0.05
-    assert_morethan $spun [expr {5 * max($idle, 0.01)}]
     assert_lessthan $idle 0.15
     # Requests are served while spinning as when sleeping.
     r config set busy-poll-us 1000
@@ -70,7 +69,7 @@ start_server {tags {other external:skip} overrides {timeout 1}} {
     set before [info_field [r info clients] connected_clients]
     assert_equal $before 2
     # The shared client keeps polling, so only the idle one is closed.
-    wait_for_condition 80 100 {[info_field [r info clients] connected_clients] == 1} {
+    wait_for_condition 200 100 {[info_field [r info clients] connected_clients] == 1} {
       fail "idle client was not closed"
     }
     assert_error {I/O error*} {$c ping}
@@ -101,7 +100,7 @@ start_server {tags {other external:skip} overrides {maxclients 3}} {
     $c3 close
     $c1 close
     # A slot is free again once a client leaves.
-    wait_for_condition 50 20 {[info_field [r info clients] connected_clients] == 2} {
+    wait_for_condition 500 20 {[info_field [r info clients] connected_clients] == 2} {
       fail "client count did not fall"
     }
     set c4 [redis_client]

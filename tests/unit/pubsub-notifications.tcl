@@ -413,6 +413,9 @@ start_server {tags {pubsub notifications external:skip} overrides {notify-keyspa
     r set trigger 1
     # Eviction may go on in the background (the messages take memory too)
     # until the limit is lifted; the marker comes after everything.
+    wait_for_condition 200 50 {[info_field [r info stats] evicted_keys] - $before >= 50} {
+      fail "fewer than 50 keys evicted"
+    }
     after 200
     r config set maxmemory 0
     set evicted [expr {[info_field [r info stats] evicted_keys] - $before}]

@@ -242,7 +242,7 @@ start_server {tags {pubsub}} {
     pubsub_cmd $rd ssubscribe sgone
     assert_equal {gone1 1} [r pubsub numsub gone1]
     $rd close
-    wait_for_condition 50 20 {[r pubsub numpat] == 0} { fail "pattern still there" }
+    wait_for_condition 500 20 {[r pubsub numpat] == 0} { fail "pattern still there" }
     list [r pubsub numsub gone1 gone2] [r pubsub channels gone*] [r publish gone1 x] \
       [r pubsub shardnumsub sgone] [r spublish sgone x]
   } {{gone1 0 gone2 0} {} 0 {sgone 0} 0}
@@ -443,7 +443,7 @@ start_server {tags {pubsub}} {
     $rd read
     $rd client reply off
     $rd subscribe quiet
-    wait_for_condition 50 20 {[lindex [r pubsub numsub quiet] 1] == 1} { fail "not subscribed" }
+    wait_for_condition 500 20 {[lindex [r pubsub numsub quiet] 1] == 1} { fail "not subscribed" }
     assert_equal [r publish quiet pushed] 1
     set got [list [$rd read] [$rd read]]
     $rd close

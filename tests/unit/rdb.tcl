@@ -135,7 +135,7 @@ start_server {tags {rdb external:skip}} {
     assert_equal [lindex [r config get save] 1] "1 1"
     set saves [info_field [r info persistence] rdb_saves]
     r set k v
-    wait_for_condition 100 50 {[info_field [r info persistence] rdb_saves] > $saves} {
+    wait_for_condition 200 50 {[info_field [r info persistence] rdb_saves] > $saves} {
       fail "the save point did not fire"
     }
     wait_bgsave_done
@@ -160,7 +160,7 @@ start_server {tags {rdb external:skip} overrides {enable-protected-configs yes s
     r config set dir $dir/gone
     file delete -force $dir/gone
     r bgsave
-    wait_for_condition 100 20 {[info_field [r info persistence] rdb_last_bgsave_status] eq "err"} {
+    wait_for_condition 500 20 {[info_field [r info persistence] rdb_last_bgsave_status] eq "err"} {
       fail "the BGSAVE did not fail"
     }
     assert_error {MISCONF Redis is configured to save RDB snapshots*} {r set k v}
@@ -175,7 +175,7 @@ start_server {tags {rdb external:skip} overrides {enable-protected-configs yes s
     file mkdir $dir/gone
     r config set dir $dir/gone
     r bgsave
-    wait_for_condition 100 20 {[info_field [r info persistence] rdb_last_bgsave_status] eq "ok"} {
+    wait_for_condition 500 20 {[info_field [r info persistence] rdb_last_bgsave_status] eq "ok"} {
       fail "the BGSAVE did not succeed"
     }
     r set k v2
@@ -266,7 +266,7 @@ start_server {tags {rdb external:skip needs:debug} overrides {enable-debug-comma
     set pid [spawn_server $::cfg(server_bin) [list --port $port --bind 127.0.0.1 --dir $d2 \
                --save "" --key-load-delay 1000 --enable-debug-command yes] $d2]
     set c {}
-    wait_for_condition 100 20 {![catch {::redis::connect 127.0.0.1 $port} c]} {
+    wait_for_condition 500 20 {![catch {::redis::connect 127.0.0.1 $port} c]} {
       fail "the server did not accept connections while loading"
     }
     catch {$c ping} e

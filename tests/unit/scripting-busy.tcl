@@ -2,6 +2,16 @@
 # (-BUSY for other clients), SCRIPT KILL / FUNCTION KILL, scripts that
 # wrote cannot be killed, FUNCTION STATS while a function runs.
 
+# Waits until client c gets -BUSY for a PING (the script or function has
+# passed busy-reply-threshold).
+proc wait_busy {c} {
+  wait_for_condition 500 20 {
+    [catch {$c ping} e] && [string match {BUSY*} $e]
+  } {
+    fail "no BUSY reply"
+  }
+}
+
 start_server {tags {scripting}} {
   test {No other client runs while a script runs (before the threshold)} {
     r config set busy-reply-threshold 5000
@@ -25,11 +35,7 @@ start_server {tags {scripting}} {
     set d [redis_deferring_client]
     $d eval {local i = 0 while true do i = i + 1 end} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
-      [catch {$c ping} e] && [string match {BUSY*} $e]
-    } {
-      fail "no BUSY reply"
-    }
+    wait_busy $c
     assert_error {BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.} \
       {$c get x}
     # FUNCTION KILL and FUNCTION STATS do not apply to an EVAL.
@@ -47,11 +53,7 @@ start_server {tags {scripting}} {
     set d [redis_deferring_client]
     $d eval {while true do pcall(function() local i = 0 while true do i = i + 1 end end) end} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
-      [catch {$c ping} e] && [string match {BUSY*} $e]
-    } {
-      fail "no BUSY reply"
-    }
+    wait_busy $c
     assert_equal OK [$c script kill]
     assert_error {ERR Script killed by user with SCRIPT KILL*} {$d read}
     $c close
@@ -68,11 +70,7 @@ start_server {tags {scripting}} {
              end
              return 'done'} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
-      [catch {$c ping} e] && [string match {BUSY*} $e]
-    } {
-      fail "no BUSY reply"
-    }
+    wait_busy $c
     assert_error {UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.} \
       {$c script kill}
     set v [$d read]
@@ -86,7 +84,7 @@ start_server {tags {scripting}} {
     set script {local i = 0 while i < 30000000 do i = i + 1 end return 'slow'}
     $d write "[::redis::encode [list eval $script 0]][::redis::encode {set piped yes}][::redis::encode {get piped}]"
     set c [redis_client]
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {$c set other x} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -109,11 +107,7 @@ redis.register_function{function_name='spin', callback=function() local i = 0 wh
     set d [redis_deferring_client]
     $d fcall spin 0 extra
     set c [redis_client]
-    wait_for_condition 100 20 {
-      [catch {$c ping} e] && [string match {BUSY*} $e]
-    } {
-      fail "no BUSY reply"
-    }
+    wait_busy $c
     assert_error {BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.} \
       {$c get x}
     assert_error {BUSY Redis is busy running a script. You can only call FUNCTION KILL*} {$c script kill}
@@ -135,7 +129,7 @@ redis.register_function{function_name='spin', callback=function() local i = 0 wh
     $c multi
     set d [redis_deferring_client]
     $d eval {local i = 0 while true do i = i + 1 end} 0
-    wait_for_condition 100 20 {
+    wait_for_condition 500 20 {
       [catch {[set p [redis_client]] ping} e] && [string match {BUSY*} $e]
     } {
       fail "no BUSY reply"
@@ -157,14 +151,10 @@ start_server {tags {scripting external:skip}} {
     set d [redis_deferring_client]
     $d eval {local i = 0 while true do i = i + 1 end} 0
     set c [redis_client]
-    wait_for_condition 100 20 {
-      [catch {$c ping} e] && [string match {BUSY*} $e]
-    } {
-      fail "no BUSY reply"
-    }
+    wait_busy $c
     assert_error {BUSY*} {$c shutdown}
     catch {$c shutdown nosave}
-    wait_for_condition 100 50 {
+    wait_for_condition 200 50 {
       [catch {redis_client} e]
     } {
       fail "server still accepts connections"

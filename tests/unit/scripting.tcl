@@ -351,7 +351,7 @@ start_server {tags {scripting external:skip}} {
 
   test {redis.log writes to the server log} {
     r eval {redis.log(redis.LOG_WARNING, 'from', 'a script')} 0
-    wait_for_condition 50 20 {
+    wait_for_condition 500 20 {
       [string match {*from a script*} [exec cat [srv 0 stdout]]]
     } {
       fail "redis.log line not in the log"

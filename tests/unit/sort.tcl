@@ -123,7 +123,7 @@ start_server {tags {sort}} {
     r rpush l 3 1 2
     set rd [redis_deferring_client]
     $rd blpop dst 5
-    wait_for_condition 50 20 {[info_field [r info clients] blocked_clients] == 1} { fail "not blocked" }
+    wait_for_condition 500 20 {[info_field [r info clients] blocked_clients] == 1} { fail "not blocked" }
     r sort l store dst
     set got [$rd read]
     $rd close

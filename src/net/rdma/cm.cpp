@@ -54,12 +54,26 @@ rdma_conn_param connParam(bool hello) {
   if (hello) {
     p.private_data = kHello;
     p.private_data_len = sizeof kHello;
+  } else {
+    // Speaking another implementation's dialect: ask what its clients ask
+    // (libvalkey: one read each way), which also keeps our own server from
+    // taking us for an older build of our client (eventNoReads).
+    p.responder_resources = 1;
+    p.initiator_depth = 1;
   }
   return p;
 }
 
 bool eventHello(const rdma_cm_event* ev) {
   return hasHello(ev->param.conn.private_data, ev->param.conn.private_data_len);
+}
+
+// A connect request asking for no RDMA-read resources: what builds of our
+// client before the dialects send (connParam without kHello). libvalkey asks
+// for one of each, so a Valkey client never matches; a prototype client that
+// matched would be served too (our register message is valid in its dialect).
+bool eventNoReads(const rdma_cm_event* ev) {
+  return ev->param.conn.responder_resources == 0 && ev->param.conn.initiator_depth == 0;
 }
 
 }  // namespace
@@ -127,12 +141,15 @@ RdmaConnection* RdmaConnection::connectTo(const ConnectionType* type, Shared* sh
 
 RdmaConnection* RdmaConnection::fromRequest(const ConnectionType* type, Shared* shared,
                                             event::EventLoop* loop, rdma_cm_id* id, bool hello,
-                                            std::string* err) {
+                                            bool no_reads, std::string* err) {
   auto* c = new RdmaConnection(type, shared, loop);
   c->state_ = ConnState::kAccepting;
   // Our own client said so in its request: it speaks "ours" and waits for
-  // us to speak first. Anyone else is identified by its first message.
-  if (hello) c->dialect_ = dialectFor(DialectId::kOurs);
+  // us to speak first. So does an older build of it, which sends no kHello
+  // but asks for no read resources. Anyone else is identified by its first
+  // message.
+  if (hello || no_reads) c->dialect_ = dialectFor(DialectId::kOurs);
+  c->dialect_assumed_ = !hello && no_reads;
   c->ep_.id = adoptCmId(id);
   id->context = c;
   c->peer_addr_ = formatSockaddr(rdma_get_peer_addr(id));
@@ -497,6 +514,7 @@ void RdmaListener::onCmEvent(event::EventLoop*, int, void* data, int) {
     int status = ev->status;
     rdma_cm_id* id = ev->id;
     bool hello = type == RDMA_CM_EVENT_CONNECT_REQUEST && eventHello(ev);
+    bool no_reads = type == RDMA_CM_EVENT_CONNECT_REQUEST && !hello && eventNoReads(ev);
     rdma_ack_cm_event(ev);
     if (type != RDMA_CM_EVENT_CONNECT_REQUEST) {
       if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
@@ -508,7 +526,7 @@ void RdmaListener::onCmEvent(event::EventLoop*, int, void* data, int) {
     }
     std::string err;
     RdmaConnection* c =
-        RdmaConnection::fromRequest(l->type_, l->shared_, l->loop_, id, hello, &err);
+        RdmaConnection::fromRequest(l->type_, l->shared_, l->loop_, id, hello, no_reads, &err);
     if (c == nullptr) {
       LOG_WARNING("%s", err.c_str());
       l->shared_->stats.errors++;

@@ -257,6 +257,15 @@ bool RdmaConnection::onControl(uint32_t slot, uint32_t bytes) {
     return false;
   }
   const uint8_t* buf = ep_.ctrl_rx.data() + slot * kCtrlSize;
+  if (dialect_assumed_) {
+    // "ours" was assumed and announced: a prototype's head (version 0) says
+    // it is a seed client instead, which our register message suited.
+    dialect_assumed_ = false;
+    if (bytes == kCtrlSize && buf[0] == wire::kMagic && buf[1] == 0) {
+      dialect_ = dialectFor(DialectId::kSeed);
+      LOG_VERBOSE("RDMA connection %s speaks the %s dialect", peer_addr_.c_str(), dialect_->name());
+    }
+  }
   const Dialect* d = dialect_;
   if (d == nullptr) {
     DialectId id = detectDialect(buf, bytes, &err);

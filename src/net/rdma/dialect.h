@@ -21,7 +21,9 @@
 // accept private data (the other implementations ignore private data). A
 // peer that sent kHello speaks "ours" and may be spoken to first; any other
 // peer's dialect is read from its first control message (both other
-// dialects send their register message on ESTABLISHED without waiting).
+// dialects send their register message on ESTABLISHED without waiting),
+// except a client asking for no RDMA-read resources: an older build of our
+// own, which waits for the server; "ours" is assumed for it (cm.cpp).
 #pragma once
 
 #include <cstddef>

@@ -131,9 +131,11 @@ class RdmaConnection : public Connection, private event::Poller {
   // creates its resources and moves it to an event channel of its own. On
   // failure rejects and destroys the id and returns nullptr.
   // `hello`: the request's private data carried kHello (our own client).
+  // `no_reads`: without kHello, it asked for no RDMA-read resources, as
+  // builds of our client from before the dialects do (cm.cpp, eventNoReads).
   static RdmaConnection* fromRequest(const ConnectionType* type, Shared* shared,
                                      event::EventLoop* loop, rdma_cm_id* id, bool hello,
-                                     std::string* err);
+                                     bool no_reads, std::string* err);
 
   // Called by processPendingData(): runs due handlers. Returns false if the
   // connection was closed (the object is gone).
@@ -238,7 +240,12 @@ class RdmaConnection : public Connection, private event::Poller {
   event::TimerId probe_timer_ = 0;
   bool probe_outstanding_ = false;
   const Dialect* dialect_ = nullptr;  // nullptr until known
-  bool announced_ = false;            // our RX buffer was registered once
+  // Server: "ours" assumed for a request without kHello that asked for no
+  // RDMA-read resources (an older build of our client, which waits for us to
+  // speak first). Its first control message confirms it, or shows the
+  // prototype's head, which our register message also suits.
+  bool dialect_assumed_ = false;
+  bool announced_ = false;  // our RX buffer was registered once
   std::string peer_addr_;
   std::string local_addr_;
 

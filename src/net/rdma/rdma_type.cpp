@@ -1,11 +1,8 @@
 // The "rdma" ConnectionType: the table glue over RdmaListener and
 // RdmaConnection, its options (configure) and INFO counters.
-#include <strings.h>
-
-#include <cerrno>
-#include <cstdlib>
 #include <memory>
 
+#include "net/rdma/options.h"
 #include "net/rdma/rdma_connection.h"
 #include "net/transports.h"
 
@@ -13,49 +10,10 @@ namespace net {
 namespace rdma {
 namespace {
 
-// Parses "1048576", "64k", "64kb", "1m", "1mb" (case-insensitive).
-bool parseBytes(const std::string& s, uint64_t* out) {
-  if (s.empty() || s[0] == '-') return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = strtoull(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str()) return false;
-  uint64_t mul = 1;
-  if (strcasecmp(end, "k") == 0 || strcasecmp(end, "kb") == 0) {
-    mul = 1024;
-  } else if (strcasecmp(end, "m") == 0 || strcasecmp(end, "mb") == 0) {
-    mul = 1024 * 1024;
-  } else if (*end != '\0') {
-    return false;
-  }
-  if (v > UINT64_MAX / mul) return false;
-  *out = v * mul;
-  return true;
-}
-
 // Parses one option of the type into *o: the only place its bounds live.
 bool parseOption(const std::string& name, const std::string& value, Options* o, std::string* err) {
-  if (name == "rx-size") {
-    uint64_t v = 0;
-    if (!parseBytes(value, &v) || v < kMinRxSize || v > kMaxRxSize) {
-      *err = "rdma rx-size must be between " + std::to_string(kMinRxSize) + " and " +
-             std::to_string(kMaxRxSize) + " bytes";
-      return false;
-    }
-    o->rx_size = static_cast<uint32_t>(v);
-    return true;
-  }
-  if (name == "completion-vector") {
-    char* end = nullptr;
-    errno = 0;
-    long v = strtol(value.c_str(), &end, 10);
-    if (errno != 0 || end == value.c_str() || *end != '\0' || v < -1 || v > 1023) {
-      *err = "rdma completion-vector must be -1 (spread) or 0..1023";
-      return false;
-    }
-    o->completion_vector = static_cast<int>(v);
-    return true;
-  }
+  if (name == "rx-size") return parseRxSize(value, &o->rx_size, err);
+  if (name == "completion-vector") return parseCompletionVector(value, &o->completion_vector, err);
   if (name == "dialect") {
     DialectId id;
     if (!parseDialect(value, &id)) {
@@ -65,18 +23,7 @@ bool parseOption(const std::string& name, const std::string& value, Options* o, 
     o->client_dialect = id;
     return true;
   }
-  if (name == "keepalive-interval") {
-    char* end = nullptr;
-    errno = 0;
-    long v = strtol(value.c_str(), &end, 10);
-    if (errno != 0 || end == value.c_str() || *end != '\0' || v < 0 || v > kMaxKeepaliveMs) {
-      *err = "rdma keepalive-interval must be 0 (off) .. " + std::to_string(kMaxKeepaliveMs) +
-             " milliseconds";
-      return false;
-    }
-    o->keepalive_ms = static_cast<int>(v);
-    return true;
-  }
+  if (name == "keepalive-interval") return parseKeepaliveMs(value, &o->keepalive_ms, err);
   *err = "unknown rdma option '" + name + "'";
   return false;
 }
@@ -122,26 +69,7 @@ class RdmaType : public ConnectionType {
     return parseOption(name, value, &shared_.opts, err);
   }
 
-  // The server's rdma-<option> settings: validated here, where the bounds
-  // live, and given back in canonical form (bytes, milliseconds).
-  bool checkSetting(const std::string& setting, const std::string& value, std::string* canonical,
-                    bool* known, std::string* err) override {
-    static const char* kSettings[] = {"rx-size", "completion-vector", "keepalive-interval"};
-    *known = false;
-    for (const char* opt : kSettings) {
-      if (setting != std::string("rdma-") + opt) continue;
-      *known = true;
-      Options scratch;
-      if (!parseOption(opt, value, &scratch, err)) return false;
-      if (setting == "rdma-rx-size") *canonical = std::to_string(scratch.rx_size);
-      if (setting == "rdma-completion-vector") {
-        *canonical = std::to_string(scratch.completion_vector);
-      }
-      if (setting == "rdma-keepalive-interval") *canonical = std::to_string(scratch.keepalive_ms);
-      return true;
-    }
-    return true;
-  }
+  const std::vector<SettingSpec>& settings() const override { return rdmaSettings(); }
 
   std::string info() const override {
     const Stats& s = shared_.stats;

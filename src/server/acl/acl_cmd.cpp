@@ -12,6 +12,7 @@
 #include "server/acl/check.h"
 #include "server/acl/users.h"
 #include "server/client.h"
+#include "server/commands/introspection.h"
 #include "server/server.h"
 
 namespace acl {
@@ -259,8 +260,7 @@ void helpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(sizeof(kLines) / sizeof(kLines[0])));
-  for (const char* l : kLines) c->addStatus(l);
+  replyHelp(c, kLines);
 }
 
 void aclCommand(Client* c) {

@@ -24,6 +24,24 @@ bool validHash(std::string_view h) {
   return true;
 }
 
+// The digest a password rule names: the SHA-256 of the clear text after a
+// `clear` marker ('>' or '<'), else the 64 hex digits after '#' or '!'.
+// False, with the error, when those are not a valid digest.
+bool ruleDigest(std::string_view rule, char clear, std::string* h, std::string* err) {
+  std::string_view rest = rule.substr(1);
+  if (rule[0] == clear) {
+    *h = sha256Hex(rest);
+  } else if (validHash(rest)) {
+    *h = std::string(rest);
+  } else {
+    *err =
+        "The password hash must be exactly 64 characters and contain only lowercase "
+        "hexadecimal characters";
+    return false;
+  }
+  return true;
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& ch : out) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
@@ -373,31 +391,13 @@ bool User::setRule(std::string_view rule, std::string* err) {
     selectors_[0].resetChannels(g_pubsub_default_all);
   } else if (!rule.empty() && (rule[0] == '>' || rule[0] == '#')) {
     std::string h;
-    if (rule[0] == '>') {
-      h = sha256Hex(rule.substr(1));
-    } else if (validHash(rule.substr(1))) {
-      h = std::string(rule.substr(1));
-    } else {
-      *err =
-          "The password hash must be exactly 64 characters and contain only lowercase "
-          "hexadecimal characters";
-      return false;
-    }
+    if (!ruleDigest(rule, '>', &h, err)) return false;
     if (std::find(passwords_.begin(), passwords_.end(), h) == passwords_.end())
       passwords_.push_back(h);
     nopass_ = false;
   } else if (!rule.empty() && (rule[0] == '<' || rule[0] == '!')) {
     std::string h;
-    if (rule[0] == '<') {
-      h = sha256Hex(rule.substr(1));
-    } else if (validHash(rule.substr(1))) {
-      h = std::string(rule.substr(1));
-    } else {
-      *err =
-          "The password hash must be exactly 64 characters and contain only lowercase "
-          "hexadecimal characters";
-      return false;
-    }
+    if (!ruleDigest(rule, '<', &h, err)) return false;
     auto it = std::find(passwords_.begin(), passwords_.end(), h);
     if (it == passwords_.end()) {
       *err = "The password you are trying to remove from the user does not exist";

@@ -19,6 +19,12 @@ namespace acl {
 namespace {
 
 using UserMap = std::map<std::string, UserPtr, std::less<>>;
+
+// ACL LOAD / ACL SAVE without an aclfile.
+const char kNoAclFile[] =
+    "This Redis instance is not configured to use an ACL file. You may want to specify "
+    "users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have "
+    "a Redis configuration file set) in order to store users in the Redis configuration.";
 UserMap g_users;
 UserPtr g_default;
 
@@ -307,10 +313,7 @@ void applyRequirepass(const std::string& pass) {
 bool loadAclFile(std::string* err) {
   const std::string& path = server::g_server->config.aclfile;
   if (path.empty()) {
-    *err =
-        "This Redis instance is not configured to use an ACL file. You may want to specify "
-        "users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have "
-        "a Redis configuration file set) in order to store users in the Redis configuration.";
+    *err = kNoAclFile;
     return false;
   }
   UserMap loaded;
@@ -330,10 +333,7 @@ bool loadAclFile(std::string* err) {
 bool saveAclFile(std::string* err) {
   const std::string& path = server::g_server->config.aclfile;
   if (path.empty()) {
-    *err =
-        "This Redis instance is not configured to use an ACL file. You may want to specify "
-        "users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have "
-        "a Redis configuration file set) in order to store users in the Redis configuration.";
+    *err = kNoAclFile;
     return false;
   }
   std::string text;

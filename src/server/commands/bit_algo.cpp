@@ -95,7 +95,9 @@ std::string bitop(BitOp op, const std::vector<std::string_view>& srcs) {
   std::string out(maxlen, '\0');
   if (maxlen == 0 || srcs.empty()) return out;
   auto* dst = reinterpret_cast<uint8_t*>(out.data());
-  memcpy(dst, srcs[0].data(), srcs[0].size());
+  // A missing key is an empty view whose data() may be null: memcpy from
+  // null is undefined even for 0 bytes.
+  if (!srcs[0].empty()) memcpy(dst, srcs[0].data(), srcs[0].size());
   if (op == BitOp::kNot) {
     size_t i = 0;
     for (; i + 8 <= maxlen; i += 8) storeWord(dst + i, ~loadWord(dst + i));

@@ -320,8 +320,7 @@ void clientHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(sizeof(kLines) / sizeof(kLines[0])));
-  for (const char* l : kLines) c->addStatus(l);
+  replyHelp(c, kLines);
 }
 
 void clientCommand(Client* c) {

@@ -448,8 +448,7 @@ void commandHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(sizeof(kLines) / sizeof(kLines[0])));
-  for (const char* l : kLines) c->addStatus(l);
+  replyHelp(c, kLines);
 }
 
 Command sub(const char* name, int arity, CommandProc proc, const char* summary, const char* since,

@@ -193,8 +193,7 @@ void configHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(sizeof(kLines) / sizeof(kLines[0])));
-  for (const char* l : kLines) c->addStatus(l);
+  replyHelp(c, kLines);
 }
 
 void configCommand(Client* c) {

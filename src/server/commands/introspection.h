@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,10 @@ void registerMonitorAndPauseCommands(CommandTable& t);  // monitor_pause_cmd.cpp
 // (memory_cmd.cpp); called at start and after CONFIG SET.
 void syncLfuConfig();
 
+// The reply of a HELP subcommand (ACL HELP, CONFIG HELP, ...): an array of
+// one status line per entry of `lines` (server_cmds.cpp).
+void replyHelp(Client* c, std::span<const char* const> lines);
+
 // printf-style append (info.cpp).
 void appendFormat(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -41,9 +46,9 @@ void appendFormat(std::string* out, const char* fmt, ...) __attribute__((format(
 struct MemoryNumbers {
   uint64_t used = 0;       // used_memory (evict::usedMemory)
   uint64_t allocated = 0;  // the allocator's own figure (jemalloc stats.allocated)
-  uint64_t active = 0;    // allocator pages in use (jemalloc)
-  uint64_t resident = 0;  // allocator resident pages (jemalloc)
-  uint64_t rss = 0;       // process resident set
+  uint64_t active = 0;     // allocator pages in use (jemalloc)
+  uint64_t resident = 0;   // allocator resident pages (jemalloc)
+  uint64_t rss = 0;        // process resident set
 };
 MemoryNumbers memoryNumbers();
 // The peak of `used` seen so far, raised to `used` first.

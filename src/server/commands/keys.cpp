@@ -5,14 +5,15 @@
 #include <string>
 
 #include "common/strutil.h"
-#include "server/persist/persist.h"
 #include "server/client.h"
 #include "server/commands/families.h"
+#include "server/commands/introspection.h"
 #include "server/commands/subfamilies.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
 #include "server/evict/lazyfree.h"
 #include "server/keyspace.h"
+#include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
@@ -358,8 +359,7 @@ void objectHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(std::size(kHelp)));
-  for (const char* line : kHelp) c->addStatus(line);
+  replyHelp(c, kHelp);
 }
 
 Command objectCommandEntry() {

@@ -32,6 +32,11 @@ void roleCommand(Client* c) {
 
 }  // namespace
 
+void replyHelp(Client* c, std::span<const char* const> lines) {
+  c->addArrayLen(static_cast<int64_t>(lines.size()));
+  for (const char* line : lines) c->addStatus(line);
+}
+
 void registerServerCommands(CommandTable& t) {
   t.add({"time", 1, kLoading | kStale | kFast, timeCommand, 0, 0, 0, "server",
          "Return the current server time", "2.6.0", "O(1)", "fast"});

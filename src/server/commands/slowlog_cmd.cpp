@@ -70,8 +70,7 @@ void slowlogHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(std::size(kHelp)));
-  for (const char* line : kHelp) c->addStatus(line);
+  replyHelp(c, kHelp);
 }
 
 Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,

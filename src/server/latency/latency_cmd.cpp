@@ -5,6 +5,7 @@
 #include "common/strutil.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/commands/introspection.h"
 #include "server/latency/histogram.h"
 #include "server/latency/latency_cmd.h"
 #include "server/latency/monitor.h"
@@ -146,8 +147,7 @@ void helpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(sizeof(lines) / sizeof(lines[0])));
-  for (const char* l : lines) c->addStatus(l);
+  replyHelp(c, lines);
 }
 
 Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,

@@ -14,6 +14,11 @@ namespace {
 // The writable span that held argv (and the environment strings after it).
 char* g_area = nullptr;
 size_t g_area_len = 0;
+// The copies of the environment strings, listed apart from environ:
+// unsetenv() drops a string from environ (supervised upstart unsets
+// UPSTART_JOB), and the copy must stay reachable (it lives as long as the
+// process, as the original would; LeakSanitizer reported it lost).
+char** g_env_copies = nullptr;
 
 bool lookup(const std::string& name, const TitleVars& v, std::string* out) {
   if (name == "title") {
@@ -55,8 +60,14 @@ void initProcTitle(int argc, char** argv) {
   // Copies, so nothing still points into the area we will overwrite. They
   // live as long as the process (as the originals would).
   char** env = static_cast<char**>(calloc(envc + 1, sizeof(char*)));
-  if (env == nullptr) return;
-  for (size_t i = 0; i < envc; i++) env[i] = strdup(environ[i]);
+  g_env_copies = static_cast<char**>(calloc(envc + 1, sizeof(char*)));
+  if (env == nullptr || g_env_copies == nullptr) {
+    free(env);
+    free(g_env_copies);
+    g_env_copies = nullptr;
+    return;
+  }
+  for (size_t i = 0; i < envc; i++) env[i] = g_env_copies[i] = strdup(environ[i]);
   environ = env;
   for (int i = 0; i < argc; i++) argv[i] = strdup(argv[i]);
   g_area = start;

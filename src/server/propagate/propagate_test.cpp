@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "server/propagate/forms.h"
+
 #include <string>
 #include <vector>
 
@@ -169,6 +171,26 @@ TEST(Propagate, ArgumentsAreCopiedBeforeTheCallEnds) {
     call(0, {"set", key, "w"}, true);
   });
   EXPECT_EQ(r.lines, (std::vector<std::string>{"0:MULTI", "0:set k1 v", "0:set zz w", "0:EXEC"}));
+}
+
+TEST(PropagateForms, TheRewrittenFormsOfRedis70) {
+  Recorder r;
+  call(0, {"expire", "k", "100", "nx"}, true, [] {
+    std::string_view argv[] = {"expire", "k", "100", "nx"};
+    asPexpireat(argv, 1700000000123);
+  });
+  call(0, {"set", "k", "v", "ex", "10", "get"}, true, [] { asSetPxat("k", "v", 42); });
+  call(0, {"set", "k", "v", "GeT", "keepttl", "get"}, true, [] {
+    // GET is dropped wherever it is, in any case; the key and value stay
+    // even when they read "get".
+    std::string_view argv[] = {"set", "get", "get", "GeT", "keepttl", "get"};
+    asWithout(argv, 3, "get");
+  });
+  call(0, {"getdel", "k"}, true, [] { asDel("k", false); });
+  call(0, {"expire", "k", "-1"}, true, [] { asDel("k", true); });
+  EXPECT_EQ(r.lines,
+            (std::vector<std::string>{"0:PEXPIREAT k 1700000000123 nx", "0:SET k v PXAT 42",
+                                      "0:set get get keepttl", "0:DEL k", "0:UNLINK k"}));
 }
 
 }  // namespace

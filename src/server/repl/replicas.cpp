@@ -150,6 +150,12 @@ void onClientClose(Client* c) {
     v.erase(it);
     LOG_WARNING("Connection with replica %s lost.", replicaName(*r).c_str());
     forgetTransferTarget(r);
+    // With no replica left, commands go back to the path without
+    // propagation work (the AOF, when on, has its own sink).
+    if (v.empty() && g().sink_added) {
+      g().sink_added = false;
+      propagate::removeSink(&sink());
+    }
   }
   c->repl_state = nullptr;
   delete r;

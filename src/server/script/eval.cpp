@@ -13,6 +13,7 @@ extern "C" {
 
 #include "common/sha1.h"
 #include "server/client.h"
+#include "server/commands/introspection.h"
 #include "server/monitor.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/redis_api.h"
@@ -204,8 +205,7 @@ void scriptHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(std::size(kHelp)));
-  for (const char* line : kHelp) c->addStatus(line);
+  replyHelp(c, kHelp);
 }
 
 void scriptLoadCommand(Client* c) {

@@ -7,6 +7,7 @@
 #include "common/strutil.h"
 #include "event/event_loop.h"
 #include "server/client.h"
+#include "server/commands/introspection.h"
 #include "server/monitor.h"
 #include "server/script/function_lib.h"
 #include "server/script/functions.h"
@@ -298,8 +299,7 @@ void functionHelpCommand(Client* c) {
       "HELP",
       "    Prints this help.",
   };
-  c->addArrayLen(static_cast<int64_t>(std::size(kHelp)));
-  for (const char* line : kHelp) c->addStatus(line);
+  replyHelp(c, kHelp);
 }
 
 Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,

@@ -183,16 +183,27 @@ int fieldType(lua_State* L, int idx, const char* name) {
   return lua_type(L, -1);
 }
 
+// Reads t[name] for the table at idx: when it is a string, sets *line to it
+// made one line and returns true. Leaves the stack as it was.
+bool lineField(lua_State* L, int idx, const char* name, std::string* line) {
+  bool found = fieldType(L, idx, name) == LUA_TSTRING;
+  if (found) {
+    size_t n;
+    const char* s = lua_tolstring(L, -1, &n);
+    *line = oneLine(s, n);
+  }
+  lua_pop(L, 1);
+  return found;
+}
+
 void reply(Client* c, lua_State* L, int lua_resp, int depth);
 
 void replyTable(Client* c, lua_State* L, int lua_resp, int depth) {
   resp::Writer& w = c->reply();
   int t = lua_gettop(L);
-  if (fieldType(L, t, "err") == LUA_TSTRING) {
-    size_t n;
-    const char* s = lua_tolstring(L, -1, &n);
-    std::string msg = "-" + oneLine(s, n);
-    lua_pop(L, 1);
+  std::string line;
+  if (lineField(L, t, "err", &line)) {
+    std::string msg = "-" + line;
     bool no_stats =
         fieldType(L, t, "ignore_error_stats_update") == LUA_TBOOLEAN && lua_toboolean(L, -1);
     lua_pop(L, 1);
@@ -202,29 +213,20 @@ void replyTable(Client* c, lua_State* L, int lua_resp, int depth) {
       c->addError(msg);
     return;
   }
-  lua_pop(L, 1);
-  if (fieldType(L, t, "ok") == LUA_TSTRING) {
-    size_t n;
-    const char* s = lua_tolstring(L, -1, &n);
-    w.status(oneLine(s, n));
-    lua_pop(L, 1);
+  if (lineField(L, t, "ok", &line)) {
+    w.status(line);
     return;
   }
-  lua_pop(L, 1);
   if (fieldType(L, t, "double") == LUA_TNUMBER) {
     w.doubleValue(lua_tonumber(L, -1));
     lua_pop(L, 1);
     return;
   }
   lua_pop(L, 1);
-  if (fieldType(L, t, "big_number") == LUA_TSTRING) {
-    size_t n;
-    const char* s = lua_tolstring(L, -1, &n);
-    w.bigNumber(oneLine(s, n));
-    lua_pop(L, 1);
+  if (lineField(L, t, "big_number", &line)) {
+    w.bigNumber(line);
     return;
   }
-  lua_pop(L, 1);
   for (const char* kind : {"map", "set"}) {
     if (fieldType(L, t, kind) == LUA_TTABLE) {
       bool is_map = kind[0] == 'm';

@@ -130,6 +130,23 @@ void orderBytes(char* p, size_t size, bool little) {
   }
 }
 
+// A float or double argument (T), in the requested byte order.
+template <typename T>
+void putFloat(lua_State* L, luaL_Buffer* b, int arg, bool little) {
+  T v = static_cast<T>(luaL_checknumber(L, arg));
+  orderBytes(reinterpret_cast<char*>(&v), sizeof(v), little);
+  luaL_addlstring(b, reinterpret_cast<char*>(&v), sizeof(v));
+}
+
+// The float or double (T) stored at p in the requested byte order.
+template <typename T>
+lua_Number getFloat(const char* p, bool little) {
+  T v;
+  memcpy(&v, p, sizeof(v));
+  orderBytes(reinterpret_cast<char*>(&v), sizeof(v), little);
+  return v;
+}
+
 void putInteger(lua_State* L, luaL_Buffer* b, int arg, bool little, size_t size) {
   lua_Number n = luaL_checknumber(L, arg);
   uint64_t value =
@@ -187,18 +204,12 @@ int structPack(lua_State* L) {
       case 'x':
         luaL_addchar(&b, '\0');
         break;
-      case 'f': {
-        float f = static_cast<float>(luaL_checknumber(L, arg++));
-        orderBytes(reinterpret_cast<char*>(&f), sizeof(f), h.little);
-        luaL_addlstring(&b, reinterpret_cast<char*>(&f), sizeof(f));
+      case 'f':
+        putFloat<float>(L, &b, arg++, h.little);
         break;
-      }
-      case 'd': {
-        double d = luaL_checknumber(L, arg++);
-        orderBytes(reinterpret_cast<char*>(&d), sizeof(d), h.little);
-        luaL_addlstring(&b, reinterpret_cast<char*>(&d), sizeof(d));
+      case 'd':
+        putFloat<double>(L, &b, arg++, h.little);
         break;
-      }
       case 'c':
       case 's': {
         size_t l;
@@ -253,22 +264,14 @@ int structUnpack(lua_State* L) {
         break;
       case 'x':
         break;
-      case 'f': {
-        float f;
-        memcpy(&f, data + pos, sizeof(f));
-        orderBytes(reinterpret_cast<char*>(&f), sizeof(f), h.little);
-        lua_pushnumber(L, f);
+      case 'f':
+        lua_pushnumber(L, getFloat<float>(data + pos, h.little));
         n++;
         break;
-      }
-      case 'd': {
-        double d;
-        memcpy(&d, data + pos, sizeof(d));
-        orderBytes(reinterpret_cast<char*>(&d), sizeof(d), h.little);
-        lua_pushnumber(L, d);
+      case 'd':
+        lua_pushnumber(L, getFloat<double>(data + pos, h.little));
         n++;
         break;
-      }
       case 'c':
         if (size == 0) {
           if (n == 0 || !lua_isnumber(L, -1)) luaL_error(L, "format 'c0' needs a previous size");

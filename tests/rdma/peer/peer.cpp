@@ -27,13 +27,17 @@ const char* kUsage =
     "Usage: rdma-test-peer --host ADDR --port PORT [--mode MODE] [--dialect D]\n"
     "                      [--timeout-ms N] [--rx-size BYTES] [--repeat N] [--pipeline]\n"
     "                      [--connections N] [--listen] [-- CMD ARG...]\n"
-    "--dialect ours|seed|valkey (default ours) picks the behaviour: ours sends\n"
-    "kHello in the connect private data and waits for the server to speak; seed\n"
-    "behaves as the 2021 prototype (register 'R' version 0 on ESTABLISHED, data\n"
-    "writes with immediate 0); valkey as Valkey (RegisterXferMemory on\n"
-    "ESTABLISHED, imm = byte count).\n"
-    "--listen: serve instead of connect (seed or valkey): a small RESP server\n"
-    "(PING, ECHO, SET, GET, DEL, CONFIG, unknown -> error) on ADDR:PORT; prints\n"
+    "                      [--read-resources N]\n"
+    "--dialect ours|legacy|seed|valkey (default ours) picks the behaviour: ours\n"
+    "sends kHello in the connect private data and waits for the server to speak;\n"
+    "legacy is ours as before the dialects (no kHello, no read resources asked);\n"
+    "seed behaves as the 2021 prototype (register 'R' version 0 on ESTABLISHED,\n"
+    "data writes with immediate 0); valkey as Valkey (RegisterXferMemory on\n"
+    "ESTABLISHED, imm = byte count). --read-resources N: RDMA-read resources asked\n"
+    "in the connect request (default: ours/legacy 0, seed/valkey 1 as libvalkey).\n"
+    "--listen: serve instead of connect: a small RESP server (PING, ECHO, SET,\n"
+    "GET, DEL, CONFIG, unknown -> error; VANISH: every QP to the error state,\n"
+    "then silence) on ADDR:PORT speaking seed, valkey or ours; prints\n"
     "'result: listening' when ready; runs until killed or --connections closed.\n"
     "Client modes:\n"
     "  normal        handshake, send CMD ARG... as a RESP command (default PING)\n"
@@ -151,6 +155,10 @@ void Client::connect(bool hello) {
   rdma_conn_param param = {};
   param.retry_count = kRetryCount;
   param.rnr_retry_count = kRnrRetryCount;
+  int reads = opts_.read_resources;
+  if (reads < 0) reads = hello || opts_.legacy ? 0 : 1;
+  param.responder_resources = static_cast<uint8_t>(reads);
+  param.initiator_depth = static_cast<uint8_t>(reads);
   if (hello) {
     param.private_data = kHello;
     param.private_data_len = sizeof kHello;
@@ -191,7 +199,7 @@ int run(const Options& o) {
   DialectId d = o.dialect;
   Client p(o, d);
   Link& l = p.link();
-  p.connect(d == DialectId::kOurs && !no_hello);
+  p.connect(d == DialectId::kOurs && !no_hello && !o.legacy);
   auto expectClose = [&] {
     bool closed = p.pumpUntil([&] { return l.closed(); }, o.timeout_ms);
     printf("result: %s\n", closed ? "server-closed" : "still-open");
@@ -212,7 +220,8 @@ int run(const Options& o) {
     return expectClose();
   }
   // The prototype and Valkey announce on ESTABLISHED; ours waits for the
-  // server, which speaks first to a client that sent kHello.
+  // server, which speaks first to a client that sent kHello (or, legacy,
+  // that asked for no read resources).
   if (d != DialectId::kOurs) l.registerRx();
   if (!p.pumpUntil([&] { return l.haveRemote() || l.closed(); }, o.timeout_ms)) {
     die(1, "the server never sent its register message");
@@ -352,10 +361,11 @@ int main(int argc, char** argv) {
                                     {"connections", required_argument, nullptr, 'c'},
                                     {"listen", no_argument, nullptr, 'L'},
                                     {"print-rereg", no_argument, nullptr, 'R'},
+                                    {"read-resources", required_argument, nullptr, 'x'},
                                     {"help", no_argument, nullptr, 'H'},
                                     {nullptr, 0, nullptr, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "h:p:m:d:t:r:n:Pc:LR", longopts, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h:p:m:d:t:r:n:Pc:LRx:", longopts, nullptr)) != -1) {
     switch (c) {
       case 'h':
         o.host = optarg;
@@ -367,9 +377,14 @@ int main(int argc, char** argv) {
         o.mode = optarg;
         break;
       case 'd':
+        if (strcmp(optarg, "legacy") == 0) {
+          o.dialect = net::rdma::DialectId::kOurs;
+          o.legacy = true;
+          break;
+        }
         if (!net::rdma::parseDialect(optarg, &o.dialect) ||
             o.dialect == net::rdma::DialectId::kUnknown) {
-          fprintf(stderr, "rdma-test-peer: --dialect must be ours, seed or valkey\n");
+          fprintf(stderr, "rdma-test-peer: --dialect must be ours, legacy, seed or valkey\n");
           return 2;
         }
         break;
@@ -393,6 +408,9 @@ int main(int argc, char** argv) {
         break;
       case 'R':
         o.print_rereg = true;
+        break;
+      case 'x':
+        o.read_resources = atoi(optarg);
         break;
       case 'H':
         fputs(peer::kUsage, stdout);

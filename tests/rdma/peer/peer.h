@@ -15,6 +15,13 @@ struct Options {
   int port = 0;
   std::string mode = "normal";
   net::rdma::DialectId dialect = net::rdma::DialectId::kOurs;
+  // --dialect legacy: ours as builds of our client before the dialects
+  // behaved: no kHello, no read resources, waits for the server to speak.
+  bool legacy = false;
+  // RDMA-read resources asked in the connect request (responder resources
+  // and initiator depth); -1: as the dialect's clients do (ours 0, seed and
+  // valkey 1, as libvalkey).
+  int read_resources = -1;
   int timeout_ms = 5000;
   uint32_t rx_size = net::rdma::kDefaultRxSize;
   int repeat = 1;

@@ -3,8 +3,21 @@
 // redis-benchmark --rdma can be tested against an implementation that is not
 // ours. It behaves as those servers do on the wire (link.h): no private data
 // in the accept reply, its register message sent on ESTABLISHED without
-// waiting, Valkey's Keepalive every 3 s.
+// waiting, Valkey's Keepalive every 3 s. With --dialect ours it behaves as
+// our own server instead (kHello in the accept, register on ESTABLISHED).
+//
+// --mode garbage-first / mixed-first: the first control message is 32
+// bytes of 0xee / a seed head with Valkey's register opcode (3) instead of
+// the register message. The command SWITCHDIALECT sends, unanswered, a
+// register message of another dialect (valkey, or seed for a valkey server).
+//
+// The command VANISH makes the whole server vanish as a crashed host would:
+// every QP goes to the error state, nothing is answered or disconnected,
+// and the process stays alive until killed: the clients must find out alone
+// (RDMA.md, "Dead peers").
 #include <netdb.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -90,10 +103,6 @@ std::string execute(std::map<std::string, std::string>& db, const std::vector<st
 }  // namespace
 
 int serve(const Options& o) {
-  if (o.dialect == DialectId::kOurs) {
-    fprintf(stderr, "rdma-test-peer: --listen speaks seed or valkey (our own server is ours)\n");
-    return 2;
-  }
   std::string err;
   EventChannel channel = makeEventChannel(&err);
   if (!channel) return errno == ENODEV || errno == ENOENT ? 77 : 2;
@@ -138,6 +147,10 @@ int serve(const Options& o) {
         rdma_conn_param param = {};  // no private data, as their servers
         param.retry_count = kRetryCount;
         param.rnr_retry_count = kRnrRetryCount;
+        if (o.dialect == DialectId::kOurs) {
+          param.private_data = kHello;
+          param.private_data_len = sizeof kHello;
+        }
         if (rdma_accept(id, &param) != 0) {
           fprintf(stderr, "rdma-test-peer: %s\n", callFailed("rdma_accept").c_str());
           continue;
@@ -148,7 +161,23 @@ int serve(const Options& o) {
         if (it == conns.end()) continue;
         it->second.established = true;
         // Both their servers announce on ESTABLISHED without waiting.
-        it->second.link->registerRx();
+        Link& l = *it->second.link;
+        if (o.mode == "garbage-first" || o.mode == "mixed-first") {
+          // A first message our client cannot place: it must fail the
+          // handshake with the reason, not wait.
+          wire::CtrlMsg m = {};
+          if (o.mode == "garbage-first") {
+            memset(&m, 0xee, sizeof m);
+          } else {
+            m = wire::encodeRegister({reinterpret_cast<uintptr_t>(l.ep().rx.data()), l.ep().rx.size,
+                                      l.ep().rx.mr->rkey});
+            m.version = 0;
+            m.opcode = 3;  // a seed head with Valkey's register opcode
+          }
+          l.sendCtrl(&m, sizeof m);
+        } else {
+          l.registerRx();
+        }
         it->second.next_keepalive = event::EventLoop::nowMs() + kKeepaliveMs;
       } else if (type == RDMA_CM_EVENT_DISCONNECTED || type == RDMA_CM_EVENT_CONNECT_ERROR ||
                  type == RDMA_CM_EVENT_UNREACHABLE || type == RDMA_CM_EVENT_REJECTED) {
@@ -172,7 +201,25 @@ int serve(const Options& o) {
       size_t pos = 0;
       std::vector<std::string> args;
       int r;
-      while ((r = parseCommand(l.received(), &pos, &args)) == 1) l.queue(execute(db, args));
+      while ((r = parseCommand(l.received(), &pos, &args)) == 1) {
+        if (upper(args[0]) == "SWITCHDIALECT") {
+          // A register message of another dialect mid-connection.
+          DialectId other = o.dialect == DialectId::kValkey ? DialectId::kSeed : DialectId::kValkey;
+          wire::Region mine{reinterpret_cast<uintptr_t>(l.ep().rx.data()), l.ep().rx.size,
+                            l.ep().rx.mr->rkey};
+          wire::CtrlMsg m = dialectFor(other)->encodeRegister(mine);
+          if (other == DialectId::kSeed) m.version = 0;  // the prototype's head
+          l.sendCtrl(&m, sizeof m);
+          continue;
+        }
+        if (upper(args[0]) == "VANISH") {
+          for (auto& [vid, v] : conns) v.link->vanish();
+          printf("result: vanished\n");
+          fflush(stdout);
+          for (;;) pause();  // alive, silent, never disconnecting
+        }
+        l.queue(execute(db, args));
+      }
       l.received().erase(0, pos);
       if (r < 0) {
         l.queue("-ERR Protocol error\r\n");

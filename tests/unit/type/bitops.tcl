@@ -238,6 +238,18 @@ start_server {tags {bitops}} {
     set res
   } {3 000000000000000000000000 3 111111000000111111111111 3 110011000000111111111111 3 000011111111000000000000}
 
+  test {BITOP with a missing key as the first source} {
+    # The first source seeds the result; a missing one is a zero string (an
+    # ASan/UBSan build aborted here: memcpy from a null pointer).
+    r set a "\xf0\x0f\xff"
+    r del nokey
+    set res {}
+    foreach op {and or xor} {
+      lappend res [r bitop $op dest nokey a] [bm_bits [r get dest]]
+    }
+    set res
+  } {3 000000000000000000000000 3 111100000000111111111111 3 111100000000111111111111}
+
   test {BITOP result is a raw string, replaces any value and drops the TTL} {
     r set dest x ex 100
     r set n 12

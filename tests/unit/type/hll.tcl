@@ -258,11 +258,11 @@ start_server {tags {hll}} {
 start_server {tags {hll external:skip}} {
   set redis_bin /usr/bin/redis-server
   if {[file executable $redis_bin]} {
-    set port [expr {21000 + [pid] % 8000}]
+    set port [find_free_port]
     set rpid [exec $redis_bin --port $port --save "" --appendonly no --bind 127.0.0.1 \
                 >/dev/null 2>@1 &]
     set ref ""
-    wait_for_condition 100 50 {
+    wait_for_condition 200 50 {
       ![catch {set ref [::redis::connect 127.0.0.1 $port]}]
     } {
       fail "reference redis-server did not start"

@@ -1,0 +1,83 @@
+// The rdma type's server settings (rdma-port, rdma-bind, rdma-rx-size,
+// rdma-completion-vector, rdma-keepalive-interval): names, defaults and
+// bounds, declared here for the server's options table. Outside src/net/rdma/
+// so that it is compiled with or without RDMA support: a redis.conf written
+// for an RDMA build loads on a build without it (only a non-zero rdma-port
+// is refused, when listeners open). The bounds themselves are
+// net/rdma/options.h, shared with the type's configure().
+#include <string>
+#include <vector>
+
+#include "common/strutil.h"
+#include "net/rdma/options.h"
+#include "net/transports.h"
+
+namespace net {
+namespace {
+
+using Words = std::vector<std::string>;
+
+// rdma-port reads as Redis reads every integer option (same error texts).
+bool parsePort(const Words& w, std::string* canonical, std::string* err) {
+  int64_t n = 0;
+  if (!strutil::parseInt64(w[0], &n)) {
+    *err = "argument couldn't be parsed into an integer";
+    return false;
+  }
+  if (n < 0 || n > 65535) {
+    *err = "argument must be between 0 and 65535 inclusive";
+    return false;
+  }
+  *canonical = std::to_string(n);
+  return true;
+}
+
+// Addresses are checked when the listener binds them (rdma_bind_addr).
+bool parseBind(const Words& w, std::string* canonical, std::string*) {
+  canonical->clear();
+  for (const std::string& a : w) {
+    if (!canonical->empty()) *canonical += ' ';
+    *canonical += a;
+  }
+  return true;
+}
+
+bool parseRxSize(const Words& w, std::string* canonical, std::string* err) {
+  uint32_t v = 0;
+  if (!rdma::parseRxSize(w[0], &v, err)) return false;
+  *canonical = std::to_string(v);
+  return true;
+}
+
+bool parseCompletionVector(const Words& w, std::string* canonical, std::string* err) {
+  int v = 0;
+  if (!rdma::parseCompletionVector(w[0], &v, err)) return false;
+  *canonical = std::to_string(v);
+  return true;
+}
+
+bool parseKeepalive(const Words& w, std::string* canonical, std::string* err) {
+  int v = 0;
+  if (!rdma::parseKeepaliveMs(w[0], &v, err)) return false;
+  *canonical = std::to_string(v);
+  return true;
+}
+
+}  // namespace
+
+const std::vector<SettingSpec>& rdmaSettings() {
+  // None can change at run time: the listener and the connections' buffers
+  // are set up from them at start (configure() serves the clients' flags).
+  static const std::vector<SettingSpec> kSettings = {
+      {"rdma-port", "0", false, false, parsePort},
+      {"rdma-bind", "", false, true, parseBind},
+      {"rdma-rx-size", "1048576", false, false, parseRxSize},
+      {"rdma-completion-vector", "-1", false, false, parseCompletionVector},
+      {"rdma-keepalive-interval", "3000", false, false, parseKeepalive},
+  };
+  static_assert(rdma::kDefaultRxSize == 1048576 && rdma::kDefaultKeepaliveMs == 3000,
+                "the defaults above are the transport's");
+  return kSettings;
+}
+
+}  // namespace net

@@ -1,0 +1,81 @@
+# shellcheck shell=bash
+# Shared by the `make bench` scripts (bench.sh, bench-scripting.sh,
+# bench-rdb.sh, bench-cli.sh): sourced, after `cd` to the repository root.
+#
+#   bench_init TAG      makes the work folder $work (/tmp/TAG.XXXXXX); at exit
+#                       it is removed and every server start_server started
+#                       and stop_server did not stop is killed
+#   free_port           a free loopback TCP port
+#   start_server NAME LOG CMD...
+#                       runs CMD (an optional wrapper such as taskset or
+#                       valgrind, the server binary, extra options) with
+#                       --port <free port> --bind 127.0.0.1 --save ""
+#                       --appendonly no --logfile LOG in the background and
+#                       waits until it answers PING with PONG (a large data
+#                       set may take a while to load, valgrind to start):
+#                       sets PORT and PID; exits 1 when it never answers
+#   stop_server PORT PID SHUTDOWN NOSAVE, then waits for the process
+#   median              the median of the numbers on stdin, one a line
+#   ratio A B           A / B with two decimals ("-" when B is not above 0)
+#
+#   round_order R       "ours redis" for odd rounds R, "redis ours" for even
+#                       ones: a machine whose speed drifts within a round
+#                       favours neither
+#   server_bin SIDE     the binary of side "ours" or "redis"
+#
+# Also sets OURS, REDIS (the two servers), RB (Debian's redis-benchmark),
+# RCLI and PY, and SRV_CPU / GEN_CPU: servers are pinned to CPU 0, load
+# generators to CPU 1 when there are at least two.
+
+# shellcheck disable=SC2034  # used by the scripts that source this file
+OURS=src/redis-server REDIS=/usr/bin/redis-server RB=/usr/bin/redis-benchmark
+RCLI=/usr/bin/redis-cli
+PY=/usr/bin/python3
+# shellcheck disable=SC2034  # used by the scripts that source this file
+if [ "$(nproc)" -ge 2 ]; then SRV_CPU=0 GEN_CPU=1; else SRV_CPU=0 GEN_CPU=0; fi
+# Tenths of a second start_server waits for PONG.
+BENCH_START_TRIES=${BENCH_START_TRIES:-1200}
+
+bench_pids=()
+bench_cleanup() {
+  local p
+  for p in "${bench_pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+bench_init() {  # tag
+  work=$(mktemp -d "/tmp/$1.XXXXXX")
+  trap bench_cleanup EXIT
+}
+
+free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+start_server() {  # name log cmd... -> sets PORT PID
+  local name=$1 log=$2
+  shift 2
+  PORT=$(free_port)
+  "$@" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --logfile "$log" \
+    >/dev/null 2>&1 &
+  PID=$!
+  bench_pids+=("$PID")
+  for _ in $(seq "$BENCH_START_TRIES"); do
+    if $RCLI -p "$PORT" ping 2>/dev/null | grep -q PONG; then return 0; fi
+    sleep 0.1
+  done
+  echo "bench: $name did not start (log: $log)" >&2
+  kill -9 "$PID" 2>/dev/null || true
+  exit 1
+}
+
+stop_server() {  # port pid
+  $RCLI -p "$1" shutdown nosave >/dev/null 2>&1 || true
+  wait "$2" 2>/dev/null || true
+  local p left=()
+  for p in "${bench_pids[@]}"; do [ "$p" = "$2" ] || left+=("$p"); done
+  bench_pids=("${left[@]}")
+}
+
+round_order() { if [ $(($1 % 2)) -eq 1 ]; then echo ours redis; else echo redis ours; fi; }
+server_bin() { if [ "$1" = redis ]; then echo "$REDIS"; else echo "$OURS"; fi; }
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
