@@ -64,6 +64,13 @@ inline size_t dictMappedBytes() {
   return v > 0 ? static_cast<size_t>(v) : 0;
 }
 
+// While a forked child (BGSAVE, AOF rewrite) runs, tables grow only past
+// kForceResizeRatio entries per bucket and never shrink (as Redis does):
+// moving every entry to a new array would touch, and so copy, every page
+// the child still shares with the parent. Set by persist/child_info.cpp.
+inline bool g_dict_avoid_resize = false;
+inline constexpr size_t kForceResizeRatio = 5;
+
 template <class T>
 concept DictTraits = requires(typename T::Node* n, const typename T::Node* cn,
                               const typename T::Key& k) {
@@ -238,7 +245,7 @@ class Dict {
   // Starts shrinking if fewer than 1/kShrinkRatio of the buckets are used; an
   // empty table frees its array at once. Returns true if it did either.
   bool tryShrink() {
-    if (isRehashing() || paused_ || t_[0].buckets == nullptr) return false;
+    if (isRehashing() || paused_ || t_[0].buckets == nullptr || g_dict_avoid_resize) return false;
     if (t_[0].used == 0) {
       freeTables();
       return true;
@@ -518,7 +525,8 @@ class Dict {
         std::fprintf(stderr, "Dict: out of memory allocating the first bucket array\n");
         std::abort();
       }
-    } else if (!isRehashing() && t_[0].used >= t_[0].size()) {
+    } else if (!isRehashing() && t_[0].used >= t_[0].size() &&
+               (!g_dict_avoid_resize || t_[0].used / t_[0].size() > kForceResizeRatio)) {
       resize(t_[0].size() * 2);  // on failure keep going at a higher load
     }
   }

@@ -234,6 +234,36 @@ TEST(Dict, ShrinkKeepsEntriesAndFreesMemory) {
   expectMatchesModel(d, nodes);
 }
 
+// While a forked child runs (g_dict_avoid_resize), a table grows only past
+// kForceResizeRatio entries a bucket and never shrinks; afterwards the next
+// insert grows it as usual.
+TEST(Dict, NoResizeWhileAChildRuns) {
+  auto nodes = makeNodes(1024 * (kForceResizeRatio + 2));
+  IntDict d;
+  for (size_t i = 0; i < 1000; i++) insertNode(d, nodes[i]);
+  while (d.rehashSteps(1000)) {
+  }
+  ASSERT_EQ(d.bucketCount(), 1024u);
+  g_dict_avoid_resize = true;
+  size_t i = 1000;
+  for (; i < 1024 * (kForceResizeRatio + 1); i++) insertNode(d, nodes[i]);
+  EXPECT_EQ(d.bucketCount(), 1024u);  // 6 a bucket now; the next insert passes 5
+  insertNode(d, nodes[i++]);          // past the ratio: grows all the same
+  EXPECT_TRUE(d.isRehashing());
+  while (d.rehashSteps(1000)) {
+  }
+  for (size_t k = 100; k < i; k++) {
+    ASSERT_EQ(d.erase(nodes[k].key), &nodes[k]);
+    nodes[k].live = false;
+  }
+  EXPECT_FALSE(d.tryShrink());  // 100 in 2048 buckets: would shrink, but not now
+  g_dict_avoid_resize = false;
+  EXPECT_TRUE(d.tryShrink());
+  while (d.rehashSteps(1000)) {
+  }
+  expectMatchesModel(d, nodes);
+}
+
 // Arrays of 1 MiB and more are unmapped chunk by chunk while rehashing and
 // clearing; every operation must keep away from the unmapped part (a read
 // there would crash the test).

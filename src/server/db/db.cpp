@@ -282,6 +282,8 @@ size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
 }
 
 void Db::cronRehash(int64_t us) {
+  // Not while a forked child runs: every bucket moved is a page copied.
+  if (common::g_dict_avoid_resize) return;
   keys_.rehashMicroseconds(us);
   expires_.rehashMicroseconds(us);
   keys_.tryShrink();

@@ -23,6 +23,7 @@ class HashListpack final : public Hash {
   size_t memoryUsage() const override { return sizeof(*this) + lp_.bytes(); }
 
   bool isListpack() const override { return true; }
+  const Listpack* listpack() const override { return &lp_; }
   size_t size() const override { return lp_.size() / 2; }
 
   bool get(std::string_view field, char* scratch, std::string_view* value) const override {
@@ -191,6 +192,10 @@ class HashTable final : public Hash {
 
 Hash* Hash::createListpack() {
   return new HashListpack();
+}
+
+Hash* Hash::adoptListpack(Listpack lp) {
+  return new HashListpack(std::move(lp));
 }
 
 Hash* Hash::createTable() {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <string_view>
 
+#include "server/db/listpack.h"
 #include "server/db/value.h"
 
 namespace db {
@@ -35,8 +36,14 @@ class Hash : public Collection {
   // An empty listpack-encoded hash.
   static Hash* createListpack();
   static Hash* createTable();
+  // A listpack hash over lp (field, value, ...): the caller has checked
+  // the fields are distinct and the limits hold (RDB loading).
+  static Hash* adoptListpack(Listpack lp);
 
   virtual bool isListpack() const = 0;
+  // The listpack of a listpack hash (field, value, ...), else nullptr: for
+  // readers that walk the elements as stored (RDB saving).
+  virtual const Listpack* listpack() const { return nullptr; }
   virtual size_t size() const = 0;
   // The value of field in *value (may point into scratch); false if absent.
   virtual bool get(std::string_view field, char* scratch, std::string_view* value) const = 0;

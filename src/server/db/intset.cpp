@@ -83,6 +83,14 @@ Intset& Intset::operator=(Intset&& o) noexcept {
   return *this;
 }
 
+Intset Intset::fromBytes(const uint8_t* p, size_t n) {
+  Intset out;
+  out.buf_ = static_cast<uint8_t*>(realloc(out.buf_, n));
+  if (out.buf_ == nullptr) throw std::bad_alloc();
+  memcpy(out.buf_, p, n);
+  return out;
+}
+
 Intset Intset::clone() const {
   Intset out;
   size_t n = bytes();

@@ -26,10 +26,16 @@ class Intset {
   Intset(const Intset&) = delete;
   Intset& operator=(const Intset&) = delete;
   Intset clone() const;
+  // An intset from its bytes ([u32 width][u32 count] elements, the layout
+  // above, which is also Redis's). The caller has checked them: width 2, 4
+  // or 8, the length, elements strictly ascending.
+  static Intset fromBytes(const uint8_t* p, size_t n);
 
   size_t size() const;
   // Bytes of the buffer (MEMORY USAGE).
   size_t bytes() const;
+  // The buffer (bytes() long), in the layout above.
+  const uint8_t* data() const { return buf_; }
   // Bytes per element: 2, 4 or 8.
   unsigned width() const;
 

@@ -121,6 +121,29 @@ void List::prepareGrowth(int fill, size_t bytes, size_t count, int compress) {
   lp_ = Listpack();
 }
 
+bool List::appendWhole(Listpack& lp, int fill, int compress) {
+  if (lp.empty() || (listpackOverLimit(fill, lp.bytes(), lp.size()) && lp.size() > 1)) return false;
+  if (ql_ == nullptr && lp_.empty()) {
+    lp_ = std::move(lp);
+    return true;
+  }
+  if (ql_ == nullptr && !listpackOverLimit(fill, lp_.bytes() + lp.bytes() - Listpack::kHeader,
+                                           lp_.size() + lp.size())) {
+    // Still one listpack, as pushing the elements would have kept it.
+    lp_.appendAll(lp);
+    return true;
+  }
+  if (ql_ == nullptr) {
+    // lp_ is within the limit (it came whole, or pushes kept it there):
+    // it becomes the first node as it is.
+    ql_ = new Quicklist(fill, compress);
+    ql_->appendNode(std::move(lp_));
+    lp_ = Listpack();
+  }
+  ql_->appendNode(std::move(lp));
+  return true;
+}
+
 void List::updateEncoding(int fill, int compress) {
   if (ql_ == nullptr) {
     if (listpackOverLimit(fill, lp_.bytes(), lp_.size())) {

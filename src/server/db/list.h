@@ -68,6 +68,12 @@ class List : public Collection {
   // listpack that would exceed the limit into a quicklist first, so a big
   // multi-element push never grows (and memmoves) one oversized listpack.
   void prepareGrowth(int fill, size_t bytes, size_t count, int compress = 0);
+  // Appends the elements of lp at the tail as a unit (RDB loading), when lp
+  // is within the fill limit: a listpack list takes them while it stays
+  // within the limit, else it becomes a quicklist and lp a node of it.
+  // False (nothing done) when lp is over the limit: the caller then pushes
+  // the elements one by one.
+  bool appendWhole(Listpack& lp, int fill, int compress = 0);
 
  private:
   Listpack lp_;

@@ -1,5 +1,6 @@
 #include "server/db/listpack.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -375,6 +376,17 @@ void Listpack::appendInt(int64_t v) {
   setCount(static_cast<uint32_t>(size() + 1));
 }
 
+void Listpack::appendAll(const Listpack& other) {
+  if (other.empty()) return;
+  // Elements carry their own lengths (backlen included), so the element
+  // bytes of two listpacks simply follow each other.
+  uint32_t len = static_cast<uint32_t>(other.bytes() - kHeader);
+  uint32_t at = static_cast<uint32_t>(buf_ ? bytes() : kHeader);
+  openGap(at, len);
+  memcpy(buf_ + at, other.buf_ + kHeader, len);
+  setCount(static_cast<uint32_t>(size() + other.size()));
+}
+
 void Listpack::prepend(std::string_view s) {
   insertBefore(first(), s);
 }
@@ -409,6 +421,54 @@ Listpack::Pos Listpack::erase(Pos p, size_t count) {
 void Listpack::clear() {
   free(buf_);
   buf_ = nullptr;
+}
+
+// ---------------------------------------------------------------- builder
+
+ListpackBuilder::ListpackBuilder(size_t estimate_bytes)
+    : len_(Listpack::kHeader), cap_(std::max<size_t>(estimate_bytes, Listpack::kHeader + 16)) {}
+
+ListpackBuilder::~ListpackBuilder() {
+  free(buf_);
+}
+
+uint8_t* ListpackBuilder::room(size_t n) {
+  if (buf_ == nullptr || len_ + n > cap_) {
+    if (buf_ != nullptr) cap_ = std::max(cap_ * 2, len_ + n);
+    cap_ = std::max(cap_, len_ + n);
+    buf_ = xrealloc(buf_, cap_);
+  }
+  uint8_t* at = buf_ + len_;
+  len_ += n;
+  count_++;
+  return at;
+}
+
+void ListpackBuilder::append(std::string_view s) {
+  Encoded e;
+  encode(s, &e);
+  write(room(e.total()), e);
+}
+
+void ListpackBuilder::appendInt(int64_t v) {
+  Encoded e;
+  encodeInt(v, &e);
+  write(room(e.total()), e);
+}
+
+Listpack ListpackBuilder::finish() {
+  Listpack out;
+  if (count_ > 0) {
+    // Cut to size: MEMORY USAGE and the allocator's figures see what a
+    // listpack built by appends would hold.
+    out.buf_ = len_ == cap_ ? buf_ : xrealloc(buf_, len_);
+    store32(out.buf_, static_cast<uint32_t>(len_));
+    store32(out.buf_ + 4, count_);
+    buf_ = nullptr;
+  }
+  len_ = Listpack::kHeader;
+  count_ = 0;
+  return out;
 }
 
 }  // namespace db

@@ -45,6 +45,8 @@ struct LpValue {
   bool equals(std::string_view s) const;
 };
 
+class ListpackBuilder;
+
 class Listpack {
  public:
   using Pos = uint32_t;
@@ -88,6 +90,8 @@ class Listpack {
   // ---- modifying
   void append(std::string_view s);
   void appendInt(int64_t v);
+  // Appends every element of other, in order (one copy of its bytes).
+  void appendAll(const Listpack& other);
   void prepend(std::string_view s);
   // Inserts s before the element at p (p == kNone appends). Returns the
   // position of the new element.
@@ -104,6 +108,7 @@ class Listpack {
   static bool fits(size_t len) { return len < (1u << 31); }
 
  private:
+  friend class ListpackBuilder;
   uint8_t* buf_;  // nullptr until the first insert (an empty listpack)
   void setBytes(uint32_t n);
   void setCount(uint32_t n);
@@ -116,5 +121,40 @@ class Listpack {
 // Encoded size of s (tag + payload + backlen) if it were stored; lets a
 // caller check a size budget before inserting.
 size_t listpackEncodedSize(std::string_view s);
+
+// Builds a listpack whose elements are known in order (RDB loading): one
+// buffer that grows geometrically from the caller's estimate, then is cut
+// to size once, instead of a reallocation per append. Elements are encoded
+// exactly as Listpack::append()/appendInt() would store them.
+class ListpackBuilder {
+ public:
+  explicit ListpackBuilder(size_t estimate_bytes);
+  ~ListpackBuilder();
+  ListpackBuilder(const ListpackBuilder&) = delete;
+  ListpackBuilder& operator=(const ListpackBuilder&) = delete;
+
+  void append(std::string_view s);
+  void appendInt(int64_t v);
+  // Appends every element of other, in order (one copy of its bytes).
+  void appendAll(const Listpack& other);
+  void append(const LpValue& v) {
+    if (v.is_int)
+      appendInt(v.ival);
+    else
+      append(v.str);
+  }
+  size_t size() const { return count_; }
+  size_t bytes() const { return len_; }
+  // The listpack built so far (empty when nothing was added); the builder
+  // starts over.
+  Listpack finish();
+
+ private:
+  uint8_t* room(size_t n);  // n more bytes at the end
+  uint8_t* buf_ = nullptr;
+  size_t len_ = 0;
+  size_t cap_ = 0;
+  uint32_t count_ = 0;
+};
 
 }  // namespace db

@@ -244,6 +244,13 @@ void Quicklist::pushTail(std::string_view s) {
   if (grew) settleEnds();
 }
 
+void Quicklist::appendNode(Listpack lp) {
+  returnLent();
+  count_ += lp.size();
+  newNodeAfter(tail_)->lp = std::move(lp);
+  settleEnds();
+}
+
 Quicklist::Iter Quicklist::at(int64_t index) const {
   bool forward = index >= 0;
   size_t want = forward ? static_cast<size_t>(index) : static_cast<size_t>(-(index + 1));

@@ -81,6 +81,10 @@ class Quicklist {
 
   void pushHead(std::string_view s);
   void pushTail(std::string_view s);
+  // Appends lp as a node of its own at the tail (RDB loading, whose nodes
+  // come whole). lp must not be empty and must be within the fill limit
+  // (or hold one element).
+  void appendNode(Listpack lp);
 
   // Element at index (negative from the end); invalid when out of range.
   // Walks nodes from the nearer end.

@@ -24,6 +24,7 @@ class SetIntset final : public Set {
   size_t memoryUsage() const override { return sizeof(*this) + is_.bytes(); }
 
   Encoding encoding() const override { return Encoding::kIntset; }
+  const Intset* intset() const override { return &is_; }
   size_t size() const override { return is_.size(); }
   bool contains(std::string_view m) const override {
     int64_t v;
@@ -58,8 +59,6 @@ class SetIntset final : public Set {
     forEach(fn);
     return 0;
   }
-
-  const Intset& intset() const { return is_; }
 
  private:
   Intset is_;
@@ -209,6 +208,12 @@ Set* Set::createListpack() {
 Set* Set::createTable() {
   return new SetTable();
 }
+Set* Set::adoptIntset(Intset is) {
+  return new SetIntset(std::move(is));
+}
+Set* Set::adoptListpack(Listpack lp) {
+  return new SetListpack(std::move(lp));
+}
 
 Set* Set::convertTo(Encoding enc) const {
   Set* out = enc == Encoding::kListpack ? createListpack()
@@ -239,7 +244,7 @@ bool setAdd(Value* v, std::string_view m, const SetLimits& lim) {
       }
       // A non-integer member: a listpack if the set would still fit one
       // (the intset's widest member counted by its digits), else a table.
-      const Intset& is = static_cast<SetIntset*>(s)->intset();
+      const Intset& is = *s->intset();
       size_t widest = is.size() ? std::max(digitsOf(is.min()), digitsOf(is.max())) : 0;
       Set::Encoding to = s->size() < lim.max_listpack_entries &&
                                  m.size() <= lim.max_listpack_value &&

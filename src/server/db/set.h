@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "server/db/intset.h"
+#include "server/db/listpack.h"
 #include "server/db/value.h"
 
 namespace db {
@@ -38,8 +40,14 @@ class Set : public Collection {
   static Set* createIntset();
   static Set* createListpack();
   static Set* createTable();
+  // Sets over ready contents (RDB loading): the caller has checked the
+  // members are distinct (an intset's sorted) and the limits hold.
+  static Set* adoptIntset(Intset is);
+  static Set* adoptListpack(Listpack lp);
 
   virtual Encoding encoding() const = 0;
+  // The intset of an intset set, else nullptr (RDB saving copies its bytes).
+  virtual const Intset* intset() const { return nullptr; }
   virtual size_t size() const = 0;
   virtual bool contains(std::string_view m) const = 0;
   // Adds without any conversion (an intset takes only canonical integers);

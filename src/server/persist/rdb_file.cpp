@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/crc64.h"
+#include "server/persist/child_info.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
 #include "server/version.h"
@@ -40,6 +41,7 @@ bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, s
   aux(w, "used-mem", std::to_string(opt.used_mem));
   for (const auto& [k, v] : opt.extra_aux) aux(w, k, v);
   aux(w, "aof-base", opt.aof_base ? "1" : "0");
+  if (opt.progress != nullptr && opt.key_save_delay_us > 0) opt.progress->setEveryKey(true);
   // Function libraries come before the data, as Redis 7.0 writes them.
   for (const std::string& code : opt.function_libraries) {
     w.byte(kOpFunction2);
@@ -66,6 +68,7 @@ bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, s
       w.byte(rdbTypeOf(e->val));
       w.string(e->keyView());
       saveValue(w, e->val);
+      if (opt.progress != nullptr) opt.progress->keyDone();
     });
   }
   w.byte(kOpEof);

@@ -18,6 +18,8 @@
 
 namespace persist {
 
+class ChildProgress;
+
 struct SaveOptions {
   bool compression = true;        // rdbcompression
   bool checksum = true;           // rdbchecksum
@@ -27,6 +29,8 @@ struct SaveOptions {
   int64_t key_save_delay_us = 0;  // rdb-key-save-delay (tests: a slow save)
   // Function libraries' code, written as FUNCTION2 records before the data.
   std::vector<std::string> function_libraries;
+  // In a forked child: told of every key written (INFO current_* figures).
+  ChildProgress* progress = nullptr;
   // More aux fields, written before "aof-base" (SYNC: repl-stream-db,
   // repl-id, repl-offset, as Redis 7.0 writes them for a replica).
   std::vector<std::pair<std::string, std::string>> extra_aux;

@@ -3,6 +3,7 @@
 #include <liblzf/lzf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -15,34 +16,41 @@
 namespace persist {
 
 namespace {
-constexpr size_t kFlushAt = 64 * 1024;
 // Strings above this size are never LZF-compressed by Redis either:
 // compressing happens in memory, a bounded buffer each time is enough.
 constexpr size_t kLzfMin = 21;
-// A string this long or longer is read in one piece only if the input has
-// it; the check below never allocates for a length the file cannot hold.
 }  // namespace
 
 // ---------------------------------------------------------------- writer
 
-void RdbWriter::raw(const void* p, size_t n) {
-  buf_.append(static_cast<const char*>(p), n);
+void RdbWriter::rawSlow(const void* p, size_t n) {
+  if (fd_ >= 0) {
+    // File mode: at most kFlushAt bytes stay buffered.
+    if (len_ > 0) flush();
+    if (n >= kFlushAt) {
+      // A big piece goes out as it is, not through the buffer.
+      if (checksum_) crc_ = common::crc64(crc_, p, n);
+      writeAll(static_cast<const char*>(p), n);
+      total_ += n;
+      return;
+    }
+  }
+  if (len_ + n > buf_.size()) buf_.resize(std::max({buf_.size() * 2, len_ + n, size_t{256}}));
+  memcpy(&buf_[len_], p, n);
+  len_ += n;
   total_ += n;
-  if (fd_ >= 0 && buf_.size() >= kFlushAt) flush();
 }
 
 void RdbWriter::checksumBuffered() {
-  if (checksum_ && crc_done_ < buf_.size())
-    crc_ = common::crc64(crc_, buf_.data() + crc_done_, buf_.size() - crc_done_);
-  crc_done_ = buf_.size();
+  if (checksum_ && crc_done_ < len_)
+    crc_ = common::crc64(crc_, buf_.data() + crc_done_, len_ - crc_done_);
+  crc_done_ = len_;
 }
 
-bool RdbWriter::flush() {
-  checksumBuffered();
-  if (fd_ < 0) return !failed_;
+void RdbWriter::writeAll(const char* p, size_t n) {
   size_t off = 0;
-  while (off < buf_.size() && !failed_) {
-    ssize_t w = ::write(fd_, buf_.data() + off, buf_.size() - off);
+  while (off < n && !failed_) {
+    ssize_t w = ::write(fd_, p + off, n - off);
     if (w < 0) {
       if (errno == EINTR) continue;
       failed_ = true;
@@ -57,7 +65,13 @@ bool RdbWriter::flush() {
     if (fdatasync(fd_) != 0) failed_ = true;
     since_fsync_ = 0;
   }
-  buf_.clear();
+}
+
+bool RdbWriter::flush() {
+  checksumBuffered();
+  if (fd_ < 0) return !failed_;
+  writeAll(buf_.data(), len_);
+  len_ = 0;
   crc_done_ = 0;
   return !failed_;
 }
@@ -213,13 +227,20 @@ bool RdbReader::count(uint64_t* out, uint64_t limit) {
 }
 
 bool RdbReader::string(std::string* out) {
+  std::string_view v;
+  if (!stringView(&v, out)) return false;
+  if (v.data() != out->data()) out->assign(v.data(), v.size());
+  return true;
+}
+
+bool RdbReader::stringView(std::string_view* view, std::string* out) {
   uint64_t len;
   bool enc;
   if (!length(&len, &enc)) return false;
   if (!enc) {
     const uint8_t* p;
     if (!raw(len, &p)) return false;
-    out->assign(reinterpret_cast<const char*>(p), len);
+    *view = std::string_view(reinterpret_cast<const char*>(p), len);
     return true;
   }
   const uint8_t* p;
@@ -250,6 +271,7 @@ bool RdbReader::string(std::string* out) {
       unsigned got =
           lzf_decompress(p, static_cast<unsigned>(clen), out->data(), static_cast<unsigned>(ulen));
       if (got != ulen) return fail("LZF string does not decompress");
+      *view = *out;
       return true;
     }
     default:
@@ -257,6 +279,7 @@ bool RdbReader::string(std::string* out) {
   }
   char d[24];
   out->assign(d, strutil::formatInt64(v, d));
+  *view = *out;
   return true;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -20,12 +21,23 @@ class RdbWriter {
   // File writer: flushes to fd whenever 64 KiB are buffered; with
   // fsync_every > 0 it also fsyncs after each fsync_every bytes
   // (rdb-save-incremental-fsync).
-  RdbWriter(int fd, size_t fsync_every) : fd_(fd), fsync_every_(fsync_every) {}
+  RdbWriter(int fd, size_t fsync_every) : fd_(fd), fsync_every_(fsync_every) {
+    buf_.resize(kFlushAt);
+  }
 
   void setCompression(bool on) { compress_ = on; }
   void setChecksum(bool on) { checksum_ = on; }
 
-  void raw(const void* p, size_t n);
+  void raw(const void* p, size_t n) {
+    // The common case inline: room in the buffer and no flush due.
+    if (len_ + n <= buf_.size() && (fd_ < 0 || len_ + n < kFlushAt)) {
+      memcpy(&buf_[len_], p, n);
+      len_ += n;
+      total_ += n;
+      return;
+    }
+    rawSlow(p, n);
+  }
   void byte(uint8_t b) { raw(&b, 1); }
   void length(uint64_t n);
   // A string: int-encoded when it is a short canonical integer, LZF when
@@ -43,9 +55,17 @@ class RdbWriter {
   // Running checksum of every byte written so far (0 when disabled).
   uint64_t crc() const { return crc_; }
   uint64_t written() const { return total_; }
-  std::string& buffer() { return buf_; }
+  // Buffer mode: the bytes written so far (the caller may append to them).
+  std::string& buffer() {
+    buf_.resize(len_);
+    return buf_;
+  }
 
  private:
+  // File mode writes out whenever this much is buffered.
+  static constexpr size_t kFlushAt = 64 * 1024;
+  void rawSlow(const void* p, size_t n);
+  void writeAll(const char* p, size_t n);
   void checksumBuffered();
   int fd_ = -1;
   size_t fsync_every_ = 0;
@@ -56,7 +76,9 @@ class RdbWriter {
   uint64_t crc_ = 0;
   uint64_t total_ = 0;
   size_t crc_done_ = 0;  // bytes of buf_ already in crc_
+  // buf_'s size is its capacity; len_ bytes of it are written.
   std::string buf_;
+  size_t len_ = 0;
 };
 
 class RdbReader {
@@ -84,6 +106,10 @@ class RdbReader {
   bool count(uint64_t* out, uint64_t limit);
   // A string in any of its encodings, into *out.
   bool string(std::string* out);
+  // The same without a copy where possible: *out points into the input for
+  // a plain string, into *scratch for an integer or LZF one (valid until
+  // scratch changes).
+  bool stringView(std::string_view* out, std::string* scratch);
   bool binaryDouble(double* out);
   // A double in the old text form (RDB_TYPE_ZSET).
   bool textDouble(double* out);

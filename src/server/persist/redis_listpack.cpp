@@ -1,5 +1,6 @@
 #include "server/persist/redis_listpack.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace persist {
@@ -7,10 +8,6 @@ namespace persist {
 namespace {
 constexpr size_t kHeader = 6;
 constexpr uint8_t kEof = 0xff;
-
-void putLe(std::string* b, uint64_t v, int n) {
-  for (int i = 0; i < n; i++) b->push_back(static_cast<char>(v >> (8 * i)));
-}
 
 uint64_t getLe(const uint8_t* p, int n) {
   uint64_t v = 0;
@@ -27,64 +24,94 @@ size_t backlenSize(size_t n) {
 }
 }  // namespace
 
-RedisListpackBuilder::RedisListpackBuilder() {
-  buf_.assign(kHeader, '\0');
+RedisListpackBuilder::RedisListpackBuilder(size_t estimate) {
+  buf_.resize(std::max<size_t>(estimate, kHeader + 16));
+  len_ = kHeader;
 }
 
-void RedisListpackBuilder::backlen(size_t n) {
-  // Most significant group first; every byte but the first carries the
-  // continuation bit, so a reader walking backwards stops at the first.
-  size_t k = backlenSize(n);
+char* RedisListpackBuilder::room(size_t n) {
+  if (len_ + n > buf_.size()) buf_.resize(std::max(buf_.size() * 2, len_ + n));
+  char* at = &buf_[len_];
+  len_ += n;
+  return at;
+}
+
+namespace {
+
+// Writes the backlen of an entry of n bytes at out (backlenSize(n) bytes):
+// most significant group first; every byte but the first carries the
+// continuation bit, so a reader walking backwards stops at the first.
+void putBacklen(char* out, size_t n, size_t k) {
   for (size_t i = 0; i < k; i++) {
     uint8_t b = static_cast<uint8_t>((n >> (7 * (k - 1 - i))) & 127);
     if (i > 0) b |= 128;
-    buf_.push_back(static_cast<char>(b));
+    out[i] = static_cast<char>(b);
   }
 }
 
+void putLeAt(char* out, uint64_t v, int n) {
+  for (int i = 0; i < n; i++) out[i] = static_cast<char>(v >> (8 * i));
+}
+
+}  // namespace
+
 void RedisListpackBuilder::addInt(int64_t v) {
-  size_t start = buf_.size();
+  char e[9];
+  size_t n;
   if (v >= 0 && v <= 127) {
-    buf_.push_back(static_cast<char>(v));
+    e[0] = static_cast<char>(v);
+    n = 1;
   } else if (v >= -4096 && v <= 4095) {
     uint64_t u = static_cast<uint64_t>(v) & 0x1fff;
-    buf_.push_back(static_cast<char>(0xc0 | (u >> 8)));
-    buf_.push_back(static_cast<char>(u & 0xff));
+    e[0] = static_cast<char>(0xc0 | (u >> 8));
+    e[1] = static_cast<char>(u & 0xff);
+    n = 2;
   } else if (v >= INT16_MIN && v <= INT16_MAX) {
-    buf_.push_back(static_cast<char>(0xf1));
-    putLe(&buf_, static_cast<uint64_t>(v), 2);
+    e[0] = static_cast<char>(0xf1);
+    putLeAt(e + 1, static_cast<uint64_t>(v), 2);
+    n = 3;
   } else if (v >= -(1 << 23) && v < (1 << 23)) {
-    buf_.push_back(static_cast<char>(0xf2));
-    putLe(&buf_, static_cast<uint64_t>(v), 3);
+    e[0] = static_cast<char>(0xf2);
+    putLeAt(e + 1, static_cast<uint64_t>(v), 3);
+    n = 4;
   } else if (v >= INT32_MIN && v <= INT32_MAX) {
-    buf_.push_back(static_cast<char>(0xf3));
-    putLe(&buf_, static_cast<uint64_t>(v), 4);
+    e[0] = static_cast<char>(0xf3);
+    putLeAt(e + 1, static_cast<uint64_t>(v), 4);
+    n = 5;
   } else {
-    buf_.push_back(static_cast<char>(0xf4));
-    putLe(&buf_, static_cast<uint64_t>(v), 8);
+    e[0] = static_cast<char>(0xf4);
+    putLeAt(e + 1, static_cast<uint64_t>(v), 8);
+    n = 9;
   }
-  backlen(buf_.size() - start);
+  size_t k = backlenSize(n);  // 1: n <= 9
+  char* at = room(n + k);
+  memcpy(at, e, n);
+  putBacklen(at + n, n, k);
   count_++;
 }
 
 void RedisListpackBuilder::addString(std::string_view s) {
-  size_t start = buf_.size();
-  if (s.size() < 64) {
-    buf_.push_back(static_cast<char>(0x80 | s.size()));
-  } else if (s.size() < 4096) {
-    buf_.push_back(static_cast<char>(0xe0 | (s.size() >> 8)));
-    buf_.push_back(static_cast<char>(s.size() & 0xff));
+  size_t hdr = s.size() < 64 ? 1 : s.size() < 4096 ? 2 : 5;
+  size_t body = hdr + s.size();
+  size_t k = backlenSize(body);
+  char* at = room(body + k);
+  if (hdr == 1) {
+    at[0] = static_cast<char>(0x80 | s.size());
+  } else if (hdr == 2) {
+    at[0] = static_cast<char>(0xe0 | (s.size() >> 8));
+    at[1] = static_cast<char>(s.size() & 0xff);
   } else {
-    buf_.push_back(static_cast<char>(0xf0));
-    putLe(&buf_, s.size(), 4);
+    at[0] = static_cast<char>(0xf0);
+    putLeAt(at + 1, s.size(), 4);
   }
-  buf_.append(s.data(), s.size());
-  backlen(buf_.size() - start);
+  memcpy(at + hdr, s.data(), s.size());
+  putBacklen(at + body, body, k);
   count_++;
 }
 
 std::string& RedisListpackBuilder::finish() {
-  buf_.push_back(static_cast<char>(kEof));
+  *room(1) = static_cast<char>(kEof);
+  buf_.resize(len_);
   uint32_t total = static_cast<uint32_t>(buf_.size());
   uint16_t count = count_ < 65535 ? static_cast<uint16_t>(count_) : 65535;
   memcpy(&buf_[0], &total, 4);

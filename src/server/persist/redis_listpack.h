@@ -19,7 +19,8 @@ namespace persist {
 
 class RedisListpackBuilder {
  public:
-  RedisListpackBuilder();
+  // estimate: bytes expected (the buffer grows past it when needed).
+  explicit RedisListpackBuilder(size_t estimate = 64);
   void addInt(int64_t v);
   void addString(std::string_view s);
   void add(const db::LpValue& v) {
@@ -32,8 +33,10 @@ class RedisListpackBuilder {
   std::string& finish();
 
  private:
-  void backlen(size_t n);
+  // n more bytes at the end; buf_'s size is the capacity, len_ is used.
+  char* room(size_t n);
   std::string buf_;
+  size_t len_ = 0;
   size_t count_ = 0;
 };
 

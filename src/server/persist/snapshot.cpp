@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,8 +20,8 @@
 #include "server/commands/introspection.h"
 #include "server/keyspace.h"
 #include "server/persist/aof/aof.h"
+#include "server/persist/child_info.h"
 #include "server/persist/persist.h"
-#include "server/process/os_tuning.h"
 #include "server/script/functions.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
@@ -52,11 +51,11 @@ int64_t monoUs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
 }
 
-[[noreturn]] void childMain(int pipe_w, const SaveOptions& opt, int out_fd,
-                            const std::string& trailer) {
-  prctl(PR_SET_NAME, out_fd < 0 ? "redis-rdb-bgsave" : "redis-rdb-to-slaves");
+[[noreturn]] void childMain(SaveOptions opt, int out_fd, const std::string& trailer) {
   closeListeningSockets();
   std::string err;
+  ChildProgress progress(ChildKind::kRdb);
+  opt.progress = &progress;
   bool ok;
   if (out_fd < 0) {
     ok = saveRdbFile(server::g_server->config.dbfilename, serverDbs(), opt, &err);
@@ -79,12 +78,10 @@ int64_t monoUs() {
     }
     close(out_fd);
   }
-  if (!ok) LOG_WARNING("%s", err.c_str());
-  uint64_t cow = privateDirtyBytes();
-  if (cow > 0)
-    LOG_NOTICE("Fork CoW for RDB: current %llu MB", static_cast<unsigned long long>(cow >> 20));
-  ssize_t w = write(pipe_w, &cow, sizeof(cow));
-  (void)w;
+  if (ok)
+    progress.finished();  // the final copy-on-write size (rdb_last_cow_size)
+  else
+    LOG_WARNING("%s", err.c_str());
   // _exit: no destructors, no atexit handlers, no stdio flush of the
   // parent's buffers; in particular nothing in the child calls into verbs.
   _exit(ok ? 0 : 1);
@@ -107,10 +104,7 @@ void childDone(pid_t pid, int status) {
     } else {
       LOG_WARNING("Background transfer error");
     }
-    if (st.child_pipe >= 0) {
-      close(st.child_pipe);
-      st.child_pipe = -1;
-    }
+    childReaped();
     st.child_pid = -1;
     g_child_to_fd = false;
     if (g_child_done_hook) g_child_done_hook(ok, true);
@@ -133,12 +127,7 @@ void childDone(pid_t pid, int status) {
     std::string tmp = "temp-" + std::to_string(pid) + ".rdb";
     unlink(tmp.c_str());
   }
-  if (st.child_pipe >= 0) {
-    uint64_t cow = 0;
-    if (read(st.child_pipe, &cow, sizeof(cow)) == sizeof(cow)) st.last_cow_size = cow;
-    close(st.child_pipe);
-    st.child_pipe = -1;
-  }
+  childReaped();
   st.last_bgsave_time_sec = (monoUs() / 1000 - st.child_start_ms) / 1000;
   st.child_pid = -1;
   if (g_child_done_hook) g_child_done_hook(!by_signal && code == 0, false);
@@ -229,20 +218,6 @@ std::vector<db::Db*> serverDbs() {
   return v;
 }
 
-uint64_t privateDirtyBytes() {
-  FILE* f = fopen("/proc/self/smaps_rollup", "r");
-  if (f == nullptr) f = fopen("/proc/self/smaps", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  uint64_t total = 0;
-  while (fgets(line, sizeof(line), f)) {
-    unsigned long long kb;
-    if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) total += kb * 1024;
-  }
-  fclose(f);
-  return total;
-}
-
 bool saveNow() {
   SnapshotState& st = state();
   std::string err;
@@ -263,7 +238,9 @@ bool startBgsave(std::string* err) {
 }
 
 bool childActive() {
-  return state().child_pid > 0;
+  // One child at a time (the reports pipe of child_info.h serves one): a
+  // SYNC waits for an AOF rewrite as it waits for a BGSAVE.
+  return state().child_pid > 0 || aof::rewriteInProgress();
 }
 
 void setChildDoneHook(ChildDoneHook hook) {
@@ -273,39 +250,19 @@ void setChildDoneHook(ChildDoneHook hook) {
 bool startBgsaveWith(const SaveOptions& opt, int out_fd, const std::string& trailer,
                      std::string* err) {
   SnapshotState& st = state();
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    *err = std::string("pipe: ") + strerror(errno);
-    return false;
-  }
   if (out_fd < 0) {
     st.dirty_before_bgsave = server::g_server->dirty;
     st.last_bgsave_try = nowSec();
   }
-  int64_t t0 = monoUs();
-  fflush(nullptr);  // nothing buffered may be written twice
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(p[0]);
-    // oom-score-adj's value for background children (ignored on failure, as
-    // Redis does in its children).
-    const server::Config& c = server::g_server->config;
-    server::process::applyOomScoreAdj(c.oom_score_adj, c.oom_score_adj_values,
-                                      server::process::kOomBgChild);
-    childMain(p[1], opt, out_fd, trailer);
-  }
-  close(p[1]);
+  pid_t pid = forkChild(ChildKind::kRdb, out_fd < 0 ? "redis-rdb-bgsave" : "redis-rdb-to-slaves");
+  if (pid == 0) childMain(opt, out_fd, trailer);
   if (pid < 0) {
-    close(p[0]);
     if (out_fd < 0) st.last_bgsave_ok = false;
     *err = std::string("Can't save in background: fork: ") + strerror(errno);
     LOG_WARNING("%s", err->c_str());
     return false;
   }
-  st.latest_fork_usec = monoUs() - t0;
-  st.total_forks++;
   st.child_pid = pid;
-  st.child_pipe = p[0];
   st.child_start_ms = monoUs() / 1000;
   g_child_to_fd = out_fd >= 0;
   if (g_child_to_fd) {
@@ -421,6 +378,7 @@ void cron() {
   // rewrite: the data set is incomplete.
   if (st.loading) return;
   if (st.child_pid > 0) {
+    pollChildInfo();  // current_cow_size and friends
     int status;
     pid_t r = waitpid(st.child_pid, &status, WNOHANG);
     if (r == st.child_pid) childDone(r, status);
@@ -476,8 +434,7 @@ void killRdbChild() {
   waitpid(st.child_pid, &status, 0);
   std::string tmp = "temp-" + std::to_string(st.child_pid) + ".rdb";
   unlink(tmp.c_str());
-  if (st.child_pipe >= 0) close(st.child_pipe);
-  st.child_pipe = -1;
+  childReaped();
   st.child_pid = -1;
   bool to_fd = g_child_to_fd;
   g_child_to_fd = false;
@@ -525,9 +482,7 @@ void appendInfoPersistence(std::string* o) {
   server::Server& s = *server::g_server;
   bool in_progress = st.child_pid > 0;
   server::appendFormat(o, "loading:%d\r\nasync_loading:0\r\n", st.loading ? 1 : 0);
-  server::appendFormat(o, "current_cow_peak:0\r\ncurrent_cow_size:0\r\n");
-  server::appendFormat(o, "current_cow_size_age:0\r\ncurrent_fork_perc:0.00\r\n");
-  server::appendFormat(o, "current_save_keys_processed:0\r\ncurrent_save_keys_total:0\r\n");
+  appendInfoCurrentChild(o);
   server::appendFormat(o, "rdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n",
                        static_cast<ll>(s.dirty), in_progress ? 1 : 0);
   server::appendFormat(o, "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n",
@@ -538,7 +493,7 @@ void appendInfoPersistence(std::string* o) {
       static_cast<ll>(in_progress ? (monoUs() / 1000 - st.child_start_ms) / 1000 : -1),
       static_cast<unsigned long long>(st.rdb_saves));
   server::appendFormat(o, "rdb_last_cow_size:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
-                       static_cast<unsigned long long>(st.last_cow_size),
+                       static_cast<unsigned long long>(lastCowSize(ChildKind::kRdb)),
                        static_cast<unsigned long long>(st.last_load_keys_expired));
   server::appendFormat(o, "rdb_last_load_keys_loaded:%llu\r\n",
                        static_cast<unsigned long long>(st.last_load_keys_loaded));
@@ -566,9 +521,7 @@ void appendInfoPersistence(std::string* o) {
 }
 
 void appendInfoForkStats(std::string* o) {
-  server::appendFormat(o, "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n",
-                       static_cast<long long>(state().latest_fork_usec),
-                       static_cast<unsigned long long>(state().total_forks));
+  appendInfoForkFigures(o);
 }
 
 }  // namespace persist

@@ -19,7 +19,6 @@ namespace persist {
 
 struct SnapshotState {
   pid_t child_pid = -1;
-  int child_pipe = -1;  // read end: the child's copy-on-write bytes
   int64_t child_start_ms = 0;
   int64_t dirty_before_bgsave = 0;
   int64_t lastsave = 0;         // unix seconds of the last successful save
@@ -28,9 +27,6 @@ struct SnapshotState {
   int64_t last_bgsave_time_sec = -1;
   bool bgsave_scheduled = false;
   uint64_t rdb_saves = 0;
-  uint64_t last_cow_size = 0;
-  int64_t latest_fork_usec = 0;
-  uint64_t total_forks = 0;
   uint64_t last_load_keys_loaded = 0;
   uint64_t last_load_keys_expired = 0;
   bool loading = false;
@@ -81,8 +77,5 @@ bool applyFunctions(const LoadStats& stats, std::string* err);
 // In a forked child: closes the listening sockets (a restarted server
 // must be able to bind while the child still runs).
 void closeListeningSockets();
-
-// Private_Dirty bytes of this process (/proc/self/smaps_rollup).
-uint64_t privateDirtyBytes();
 
 }  // namespace persist

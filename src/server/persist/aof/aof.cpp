@@ -15,6 +15,7 @@
 #include "server/persist/aof/loader.h"
 #include "server/persist/aof/rewrite.h"
 #include "server/persist/aof/state.h"
+#include "server/persist/child_info.h"
 #include "server/persist/snapshot.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
@@ -263,7 +264,7 @@ void appendInfo(std::string* o) {
                        static_cast<ull>(st.consecutive_failures), st.last_write_ok ? "ok" : "err");
   server::appendFormat(
       o, "aof_last_cow_size:%llu\r\nmodule_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
-      static_cast<ull>(st.last_cow_size));
+      static_cast<ull>(lastCowSize(ChildKind::kAof)));
   if (st.mode == Mode::kOff) return;
   server::appendFormat(o, "aof_current_size:%llu\r\naof_base_size:%llu\r\n",
                        static_cast<ull>(st.current_size), static_cast<ull>(st.base_size));

@@ -13,8 +13,8 @@
 #include "common/log.h"
 #include "server/persist/aof/base.h"
 #include "server/persist/aof/state.h"
+#include "server/persist/child_info.h"
 #include "server/persist/snapshot.h"
-#include "server/process/os_tuning.h"
 #include "server/server.h"
 
 namespace persist::aof {
@@ -35,23 +35,18 @@ uint64_t sizeOf(const std::string& path) {
   return stat(path.c_str(), &sb) == 0 ? static_cast<uint64_t>(sb.st_size) : 0;
 }
 
-[[noreturn]] void childMain(int pipe_w) {
-  prctl(PR_SET_NAME, "redis-aof-rewrite");
+[[noreturn]] void childMain() {
   closeListeningSockets();
+  ChildProgress progress(ChildKind::kAof);
   std::string tmp = childTempName(getpid());
   std::string err;
   bool ok = writeBaseFile(tmp, server::g_server->config.aof_use_rdb_preamble, &err);
   if (ok) {
     LOG_NOTICE("Successfully created the temporary AOF base file %s", tmp.c_str());
+    progress.finished();  // "Fork CoW for AOF rewrite: ..." and aof_last_cow_size
   } else {
     LOG_WARNING("%s", err.c_str());
   }
-  uint64_t cow = privateDirtyBytes();
-  LOG_NOTICE("Fork CoW for AOF rewrite: current %llu MB, peak %llu MB, average %llu MB",
-             static_cast<unsigned long long>(cow >> 20), static_cast<unsigned long long>(cow >> 20),
-             static_cast<unsigned long long>(cow >> 20));
-  ssize_t w = write(pipe_w, &cow, sizeof(cow));
-  (void)w;
   // _exit: no destructors and no atexit handlers; nothing here touches the
   // parent's connections (RDMA.md, "Fork safety").
   _exit(ok ? 0 : 1);
@@ -159,39 +154,16 @@ bool startRewrite(std::string* err) {
     rewriteFailed();
     return false;
   }
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    *err = std::string("pipe: ") + strerror(errno);
-    rewriteFailed();
-    return false;
-  }
-  SnapshotState& ps = persist::state();
   int64_t t0 = monoMs();
-  struct timespec a;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(p[0]);
-    const server::Config& c = server::g_server->config;
-    server::process::applyOomScoreAdj(c.oom_score_adj, c.oom_score_adj_values,
-                                      server::process::kOomBgChild);
-    childMain(p[1]);
-  }
-  close(p[1]);
+  pid_t pid = forkChild(ChildKind::kAof, "redis-aof-rewrite");
+  if (pid == 0) childMain();
   if (pid < 0) {
-    close(p[0]);
     *err = std::string("Can't rewrite append only file in background: fork: ") + strerror(errno);
     LOG_WARNING("%s", err->c_str());
     rewriteFailed();
     return false;
   }
-  struct timespec b;
-  clock_gettime(CLOCK_MONOTONIC, &b);
-  ps.latest_fork_usec = (b.tv_sec - a.tv_sec) * 1000000 + (b.tv_nsec - a.tv_nsec) / 1000;
-  ps.total_forks++;
   st.child_pid = pid;
-  st.child_pipe = p[0];
   st.rewrite_start_ms = t0;
   st.rewrite_scheduled = false;
   LOG_NOTICE("Background append only file rewriting started by pid %d", static_cast<int>(pid));
@@ -201,17 +173,13 @@ bool startRewrite(std::string* err) {
 void checkRewriteChild() {
   State& st = state();
   if (st.child_pid <= 0) return;
+  pollChildInfo();  // current_cow_size and friends
   int status;
   pid_t r = waitpid(st.child_pid, &status, WNOHANG);
   if (r != st.child_pid) return;
   pid_t pid = st.child_pid;
   st.child_pid = -1;
-  if (st.child_pipe >= 0) {
-    uint64_t cow = 0;
-    if (read(st.child_pipe, &cow, sizeof(cow)) == sizeof(cow)) st.last_cow_size = cow;
-    close(st.child_pipe);
-    st.child_pipe = -1;
-  }
+  childReaped();
   st.last_rewrite_time_sec = (monoMs() - st.rewrite_start_ms) / 1000;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     LOG_NOTICE("Background AOF rewrite terminated with success");
@@ -247,8 +215,7 @@ void killRewriteChild() {
   int status;
   waitpid(st.child_pid, &status, 0);
   unlink(childTempName(st.child_pid).c_str());
-  if (st.child_pipe >= 0) close(st.child_pipe);
-  st.child_pipe = -1;
+  childReaped();
   st.child_pid = -1;
 }
 

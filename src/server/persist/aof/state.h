@@ -40,14 +40,12 @@ struct State {
 
   // Rewrite child.
   pid_t child_pid = -1;
-  int child_pipe = -1;  // read end: the child's copy-on-write bytes
   int64_t rewrite_start_ms = 0;
   bool rewrite_scheduled = false;
   int64_t last_rewrite_time_sec = -1;
   bool last_bgrewrite_ok = true;
   uint64_t rewrites = 0;
   uint64_t consecutive_failures = 0;
-  uint64_t last_cow_size = 0;
   int64_t next_auto_try_ms = 0;  // back-off after repeated failures
 };
 
