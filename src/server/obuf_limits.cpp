@@ -20,27 +20,21 @@ namespace {
 constexpr int64_t kUnauthenticatedOutputLimit = 16 * 1024;
 }  // namespace
 
-bool enforceOutputBufferLimits(Client* c) {
-  if (c->flags & kCloseAsap) return false;
-  const Config& cfg = g_server->config;
-  int cls = isPubSubClient(c) ? Config::kClassPubSub : Config::kClassNormal;
-  const Config::OutputBufferLimit& lim = cfg.obuf_limits[cls];
-  int64_t used = static_cast<int64_t>(c->outputBytes());
-  bool hard = lim.hard > 0 && used >= lim.hard;
-  // kAuthenticated is clear only while requirepass is set and not given.
-  if (!(c->flags & kAuthenticated) && used > kUnauthenticatedOutputLimit) hard = true;
+bool closeIfOverLimit(Client* c, const Config::OutputBufferLimit& lim, int64_t used,
+                      bool force_hard, int64_t* soft_since_ms) {
+  bool hard = force_hard || (lim.hard > 0 && used >= lim.hard);
   bool soft = lim.soft > 0 && used >= lim.soft;
   if (soft) {
     // The soft limit counts only once it has held for soft_seconds: the
     // first time over starts the clock.
-    if (c->obuf_soft_since_ms == 0) {
-      c->obuf_soft_since_ms = db::Clock::nowMs;
+    if (*soft_since_ms == 0) {
+      *soft_since_ms = db::Clock::nowMs;
       soft = false;
-    } else if (db::Clock::nowMs - c->obuf_soft_since_ms <= lim.soft_seconds * 1000) {
+    } else if (db::Clock::nowMs - *soft_since_ms <= lim.soft_seconds * 1000) {
       soft = false;
     }
   } else {
-    c->obuf_soft_since_ms = 0;
+    *soft_since_ms = 0;
   }
   if (!hard && !soft) return false;
   std::string line;
@@ -50,6 +44,16 @@ bool enforceOutputBufferLimits(Client* c) {
               line.c_str());
   g_server->freeClientAsync(c);
   return true;
+}
+
+bool enforceOutputBufferLimits(Client* c) {
+  if (c->flags & kCloseAsap) return false;
+  const Config& cfg = g_server->config;
+  int cls = isPubSubClient(c) ? Config::kClassPubSub : Config::kClassNormal;
+  int64_t used = static_cast<int64_t>(c->outputBytes());
+  // kAuthenticated is clear only while requirepass is set and not given.
+  bool unauth_over = !(c->flags & kAuthenticated) && used > kUnauthenticatedOutputLimit;
+  return closeIfOverLimit(c, cfg.obuf_limits[cls], used, unauth_over, &c->obuf_soft_since_ms);
 }
 
 }  // namespace server

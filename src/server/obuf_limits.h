@@ -13,11 +13,23 @@
 // Redis 7.0.15 does since the CVE-2025-21605 fix.
 #pragma once
 
+#include <cstdint>
+
+#include "server/config.h"
+
 namespace server {
 
 class Client;
 
 // Returns true when the client was scheduled to close now.
 bool enforceOutputBufferLimits(Client* c);
+
+// The rule itself, for output counted elsewhere (a replica's stream held
+// while its RDB is on its way): `used` pending bytes against `lim`, hard
+// limit passed also when force_hard; *soft_since_ms holds when the soft
+// limit was first passed (0: not over it). When over, logs the warning,
+// schedules the client to close and returns true.
+bool closeIfOverLimit(Client* c, const Config::OutputBufferLimit& lim, int64_t used,
+                      bool force_hard, int64_t* soft_since_ms);
 
 }  // namespace server

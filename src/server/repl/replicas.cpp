@@ -11,6 +11,7 @@
 #include "server/client.h"
 #include "server/client_info.h"
 #include "server/commands/introspection.h"
+#include "server/obuf_limits.h"
 #include "server/propagate/propagate.h"
 #include "server/repl/repl.h"
 #include "server/server.h"
@@ -54,25 +55,7 @@ bool withinLimits(ReplicaState* r) {
   const Config::OutputBufferLimit& lim = g_server->config.obuf_limits[Config::kClassReplica];
   bool streaming = r->state == SyncState::kOnline && !r->stream_on_ack;
   int64_t used = static_cast<int64_t>(streaming ? c->outputBytes() : r->held.size());
-  bool hard = lim.hard > 0 && used >= lim.hard;
-  bool soft = false;
-  if (lim.soft > 0 && used >= lim.soft) {
-    if (r->obuf_soft_since_ms == 0) {
-      r->obuf_soft_since_ms = db::Clock::nowMs;
-    } else {
-      soft = db::Clock::nowMs - r->obuf_soft_since_ms > lim.soft_seconds * 1000;
-    }
-  } else {
-    r->obuf_soft_since_ms = 0;
-  }
-  if (!hard && !soft) return true;
-  std::string line;
-  formatClientLine(describeClient(c), &line);
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  LOG_WARNING("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
-              line.c_str());
-  g_server->freeClientAsync(c);
-  return false;
+  return !closeIfOverLimit(c, lim, used, false, &r->obuf_soft_since_ms);
 }
 
 // Sends `bytes` of the stream to every replica that takes it now, keeps it
