@@ -133,18 +133,11 @@ bool loadAtStart() {
 
 void readManifestAtStart() {
   std::string path = pathOf(manifestName(server::g_server->config.appendfilename));
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  std::string text;
-  char buf[4096];
-  ssize_t r;
-  while ((r = read(fd, buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(r));
-  close(fd);
   std::string err;
   Manifest m;
-  if (Manifest::parse(text, &m, &err)) {
+  if (Manifest::readFile(path, &m, &err)) {
     state().manifest = m;
-  } else {
+  } else if (!err.empty()) {
     LOG_WARNING("Ignoring the AOF manifest %s: %s", path.c_str(), err.c_str());
   }
 }

@@ -301,16 +301,9 @@ bool loadFile(const std::string& name, bool first, bool last, bool is_base, Repl
 }
 
 bool readManifest(const std::string& path, Manifest* out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::string text;
-  char buf[4096];
-  ssize_t r;
-  while ((r = read(fd, buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(r));
-  close(fd);
   std::string err;
-  if (!Manifest::parse(text, out, &err)) {
-    LOG_WARNING("%s", err.c_str());
+  if (!Manifest::readFile(path, out, &err)) {
+    if (!err.empty()) LOG_WARNING("%s", err.c_str());
     return false;
   }
   return true;

@@ -79,6 +79,18 @@ std::string Manifest::format() const {
   return o;
 }
 
+bool Manifest::readFile(const std::string& path, Manifest* out, std::string* err) {
+  err->clear();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::string text;
+  char buf[4096];
+  ssize_t r;
+  while ((r = read(fd, buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(r));
+  close(fd);
+  return parse(text, out, err);
+}
+
 bool Manifest::parse(const std::string& text, Manifest* out, std::string* err) {
   *out = Manifest();
   size_t pos = 0;

@@ -35,6 +35,9 @@ struct Manifest {
   std::string format() const;
   // Parses a manifest file's text. False with *err (Redis's wording).
   static bool parse(const std::string& text, Manifest* out, std::string* err);
+  // Reads the manifest file at `path` and parses it. False when the file
+  // cannot be opened (*err left empty) or does not parse (*err set).
+  static bool readFile(const std::string& path, Manifest* out, std::string* err);
 };
 
 // "<appendfilename>.manifest", "<appendfilename>.<seq>.base.rdb" ...
