@@ -5,7 +5,8 @@
 # run, each case with the server sleeping, the server busy polling
 # (busy-poll-us), and both server and benchmark busy polling (its
 # --busy-poll-us); then the server's system calls per request over RDMA,
-# counted by strace.
+# counted by strace; then redis-cli --pipe of BENCH_PIPE_N SETs (default
+# 200000) over each transport.
 # Prints Markdown on stdout. Builds nothing.
 # Knobs: BENCH_N (requests per run, default 20000), BENCH_ROUNDS (default 3),
 # BENCH_BUSY_POLL_US (default 1000: longer than a round trip in this VM).
@@ -90,6 +91,32 @@ for bp in 0 "$BP"; do
 done
 cli config set busy-poll-us 0 >/dev/null
 
+# redis-cli --pipe (mass insertion) of PIPE_N SETs from one file, over TCP
+# and over RDMA, alternating, into an emptied server: wall seconds.
+PIPE_N=${BENCH_PIPE_N:-200000}
+awk -v n="$PIPE_N" 'BEGIN {
+  for (i = 0; i < n; i++) {
+    k = "key:" i; v = "value:" i
+    printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(k), k, length(v), v
+  }
+}' >"$work/pipe.in"
+declare -A piped
+for round in $(seq "$ROUNDS"); do
+  for t in tcp rdma; do
+    flags=(-h "$ADDR" -p $TCP_PORT)
+    [ $t = rdma ] && flags=(-h "$ADDR" -p $RDMA_PORT --rdma)
+    cli flushall >/dev/null
+    t0=$(date +%s.%N)
+    out=$(src/redis-cli "${flags[@]}" --pipe <"$work/pipe.in")
+    t1=$(date +%s.%N)
+    grep -q "errors: 0, replies: $PIPE_N" <<<"$out" || { echo "bench: --pipe over $t failed: $out" >&2; exit 1; }
+    [ "$(cli dbsize)" = "$PIPE_N" ] || { echo "bench: --pipe over $t lost keys" >&2; exit 1; }
+    piped[$t,$round]=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+    echo "round $round --pipe over $t: ${piped[$t,$round]} s" >&2
+  done
+done
+cli flushall >/dev/null
+
 field() { for r in $(seq "$ROUNDS"); do awk -v k="$4" '{print $k}' <<<"${res[$1,$2,$3,$r]}"; done | median; }
 echo "# RDMA benchmark (soft-RoCE, functional)"
 echo
@@ -126,4 +153,14 @@ echo "|---|---|---|---|---|"
 for bp in 0 "$BP"; do
   read -r total rest <<<"${sc[$bp]}"
   echo "| $bp | $total | ${rest:--} | ${ev[$bp]} | ${po[$bp]} |"
+done
+echo
+echo "redis-cli --pipe of $PIPE_N SETs (our cli; Debian's reaches no RDMA), wall seconds,"
+echo "median of $ROUNDS alternating rounds, into an emptied server:"
+echo
+echo "| transport | seconds | SETs/s |"
+echo "|---|---|---|"
+for t in tcp rdma; do
+  m=$(for r in $(seq "$ROUNDS"); do echo "${piped[$t,$r]}"; done | median)
+  awk -v t="$t" -v m="$m" -v n="$PIPE_N" 'BEGIN {printf "| %s | %s | %.0f |\n", toupper(t), m, n / m}'
 done

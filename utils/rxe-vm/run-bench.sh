@@ -7,7 +7,8 @@ cd "$(dirname "$0")/../.."
 mkdir -p tests/tmp
 out=tests/tmp/bench-rdma.md
 rm -f "$out"
-utils/rxe-vm/run.sh --timeout 1800 --env BENCH_N="${BENCH_N:-20000}" --env BENCH_ROUNDS="${BENCH_ROUNDS:-3}" -- \
+utils/rxe-vm/run.sh --timeout 1800 --env BENCH_N="${BENCH_N:-20000}" --env BENCH_ROUNDS="${BENCH_ROUNDS:-3}" \
+  --env BENCH_PIPE_N="${BENCH_PIPE_N:-200000}" -- \
   bash -c "utils/rxe-vm/bench-in-vm.sh > $out"
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
