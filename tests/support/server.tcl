@@ -125,8 +125,8 @@ proc ping_server {host port} {
 # answers PING (e.g. a bad config). A port found free may be bound by a
 # server of the test file running beside this one before ours binds it:
 # ours then exits ("Address already in use") and is started again on
-# another port. A PONG counts only once our unix socket exists, so that a
-# PONG from that other server is not taken for ours.
+# another port. A PONG counts only once our unix socket exists (when one is
+# configured), so that a PONG from that other server is not taken for ours.
 proc launch_server {overrides argv} {
   for {set attempt 1} {1} {incr attempt} {
     set dir [new_tmp_dir server]
@@ -135,10 +135,14 @@ proc launch_server {overrides argv} {
     foreach {name value} $overrides { lappend pairs $name [config_quote $value] }
     write_config $dir/redis.conf $pairs
     set pid [spawn_server $::cfg(server_bin) [list $dir/redis.conf {*}$argv] $dir]
+    # The unix socket the server is configured with (the RDMA suite turns
+    # it off: its tests/tmp is a 9p share in the VM).
+    set sock $dir/socket
+    if {[dict exists $overrides unixsocket]} { set sock [dict get $overrides unixsocket] }
     set deadline [expr {[clock milliseconds] + $::kStartWaitMs}]
     while {[clock milliseconds] < $deadline} {
       if {[server_status $dir] ne ""} break
-      if {[file exists $dir/socket] && [ping_server 127.0.0.1 $port]} {
+      if {($sock eq "" || [file exists $sock]) && [ping_server 127.0.0.1 $port]} {
         return [dict create host 127.0.0.1 port $port unixsocket $dir/socket pid $pid \
                   dir $dir stdout $dir/stdout client {} killed 0]
       }
