@@ -217,20 +217,10 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       fprintf(stderr, "Options --rdma and -s cannot be used together.\n");
       return ParseOutcome::kExitError;
     }
-    if (net::findType("rdma") == nullptr) {
-      fprintf(stderr, "RDMA support is not compiled in this redis-benchmark\n");
-      return ParseOutcome::kExitError;
-    }
     opt->endpoint.type = "rdma";
-    std::string err;
-    for (const auto& [name, value] : rdma_opts) {
-      if (!net::findType("rdma")->configure(name, value, &err)) {
-        fprintf(stderr, "Invalid --rdma-%s: %s\n", name, err.c_str());
-        return ParseOutcome::kExitError;
-      }
-    }
-  } else if (!rdma_opts.empty()) {
-    fprintf(stderr, "Option --rdma-%s needs --rdma.\n", rdma_opts.front().first);
+  }
+  if (std::string err; !net::applyRdmaClientOptions(rdma, rdma_opts, "redis-benchmark", &err)) {
+    fprintf(stderr, "%s\n", err.c_str());
     return ParseOutcome::kExitError;
   }
   if (opt->stdin_last_arg && opt->command.empty()) {

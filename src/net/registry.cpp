@@ -32,6 +32,28 @@ ConnectionType* findType(const char* name) {
   return nullptr;
 }
 
+bool applyRdmaClientOptions(bool rdma, const ClientTypeOptions& opts, const char* program,
+                            std::string* err) {
+  if (!rdma) {
+    if (opts.empty()) return true;
+    *err = std::string("Option --rdma-") + opts.front().first + " needs --rdma.";
+    return false;
+  }
+  ConnectionType* t = findType("rdma");
+  if (t == nullptr) {
+    *err = std::string("RDMA support is not compiled in this ") + program;
+    return false;
+  }
+  for (const auto& [name, value] : opts) {
+    std::string why;
+    if (!t->configure(name, value, &why)) {
+      *err = std::string("Invalid --rdma-") + name + ": " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
 void forEachType(const std::function<void(ConnectionType*)>& fn) {
   registerBuiltinTypes();
   for (auto& t : types()) fn(t.get());

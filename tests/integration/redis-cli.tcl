@@ -194,3 +194,17 @@ start_server {tags {cli external:skip} overrides {requirepass clipass}} {
     assert_match "*AUTH failed: WRONGPASS invalid username-password pair or user is disabled.*" $err
   }
 }
+
+start_server {tags {cli external:skip}} {
+  test {--rdma-* options: refused without --rdma, validated by the transport (cli and benchmark)} {
+    foreach prog {redis-cli redis-benchmark} {
+      set bin [file join $::repo_root src $prog]
+      assert_equal 1 [catch {exec $bin --rdma-dialect seed PING} err]
+      assert_match "*Option --rdma-dialect needs --rdma.*" $err
+      assert_equal 1 [catch {exec $bin --rdma --rdma-dialect bogus -p 1 PING} err]
+      assert_match "*Invalid --rdma-dialect: rdma dialect must be auto, ours, seed or valkey*" $err
+      assert_equal 1 [catch {exec $bin --rdma -s /nonexistent PING} err]
+      assert_match "*Options --rdma and -s cannot be used together.*" $err
+    }
+  }
+}
