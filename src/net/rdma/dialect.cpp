@@ -66,7 +66,7 @@ class Seed : public Dialect {
     }
     out->kind = Control::Kind::kRegister;
     out->region = {be64toh(m.addr), be32toh(m.length), be32toh(m.key)};
-    return checkRegion(out->region, "RegisterLocalAddr", err);
+    return wire::checkRegion(out->region, "RegisterLocalAddr", err);
   }
   // The prototype's writes carry immediate 0: the completion's byte_len is
   // the length. A non-zero immediate must still agree with it.
@@ -134,7 +134,7 @@ class Valkey : public Dialect {
         memcpy(&m, buf, sizeof m);
         out->kind = Control::Kind::kRegister;
         out->region = {be64toh(m.addr), be32toh(m.length), be32toh(m.key)};
-        return checkRegion(out->region, "RegisterXferMemory", err);
+        return wire::checkRegion(out->region, "RegisterXferMemory", err);
       }
       default:
         *err = "control message with unknown opcode " + std::to_string(op);
@@ -217,23 +217,6 @@ DialectId detectDialect(const void* buf, size_t len, std::string* err) {
   if (op <= valkey::kRegisterXferMemory) return DialectId::kValkey;
   *err = "first control message matches no dialect (starts " + hexHead(buf, len) + ")";
   return DialectId::kUnknown;
-}
-
-bool checkRegion(const wire::Region& r, const char* what, std::string* err) {
-  if (r.addr == 0) {
-    *err = std::string(what) + " with zero address";
-    return false;
-  }
-  if (r.length < kMinRxSize || r.length > kMaxRxSize) {
-    *err = std::string(what) + " with length " + std::to_string(r.length) + " outside [" +
-           std::to_string(kMinRxSize) + ", " + std::to_string(kMaxRxSize) + "]";
-    return false;
-  }
-  if (r.addr + r.length < r.addr) {
-    *err = std::string(what) + " region wraps the address space";
-    return false;
-  }
-  return true;
 }
 
 }  // namespace net::rdma

@@ -132,8 +132,4 @@ const Dialect* dialectFor(DialectId id);
 // bytes 0-1 Valkey's. kUnknown with *err when it matches none.
 DialectId detectDialect(const void* buf, size_t len, std::string* err);
 
-// Shared region checks of every register message (address, length bounds,
-// wrap-around); false with *err naming the problem.
-bool checkRegion(const wire::Region& r, const char* what, std::string* err);
-
 }  // namespace net::rdma

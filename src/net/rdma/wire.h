@@ -107,6 +107,26 @@ inline CtrlMsg encodeRegister(const Region& r) {
   return m;
 }
 
+// Region checks every dialect's register message shares (address, length
+// bounds, wrap-around); false with *err naming the problem, `what` naming
+// the message.
+inline bool checkRegion(const Region& r, const char* what, std::string* err) {
+  if (r.addr == 0) {
+    *err = std::string(what) + " with zero address";
+    return false;
+  }
+  if (r.length < kMinRxSize || r.length > kMaxRxSize) {
+    *err = std::string(what) + " with length " + std::to_string(r.length) + " outside [" +
+           std::to_string(kMinRxSize) + ", " + std::to_string(kMaxRxSize) + "]";
+    return false;
+  }
+  if (r.addr + r.length < r.addr) {
+    *err = std::string(what) + " region wraps the address space";
+    return false;
+  }
+  return true;
+}
+
 // Validates a received control message of `len` bytes. Returns false with
 // *err naming the problem (for the log line that precedes closing).
 inline bool decodeRegister(const void* buf, size_t len, Region* out, std::string* err) {
@@ -129,19 +149,7 @@ inline bool decodeRegister(const void* buf, size_t len, Region* out, std::string
     return false;
   }
   Region r{be64toh(m.addr), be32toh(m.length), be32toh(m.key)};
-  if (r.addr == 0) {
-    *err = "RegisterLocalAddr with zero address";
-    return false;
-  }
-  if (r.length < kMinRxSize || r.length > kMaxRxSize) {
-    *err = "RegisterLocalAddr with length " + std::to_string(r.length) + " outside [" +
-           std::to_string(kMinRxSize) + ", " + std::to_string(kMaxRxSize) + "]";
-    return false;
-  }
-  if (r.addr + r.length < r.addr) {
-    *err = "RegisterLocalAddr region wraps the address space";
-    return false;
-  }
+  if (!checkRegion(r, "RegisterLocalAddr", err)) return false;
   *out = r;
   return true;
 }
