@@ -10,7 +10,7 @@
 #include "common/log.h"
 #include "server/process/proc_title.h"
 #include "server/server.h"
-#include "server/version.h"
+#include "server/core/version.h"
 
 namespace {
 

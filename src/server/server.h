@@ -12,8 +12,8 @@
 
 #include "event/event_loop.h"
 #include "net/connection.h"
-#include "server/command.h"
-#include "server/config.h"
+#include "server/core/command.h"
+#include "server/conf/config.h"
 #include "server/db/db.h"
 
 namespace server {

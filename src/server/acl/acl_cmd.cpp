@@ -11,8 +11,8 @@
 #include "server/acl/catalog.h"
 #include "server/acl/check.h"
 #include "server/acl/users.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
+#include "server/core/client.h"
+#include "server/commands/server/introspection.h"
 #include "server/server.h"
 
 namespace acl {

@@ -3,8 +3,8 @@
 #include <deque>
 #include <string>
 
-#include "server/client.h"
-#include "server/commands/introspection.h"
+#include "server/core/client.h"
+#include "server/commands/server/introspection.h"
 #include "server/server.h"
 
 namespace acl {

@@ -6,7 +6,7 @@
 #include "server/acl/acl_log.h"
 #include "server/acl/catalog.h"
 #include "server/acl/user.h"
-#include "server/client.h"
+#include "server/core/client.h"
 #include "server/server.h"
 
 namespace acl {

@@ -11,8 +11,8 @@
 #include "resp/request_parser.h"
 #include "server/acl/acl_log.h"
 #include "server/acl/catalog.h"
-#include "server/client.h"
-#include "server/pubsub.h"
+#include "server/core/client.h"
+#include "server/pubsub/pubsub.h"
 #include "server/server.h"
 
 namespace acl {

@@ -3,9 +3,9 @@
 #include <string>
 
 #include "common/strutil.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/commands/introspection.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/commands/server/introspection.h"
 #include "server/latency/histogram.h"
 #include "server/latency/latency_cmd.h"
 #include "server/latency/monitor.h"

@@ -6,8 +6,8 @@
 #include <ctime>
 #include <memory>
 
-#include "server/command.h"
-#include "server/commands/introspection.h"
+#include "server/core/command.h"
+#include "server/commands/server/introspection.h"
 #include "server/latency/histogram.h"
 #include "server/server.h"
 

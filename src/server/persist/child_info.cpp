@@ -14,7 +14,7 @@
 
 #include "common/dict.h"
 #include "common/log.h"
-#include "server/commands/introspection.h"
+#include "server/commands/server/introspection.h"
 #include "server/process/os_tuning.h"
 #include "server/server.h"
 

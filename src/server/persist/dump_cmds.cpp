@@ -4,9 +4,9 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
-#include "server/client.h"
+#include "server/core/client.h"
 #include "server/db/lfu.h"
-#include "server/keyspace.h"
+#include "server/request/keyspace.h"
 #include "server/persist/dump_payload.h"
 #include "server/persist/snapshot.h"
 #include "server/propagate/propagate.h"

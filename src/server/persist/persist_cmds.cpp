@@ -4,7 +4,7 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
-#include "server/client.h"
+#include "server/core/client.h"
 #include "server/persist/aof/aof.h"
 #include "server/persist/digest.h"
 #include "server/persist/persist.h"

@@ -12,9 +12,9 @@ extern "C" {
 }
 
 #include "common/sha1.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
-#include "server/monitor.h"
+#include "server/core/client.h"
+#include "server/commands/server/introspection.h"
+#include "server/request/monitor.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/redis_api.h"
 #include "server/script/run_context.h"

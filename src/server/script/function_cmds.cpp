@@ -6,9 +6,9 @@
 
 #include "common/strutil.h"
 #include "event/event_loop.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
-#include "server/monitor.h"
+#include "server/core/client.h"
+#include "server/commands/server/introspection.h"
+#include "server/request/monitor.h"
 #include "server/script/function_lib.h"
 #include "server/script/functions.h"
 #include "server/script/lua_sandbox.h"
