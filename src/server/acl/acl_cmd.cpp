@@ -12,8 +12,8 @@
 #include "server/acl/check.h"
 #include "server/acl/users.h"
 #include "server/core/client.h"
-#include "server/commands/server/introspection.h"
-#include "server/server.h"
+#include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "server/core/client.h"
 #include "server/commands/server/introspection.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

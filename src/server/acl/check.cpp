@@ -7,7 +7,7 @@
 #include "server/acl/catalog.h"
 #include "server/acl/user.h"
 #include "server/core/client.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

@@ -13,7 +13,7 @@
 #include "server/acl/catalog.h"
 #include "server/core/client.h"
 #include "server/pubsub/pubsub.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

@@ -6,7 +6,7 @@
 #include "server/request/multi.h"
 #include "server/pubsub/pubsub.h"
 #include "server/script/script.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

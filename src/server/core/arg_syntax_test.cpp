@@ -132,7 +132,7 @@ TEST(ArgSyntax, MalformedLines) {
 
 TEST(SyntaxTable, EveryCommandHasAParsedLine) {
   EXPECT_TRUE(commandTablesSorted());
-  Server server;
+  Instance server;
   for (int i = 0; i < 16; i++) server.dbs.push_back(std::make_unique<db::Db>(i));
   registerAllCommands();  // parses every line; a bad one aborts
   size_t checked = 0;

@@ -10,7 +10,7 @@
 #include "server/core/client.h"
 #include "server/commands/server/introspection.h"
 #include "server/crash/safe_out.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/core/version.h"
 
 namespace server::crash {

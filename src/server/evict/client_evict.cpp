@@ -7,7 +7,7 @@
 #include "server/core/client.h"
 #include "server/evict/evict.h"
 #include "server/request/multi.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace evict {
 

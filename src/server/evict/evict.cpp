@@ -16,7 +16,7 @@
 #include "server/request/multi.h"
 #include "server/request/pause.h"
 #include "server/persist/persist.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace evict {
 

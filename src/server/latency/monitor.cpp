@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "server/core/command.h"
-#include "server/commands/server/introspection.h"
+#include "server/core/reply_helpers.h"
 #include "server/latency/histogram.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::latency {
 

@@ -10,7 +10,7 @@
 #include "server/persist/dump_payload.h"
 #include "server/persist/snapshot.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist {
 

@@ -9,7 +9,7 @@
 #include "server/persist/digest.h"
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist {
 

@@ -23,7 +23,7 @@
 #include "server/persist/child_info.h"
 #include "server/persist/persist.h"
 #include "server/script/functions.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 
 namespace persist {

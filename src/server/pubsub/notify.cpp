@@ -2,7 +2,7 @@
 
 #include "server/core/client.h"
 #include "server/pubsub/pubsub.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::notify {
 

@@ -11,9 +11,9 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
-#include "server/commands/server/introspection.h"
+#include "server/core/reply_helpers.h"
 #include "server/request/obuf_limits.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

@@ -16,7 +16,7 @@
 #include "server/request/obuf_limits.h"
 #include "server/pubsub/pubsub.h"
 #include "server/script/script.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking_state.h"
 
 namespace server::tracking {

@@ -6,7 +6,7 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 #include "server/pubsub/tracking_state.h"
 

@@ -17,7 +17,7 @@
 #include "server/core/command.h"
 #include "server/request/keyspace.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::blocking {
 

@@ -42,7 +42,7 @@ class BlockingTest : public ::testing::Test {
     return client_->outputBytes() - before;
   }
 
-  Server server_;
+  Instance server_;
   std::unique_ptr<Client> client_;
 };
 

@@ -7,7 +7,7 @@
 #include "server/core/command.h"
 #include "server/request/multi.h"
 #include "server/pubsub/pubsub.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 
 namespace server {

@@ -6,7 +6,7 @@
 #include "server/core/client.h"
 #include "server/dispatch.h"
 #include "server/request/obuf_limits.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

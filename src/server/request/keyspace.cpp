@@ -4,7 +4,7 @@
 #include "server/core/client.h"
 #include "server/request/multi.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 
 namespace server {

@@ -8,7 +8,7 @@
 #include "server/core/client.h"
 #include "server/request/cmdlog.h"
 #include "server/core/command.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::monitor {
 

@@ -8,8 +8,8 @@
 
 #include "server/acl/check.h"
 #include "server/core/client.h"
-#include "server/dispatch.h"
-#include "server/server.h"
+#include "server/request/call.h"
+#include "server/core/state.h"
 
 namespace server {
 

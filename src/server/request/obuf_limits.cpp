@@ -6,7 +6,7 @@
 #include "server/core/client.h"
 #include "server/request/client_info.h"
 #include "server/pubsub/pubsub.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

@@ -8,7 +8,7 @@
 #include "server/request/client_io.h"
 #include "server/core/command.h"
 #include "server/db/db.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::pause {
 

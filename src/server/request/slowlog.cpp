@@ -6,7 +6,7 @@
 #include "server/request/cmdlog.h"
 #include "server/core/command.h"
 #include "server/request/client_info.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

@@ -16,11 +16,11 @@ extern "C" {
 #include "server/acl/check.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/dispatch.h"
+#include "server/request/call.h"
 #include "server/propagate/propagate.h"
 #include "server/script/lua_convert.h"
 #include "server/script/run_context.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 #include "server/core/version.h"
 

@@ -14,7 +14,7 @@
 #include "server/evict/evict.h"
 #include "server/script/lua_convert.h"
 #include "server/script/lua_sandbox.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::script {
 

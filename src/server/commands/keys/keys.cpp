@@ -7,7 +7,7 @@
 #include "common/strutil.h"
 #include "server/core/client.h"
 #include "server/commands/families.h"
-#include "server/commands/server/introspection.h"
+#include "server/core/reply_helpers.h"
 #include "server/commands/subfamilies.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
@@ -15,7 +15,7 @@
 #include "server/request/keyspace.h"
 #include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 
 namespace server {

@@ -31,7 +31,7 @@
 #include "server/db/set.h"
 #include "server/db/zset.h"
 #include "server/request/keyspace.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 namespace {

@@ -12,7 +12,7 @@
 #include "server/commands/server/introspection.h"
 #include "server/request/multi.h"
 #include "server/pubsub/pubsub.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 
 namespace server {

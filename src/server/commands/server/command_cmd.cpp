@@ -7,8 +7,8 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
-#include "server/commands/server/introspection.h"
-#include "server/server.h"
+#include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 
 namespace server {
 

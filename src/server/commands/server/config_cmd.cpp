@@ -15,7 +15,7 @@
 #include "server/process/os_tuning.h"
 #include "server/process/startup.h"
 #include "server/persist/persist.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

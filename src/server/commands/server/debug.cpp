@@ -13,7 +13,7 @@
 #include "server/commands/server/introspection.h"
 #include "server/crash/crash_report.h"
 #include "server/persist/persist.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

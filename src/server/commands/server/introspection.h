@@ -12,6 +12,7 @@
 
 #include "server/request/client_info.h"  // ClientLine, for CLIENT LIST/INFO
 #include "server/core/command.h"
+#include "server/core/reply_helpers.h"  // replyHelp, appendFormat, bytesToHuman
 
 namespace server {
 
@@ -32,13 +33,6 @@ void registerMonitorAndPauseCommands(CommandTable& t);  // monitor_pause_cmd.cpp
 // (memory_cmd.cpp); called at start and after CONFIG SET.
 void syncLfuConfig();
 
-// The reply of a HELP subcommand (ACL HELP, CONFIG HELP, ...): an array of
-// one status line per entry of `lines` (server_cmds.cpp).
-void replyHelp(Client* c, std::span<const char* const> lines);
-
-// printf-style append (info.cpp).
-void appendFormat(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-
 // ---- INFO (info.cpp)
 
 // The allocator's and the process's memory figures (INFO memory, MEMORY
@@ -53,9 +47,6 @@ struct MemoryNumbers {
 MemoryNumbers memoryNumbers();
 // The peak of `used` seen so far, raised to `used` first.
 uint64_t peakMemory(uint64_t used);
-
-// Redis's human form of a byte count: "0B", "895.02K", "1.50M", "23.54G".
-std::string bytesToHuman(uint64_t n);
 
 // Which INFO sections a list of arguments selects. Section names are lower
 // case ("server", "commandstats", "rdma"). No argument means "default";

@@ -13,7 +13,7 @@
 #include "server/commands/subfamilies.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

@@ -7,7 +7,7 @@
 #include "server/commands/server/introspection.h"
 #include "server/request/monitor.h"
 #include "server/request/pause.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 namespace {

@@ -13,7 +13,7 @@
 #include "server/latency/latency_cmd.h"
 #include "server/persist/persist.h"
 #include "server/repl/repl.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 namespace {
@@ -31,11 +31,6 @@ void roleCommand(Client* c) {
 }
 
 }  // namespace
-
-void replyHelp(Client* c, std::span<const char* const> lines) {
-  c->addArrayLen(static_cast<int64_t>(lines.size()));
-  for (const char* line : lines) c->addStatus(line);
-}
 
 void registerServerCommands(CommandTable& t) {
   t.add({"time", 1, kLoading | kStale | kFast, timeCommand, 0, 0, 0, "server",

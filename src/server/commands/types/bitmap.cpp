@@ -13,7 +13,7 @@
 #include "server/commands/types/bit_algo.h"
 #include "server/commands/families.h"
 #include "server/request/keyspace.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

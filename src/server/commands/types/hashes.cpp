@@ -19,7 +19,7 @@
 #include "server/db/hash.h"
 #include "server/request/keyspace.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 namespace {

@@ -14,7 +14,7 @@
 #include "server/commands/families.h"
 #include "server/db/hyperloglog.h"
 #include "server/request/keyspace.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 namespace {

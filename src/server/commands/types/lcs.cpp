@@ -9,7 +9,7 @@
 #include "server/commands/types/string_algo.h"
 #include "server/commands/subfamilies.h"
 #include "server/request/keyspace.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 namespace {

@@ -13,7 +13,7 @@
 #include "server/commands/types/list_ops.h"
 #include "server/request/keyspace.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

@@ -15,7 +15,7 @@
 
 #include "common/hash.h"
 #include "server/core/client.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

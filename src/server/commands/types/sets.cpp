@@ -15,7 +15,7 @@
 #include "server/commands/types/set_common.h"
 #include "server/request/keyspace.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

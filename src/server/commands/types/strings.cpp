@@ -14,7 +14,7 @@
 #include "server/request/keyspace.h"
 #include "server/propagate/forms.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 namespace {

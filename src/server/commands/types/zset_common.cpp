@@ -7,7 +7,7 @@
 #include "common/strutil.h"
 #include "server/core/client.h"
 #include "server/request/keyspace.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

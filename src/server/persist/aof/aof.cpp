@@ -10,14 +10,14 @@
 
 #include "common/log.h"
 #include "server/core/client.h"
-#include "server/commands/server/introspection.h"
+#include "server/core/reply_helpers.h"
 #include "server/request/keyspace.h"
 #include "server/persist/aof/loader.h"
 #include "server/persist/aof/rewrite.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/child_info.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
+#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
 
 namespace persist::aof {

@@ -20,7 +20,7 @@
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
 #include "server/script/functions.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 

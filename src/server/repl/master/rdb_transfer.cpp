@@ -27,7 +27,7 @@
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
 #include "server/repl/master/replicas.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::repl {
 

@@ -14,7 +14,7 @@
 #include "server/request/obuf_limits.h"
 #include "server/propagate/propagate.h"
 #include "server/repl/repl.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::repl {
 

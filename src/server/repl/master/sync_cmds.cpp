@@ -13,7 +13,7 @@
 #include "server/persist/snapshot.h"
 #include "server/repl/repl.h"
 #include "server/repl/master/replicas.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::repl {
 
