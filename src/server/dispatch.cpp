@@ -6,14 +6,14 @@
 #include "server/acl/check.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/request/call.h"
+#include "server/core/state.h"
 #include "server/evict/evict.h"
-#include "server/request/multi.h"
-#include "server/request/pause.h"
 #include "server/pubsub/pubsub.h"
 #include "server/repl/repl.h"
+#include "server/request/call.h"
+#include "server/request/multi.h"
+#include "server/request/pause.h"
 #include "server/script/script.h"
-#include "server/core/state.h"
 
 namespace server {
 

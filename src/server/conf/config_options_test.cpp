@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "server/conf/unimplemented.h"
 #include "server/conf/config.h"
+#include "server/conf/unimplemented.h"
 
 namespace server {
 namespace {

@@ -11,14 +11,14 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "event/event_loop.h"
 #include "net/connection.h"
-#include "server/core/command.h"
 #include "server/conf/config.h"
+#include "server/core/command.h"
 #include "server/db/db.h"
 
 namespace server {

@@ -1,4 +1,7 @@
-#include "server/conf/config.h"
+// The options table: one row per option Redis 7.0 knows (the unimplemented
+// ones are conf/unimplemented.cpp), the connection types' settings, the old
+// aliases; CONFIG SET/GET and the questions CONFIG and the loader ask of it.
+#include "server/conf/options.h"
 
 #include <glob.h>
 #include <strings.h>
@@ -18,211 +21,12 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "net/registry.h"
-#include "resp/request_parser.h"
-#include "server/pubsub/notify.h"
 #include "server/conf/unimplemented.h"
 #include "server/process/proc_title.h"
 #include "server/process/startup.h"
-#include "server/core/version.h"
+#include "server/pubsub/notify.h"
 
-namespace server {
-
-namespace {
-
-using Args = std::vector<std::string>;
-// std::function: the rows of connection types' settings capture their spec.
-using Setter = std::function<bool(Config&, const Args&, std::string* err)>;
-using Getter = std::function<std::string(const Config&)>;
-
-struct Option {
-  const char* name;
-  bool is_mutable;
-  int min_args;  // value arguments after the name
-  int max_args;  // -1: any
-  Setter set;
-  Getter get;
-};
-
-ConfigApplyHook g_apply_hook = nullptr;
-ConfigUserLinesHook g_user_lines_hook = nullptr;
-
-bool parseBool(const std::string& v, bool* out, std::string* err) {
-  if (strcasecmp(v.c_str(), "yes") == 0) {
-    *out = true;
-    return true;
-  }
-  if (strcasecmp(v.c_str(), "no") == 0) {
-    *out = false;
-    return true;
-  }
-  *err = "argument must be 'yes' or 'no'";
-  return false;
-}
-
-bool parseRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out, std::string* err) {
-  int64_t n;
-  if (!strutil::parseInt64(v, &n)) {
-    *err = "argument couldn't be parsed into an integer";
-    return false;
-  }
-  if (n < lo || n > hi) {
-    *err = "argument must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-           " inclusive";
-    return false;
-  }
-  *out = n;
-  return true;
-}
-
-// "1gb", "512mb", "100k" (k = 1000, kb = 1024, as in redis.conf). No sign:
-// like Redis, "-1" is not a memory value.
-bool parseMemory(const std::string& v, int64_t* out) {
-  size_t i = 0;
-  while (i < v.size() && isdigit(static_cast<unsigned char>(v[i]))) i++;
-  std::string num = v.substr(0, i), unit = v.substr(i);
-  int64_t n;
-  if (v.empty()) {
-    n = 0;  // as Redis reads an empty memory value
-  } else if (!strutil::parseInt64(num, &n)) {
-    return false;
-  }
-  int64_t mul = 1;
-  const char* u = unit.c_str();
-  if (unit.empty() || strcasecmp(u, "b") == 0)
-    mul = 1;
-  else if (strcasecmp(u, "k") == 0)
-    mul = 1000;
-  else if (strcasecmp(u, "kb") == 0)
-    mul = 1024;
-  else if (strcasecmp(u, "m") == 0)
-    mul = 1000 * 1000;
-  else if (strcasecmp(u, "mb") == 0)
-    mul = 1024 * 1024;
-  else if (strcasecmp(u, "g") == 0)
-    mul = 1000ll * 1000 * 1000;
-  else if (strcasecmp(u, "gb") == 0)
-    mul = 1024ll * 1024 * 1024;
-  else
-    return false;
-  if (n != 0 && n > INT64_MAX / mul) return false;
-  *out = n * mul;
-  return true;
-}
-
-}  // namespace
-
-bool parseMemoryValue(const std::string& v, int64_t* out) {
-  return parseMemory(v, out);
-}
-
-namespace {
-
-bool parseMemoryRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out,
-                      std::string* err) {
-  int64_t n;
-  if (!parseMemory(v, &n)) {
-    *err = "argument must be a memory value";
-    return false;
-  }
-  if (n < lo || n > hi) {
-    *err = "argument must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-           " inclusive";
-    return false;
-  }
-  *out = n;
-  return true;
-}
-
-// Arguments that may each hold several space-separated words ("bind a b" or
-// CONFIG SET bind "a b"), flattened to one word list.
-std::vector<std::string> splitWords(const Args& a) {
-  std::vector<std::string> out;
-  for (const auto& s : a) {
-    std::vector<std::string> sub;
-    resp::splitArgs(s, &sub);
-    out.insert(out.end(), sub.begin(), sub.end());
-  }
-  return out;
-}
-
-std::string yesno(bool b) {
-  return b ? "yes" : "no";
-}
-
-std::string joinArgs(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out += ' ';
-    out += s;
-  }
-  return out;
-}
-
-bool validSave(const Args& a, std::string* err) {
-  // Either a single "" or pairs of "<seconds> <changes>".
-  if (a.size() == 1 && a[0].empty()) return true;
-  std::vector<std::string> parts = splitWords(a);
-  if (parts.empty() || parts.size() % 2 != 0) {
-    *err = "Invalid save parameters";
-    return false;
-  }
-  for (const auto& p : parts) {
-    int64_t n;
-    if (!strutil::parseInt64(p, &n) || n < 0) {
-      *err = "Invalid save parameters";
-      return false;
-    }
-  }
-  return true;
-}
-
-// client-output-buffer-limit: groups of "<class> <hard> <soft> <seconds>";
-// only the classes named change (several config lines add up). Validation
-// and messages as Redis 7.0; the whole value is refused on any error.
-bool setOutputBufferLimits(Config& c, const Args& a, std::string* err) {
-  std::vector<std::string> w = splitWords(a);
-  if (w.size() % 4 != 0) {
-    *err = "Wrong number of arguments in buffer limit configuration.";
-    return false;
-  }
-  Config::OutputBufferLimit next[Config::kClientClasses];
-  std::copy(std::begin(c.obuf_limits), std::end(c.obuf_limits), next);
-  for (size_t i = 0; i < w.size(); i += 4) {
-    int cls;
-    const char* name = w[i].c_str();
-    if (strcasecmp(name, "normal") == 0) {
-      cls = Config::kClassNormal;
-    } else if (strcasecmp(name, "slave") == 0 || strcasecmp(name, "replica") == 0) {
-      cls = Config::kClassReplica;
-    } else if (strcasecmp(name, "pubsub") == 0) {
-      cls = Config::kClassPubSub;
-    } else {
-      *err = "Invalid client class specified in buffer limit configuration.";
-      return false;
-    }
-    int64_t hard, soft, secs;
-    if (!parseMemory(w[i + 1], &hard) || !parseMemory(w[i + 2], &soft) ||
-        !strutil::parseInt64(w[i + 3], &secs) || hard < 0 || soft < 0 || secs < 0) {
-      *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
-      return false;
-    }
-    next[cls] = {hard, soft, secs};
-  }
-  std::copy(std::begin(next), std::end(next), c.obuf_limits);
-  return true;
-}
-
-std::string getOutputBufferLimits(const Config& c) {
-  static const char* const kNames[] = {"normal", "slave", "pubsub"};
-  std::string out;
-  for (int i = 0; i < Config::kClientClasses; i++) {
-    const Config::OutputBufferLimit& l = c.obuf_limits[i];
-    if (!out.empty()) out += ' ';
-    out += std::string(kNames[i]) + " " + std::to_string(l.hard) + " " + std::to_string(l.soft) +
-           " " + std::to_string(l.soft_seconds);
-  }
-  return out;
-}
+namespace server::conf {
 
 #define BOOL_OPT(NAME, FIELD, MUT)                                                             \
   Option {                                                                                     \
@@ -256,121 +60,6 @@ std::string getOutputBufferLimits(const Config& c) {
         [](const Config& c) { return c.FIELD; }      \
   }
 
-// latency-tracking-info-percentiles: numbers in [0, 100], space separated
-// (one CONFIG SET argument) or as several config-file arguments; "" none.
-bool setLatencyPercentiles(Config& c, const Args& a, std::string* err) {
-  std::vector<double> out;
-  for (const std::string& arg : a) {
-    std::istringstream words(arg);
-    std::string w;
-    while (words >> w) {
-      char* end = nullptr;
-      double v = strtod(w.c_str(), &end);
-      if (end == w.c_str() || *end != '\0' || std::isnan(v)) {
-        *err = "Invalid latency-tracking-info-percentiles parameters";
-        return false;
-      }
-      if (v < 0.0 || v > 100.0) {
-        *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
-        return false;
-      }
-      out.push_back(v);
-    }
-  }
-  c.latency_tracking_info_percentiles = std::move(out);
-  return true;
-}
-
-std::string getLatencyPercentiles(const Config& c) {
-  std::string out;
-  for (double v : c.latency_tracking_info_percentiles) {
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%g", v);
-    if (!out.empty()) out += ' ';
-    out += buf;
-  }
-  return out;
-}
-
-// maxmemory-clients: a memory value, or "N%" of maxmemory (stored as -N).
-bool setMaxmemoryClients(Config& c, const Args& a, std::string* err) {
-  const std::string& v = a[0];
-  if (!v.empty() && v.back() == '%') {
-    int64_t pct;
-    if (!strutil::parseInt64(std::string_view(v).substr(0, v.size() - 1), &pct) || pct < 0) {
-      *err = "argument must be a memory or percent value";
-      return false;
-    }
-    if (pct > 100) {
-      *err = "percentage argument must be less or equal to 100";
-      return false;
-    }
-    c.maxmemory_clients = -pct;
-    return true;
-  }
-  int64_t n;
-  if (!parseMemory(v, &n)) {
-    *err = "argument must be a memory or percent value";
-    return false;
-  }
-  c.maxmemory_clients = n;
-  return true;
-}
-
-// Allowed values of an enumerated option, listed in the error as Redis does.
-struct EnumValues {
-  const char* const* names;
-  size_t count;
-};
-constexpr const char* kMaxmemoryPolicyNames[] = {
-    "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
-    "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
-constexpr EnumValues kMaxmemoryPolicies = {kMaxmemoryPolicyNames, 8};
-constexpr const char* kPubsubDefaultNames[] = {"allchannels", "resetchannels"};
-constexpr EnumValues kPubsubDefaults = {kPubsubDefaultNames, 2};
-constexpr const char* kProtectedModeNames[] = {"no", "yes", "local"};
-constexpr EnumValues kProtectedModes = {kProtectedModeNames, 3};
-constexpr const char* kSupervisedNames[] = {"upstart", "systemd", "auto", "no"};
-constexpr EnumValues kSupervisedModes = {kSupervisedNames, 4};
-constexpr const char* kOomScoreAdjNames[] = {"no", "yes", "relative", "absolute"};
-constexpr EnumValues kOomScoreAdjModes = {kOomScoreAdjNames, 4};
-constexpr const char* kSyslogFacilityNames[] = {"user",   "local0", "local1", "local2", "local3",
-                                                "local4", "local5", "local6", "local7"};
-constexpr EnumValues kSyslogFacilities = {kSyslogFacilityNames, 9};
-constexpr const char* kAppendFsyncNames[] = {"everysec", "always", "no"};
-constexpr EnumValues kAppendFsync = {kAppendFsyncNames, 3};
-
-// appendfilename / appenddirname: a bare name inside `dir`.
-bool setAofName(std::string* field, const std::string& v, const char* what, std::string* e) {
-  if (v.find('/') != std::string::npos) {
-    *e = std::string(what) + " can't be a path, just a " +
-         (strcmp(what, "appenddirname") == 0 ? "dirname" : "filename");
-    return false;
-  }
-  if (v.empty()) {
-    *e = std::string(what) + " can't be empty";
-    return false;
-  }
-  *field = v;
-  return true;
-}
-
-bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out,
-               std::string* err) {
-  for (size_t i = 0; i < allowed.count; i++) {
-    if (strcasecmp(v.c_str(), allowed.names[i]) == 0) {
-      *out = allowed.names[i];
-      return true;
-    }
-  }
-  *err = "argument(s) must be one of the following: ";
-  for (size_t i = 0; i < allowed.count; i++) {
-    if (i > 0) *err += ", ";
-    *err += allowed.names[i];
-  }
-  return false;
-}
-
 #define ENUM_OPT(NAME, FIELD, VALUES, MUT)             \
   Option {                                             \
     NAME, MUT, 1, 1,                                   \
@@ -383,7 +72,10 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
 Option transportOption(const net::SettingSpec* spec) {
-  return Option{spec->name, spec->is_mutable, 1, spec->is_list ? -1 : 1,
+  return Option{spec->name,
+                spec->is_mutable,
+                1,
+                spec->is_list ? -1 : 1,
                 [spec](Config& c, const Args& a, std::string* e) {
                   std::string v;
                   if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
@@ -397,7 +89,9 @@ Option transportOption(const net::SettingSpec* spec) {
                 }};
 }
 
+namespace {
 std::vector<Option> builtinOptions();
+}  // namespace
 
 const std::vector<Option>& options() {
   static const std::vector<Option> opts = [] {
@@ -407,6 +101,8 @@ const std::vector<Option>& options() {
   }();
   return opts;
 }
+
+namespace {
 
 std::vector<Option> builtinOptions() {
   std::vector<Option> opts = {
@@ -666,6 +362,8 @@ std::vector<Option> builtinOptions() {
   return opts;
 }
 
+}  // namespace
+
 // Old names Redis still accepts for an option (Redis 7.0 renamed the
 // *-ziplist-* options *-listpack-*): read from the file, set and listed by
 // CONFIG GET under either name; CONFIG REWRITE writes the new name only.
@@ -693,148 +391,11 @@ const Option* findOption(const std::string& name) {
   return nullptr;
 }
 
-// The whole file in *out; false (errno set) when it cannot be opened.
-bool readWholeFile(const std::string& path, std::string* out) {
-  std::ifstream f(path);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
+}  // namespace server::conf
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
+namespace server {
 
-}  // namespace
-
-void setConfigUserLinesHook(ConfigUserLinesHook hook) {
-  g_user_lines_hook = hook;
-}
-
-void setConfigApplyHook(ConfigApplyHook hook) {
-  g_apply_hook = hook;
-}
-
-namespace {
-
-constexpr int kMaxIncludeDepth = 16;
-
-bool loadText(Config* cfg, const std::string& text, int depth, std::string* err);
-
-// include <path>: the file's lines are read in place of the directive. A
-// path with glob characters names every matching file (in sorted order;
-// none is fine); a plain path must open.
-bool includeFiles(Config* cfg, const std::string& pattern, int depth, std::string* err) {
-  if (depth >= kMaxIncludeDepth) {
-    *err = "include nesting is deeper than " + std::to_string(kMaxIncludeDepth) + " levels";
-    return false;
-  }
-  std::vector<std::string> paths;
-  if (pattern.find_first_of("*?[") == std::string::npos) {
-    paths.push_back(pattern);
-  } else {
-    glob_t g;
-    if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
-      for (size_t i = 0; i < g.gl_pathc; i++) paths.emplace_back(g.gl_pathv[i]);
-    }
-    globfree(&g);
-  }
-  for (const std::string& path : paths) {
-    std::string text;
-    if (!readWholeFile(path, &text)) {
-      *err = "Fatal error, can't open config file '" + path + "': " + strerror(errno);
-      return false;
-    }
-    if (!loadText(cfg, text, depth + 1, err)) return false;
-  }
-  return true;
-}
-
-bool loadText(Config* cfg, const std::string& text, int depth, std::string* err) {
-  std::istringstream in(text);
-  std::string raw;
-  int linenum = 0;
-  while (std::getline(in, raw)) {
-    linenum++;
-    std::string line = trim(raw);
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> argv;
-    std::string reason;
-    if (!resp::splitArgs(line, &argv)) {
-      reason = "Unbalanced quotes in configuration line";
-    } else if (argv.size() == 3 && strcasecmp(argv[0].c_str(), "rename-command") == 0) {
-      cfg->rename_commands.push_back({argv[1], argv[2], linenum, line});
-    } else if (!argv.empty() && strcasecmp(argv[0].c_str(), "user") == 0) {
-      // `user <name> <rules...>` may repeat; applied by acl::init.
-      if (argv.size() < 2)
-        reason = "wrong number of arguments";
-      else
-        cfg->acl_users.emplace_back(argv.begin() + 1, argv.end());
-    } else if (!argv.empty()) {
-      const Option* o = findOption(argv[0]);
-      const conf::UnimplementedOption* u =
-          o == nullptr ? conf::findUnimplemented(argv[0]) : nullptr;
-      int nvals = static_cast<int>(argv.size()) - 1;
-      Args vals(argv.begin() + 1, argv.end());
-      if (strcasecmp(argv[0].c_str(), "include") == 0 && nvals == 1) {
-        // Its own errors name the included file: passed on as they are.
-        if (!includeFiles(cfg, vals[0], depth, err)) return false;
-      } else if (u != nullptr) {
-        if (!conf::unimplementedArity(*u, vals.size())) {
-          reason = "wrong number of arguments";
-        } else {
-          conf::setUnimplemented(cfg, *u, vals, &reason);
-        }
-      } else if (o == nullptr) {
-        reason = "Bad directive or wrong number of arguments";
-      } else if (nvals < o->min_args || (o->max_args != -1 && nvals > o->max_args)) {
-        reason = "wrong number of arguments";
-      } else {
-        o->set(*cfg, vals, &reason);
-      }
-    }
-    if (!reason.empty()) {
-      *err = "\n*** FATAL CONFIG FILE ERROR (Redis " + std::string(kRedisVersion) +
-             ") ***\nReading the configuration file, at line " + std::to_string(linenum) +
-             "\n>>> '" + line + "'\n" + reason;
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
-bool loadConfigText(Config* cfg, const std::string& text, std::string* err) {
-  cfg->loading_file = true;
-  struct Done {
-    Config* c;
-    ~Done() { c->loading_file = false; }
-  } done{cfg};
-  return loadText(cfg, text, 0, err);
-}
-
-bool loadConfig(Config* cfg, const std::string& path, const std::string& extra, std::string* err) {
-  std::string text;
-  if (!path.empty()) {
-    if (path == "-") {
-      std::stringstream ss;
-      ss << std::cin.rdbuf();
-      text = ss.str();
-    } else if (!readWholeFile(path, &text)) {
-      *err = "Fatal error, can't open config file '" + path + "': " + strerror(errno);
-      return false;
-    }
-  }
-  if (!text.empty() && text.back() != '\n') text += '\n';
-  text += extra;
-  return loadConfigText(cfg, text, err);
-}
+using namespace conf;
 
 bool configSet(Config* cfg, const std::string& name, const std::vector<std::string>& values,
                std::string* err, bool* unknown, bool* immutable) {
@@ -930,145 +491,6 @@ std::string configCanonicalName(const std::string& name) {
   if (o != nullptr) return o->name;
   const conf::UnimplementedOption* u = conf::findUnimplemented(name);
   return u == nullptr || u->kind == conf::Kind::kFileOnly ? std::string() : std::string(u->name);
-}
-
-// Quotes a single value so splitArgs() reads it back unchanged; plain words
-// stay bare as a person would write them.
-std::string quoteConfigValue(const std::string& v, bool always) {
-  bool plain = !always && !v.empty();
-  for (unsigned char ch : v) {
-    if (ch <= ' ' || ch >= 127 || ch == '"' || ch == '\'' || ch == '\\') plain = false;
-  }
-  if (plain) return v;
-  std::string out = "\"";
-  for (unsigned char ch : v) {
-    if (ch == '\\' || ch == '"') {
-      out += '\\';
-      out += static_cast<char>(ch);
-    } else if (ch < 32 || ch >= 127) {
-      char buf[8];
-      snprintf(buf, sizeof(buf), "\\x%02x", ch);
-      out += buf;
-    } else {
-      out += static_cast<char>(ch);
-    }
-  }
-  return out + "\"";
-}
-
-namespace {
-
-std::string optionLine(const Option& o, const Config& cfg) {
-  std::string v = o.get(cfg);
-  // Options taking a list (bind, save) are stored space-joined: write the
-  // words bare so each stays one argument.
-  if (o.max_args == -1 && !v.empty()) return std::string(o.name) + " " + v;
-  return std::string(o.name) + " " + quoteConfigValue(v);
-}
-
-// Values made of several words (replicaof, shutdown-on-*) are written bare,
-// one argument each, as for bind and save.
-std::string unimplementedLine(const conf::UnimplementedOption& u, const Config& cfg) {
-  std::string v = conf::getUnimplemented(cfg, u);
-  bool words = u.kind == conf::Kind::kReplicaOf || u.kind == conf::Kind::kFlags;
-  if (words && !v.empty()) return std::string(u.name) + " " + v;
-  return std::string(u.name) + " " + quoteConfigValue(v);
-}
-
-}  // namespace
-
-bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* err) {
-  std::string text;
-  if (!readWholeFile(path, &text)) {
-    *err = "Rewriting config file: " + std::string(strerror(errno));
-    return false;
-  }
-  static const char kGenerated[] = "# Generated by CONFIG REWRITE";
-  const Config defaults;
-  std::vector<bool> written(options().size(), false);
-  std::set<std::string> written_u;  // not-implemented options already written
-  bool marker = false;
-  std::string out;
-  std::vector<std::string> users;
-  if (g_user_lines_hook != nullptr) users = g_user_lines_hook();
-  size_t next_user = 0;
-  std::istringstream in(text);
-  std::string raw;
-  while (std::getline(in, raw)) {
-    std::string line = trim(raw);
-    // Our marker from an earlier rewrite stays; options are appended after
-    // the end of the file, which follows it.
-    if (line == kGenerated) marker = true;
-    std::vector<std::string> argv;
-    if (line.empty() || line[0] == '#' || !resp::splitArgs(line, &argv) || argv.empty()) {
-      out += raw + "\n";
-      continue;
-    }
-    if (g_user_lines_hook != nullptr && strcasecmp(argv[0].c_str(), "user") == 0) {
-      if (next_user < users.size()) out += users[next_user++] + "\n";
-      continue;
-    }
-    const Option* o = findOption(argv[0]);
-    const conf::UnimplementedOption* u = o == nullptr ? conf::findUnimplemented(argv[0]) : nullptr;
-    if (u != nullptr && u->kind != conf::Kind::kFileOnly) {
-      if (!written_u.insert(u->name).second) continue;
-      out += unimplementedLine(*u, cfg) + "\n";
-      continue;
-    }
-    if (o == nullptr) {
-      out += raw + "\n";
-      continue;
-    }
-    size_t idx = static_cast<size_t>(o - options().data());
-    if (written[idx]) continue;  // a later duplicate: the first line holds the value
-    written[idx] = true;
-    out += optionLine(*o, cfg) + "\n";
-  }
-  for (size_t i = 0; i < options().size(); i++) {
-    const Option& o = options()[i];
-    if (written[i] || o.get(cfg) == o.get(defaults)) continue;
-    if (!marker) {
-      if (!out.empty() && out.back() != '\n') out += '\n';
-      out += std::string(kGenerated) + "\n";
-      marker = true;
-    }
-    out += optionLine(o, cfg) + "\n";
-  }
-  for (const auto& u : conf::unimplementedOptions()) {
-    if (u.kind == conf::Kind::kFileOnly || written_u.count(u.name) ||
-        cfg.unimplemented.count(u.name) == 0) {
-      continue;
-    }
-    if (!marker) {
-      if (!out.empty() && out.back() != '\n') out += '\n';
-      out += std::string(kGenerated) + "\n";
-      marker = true;
-    }
-    out += unimplementedLine(u, cfg) + "\n";
-  }
-  for (; next_user < users.size(); next_user++) {
-    if (!marker) {
-      if (!out.empty() && out.back() != '\n') out += '\n';
-      out += std::string(kGenerated) + "\n";
-      marker = true;
-    }
-    out += users[next_user] + "\n";
-  }
-  // In place, as Redis does: the file keeps its inode, owner and mode.
-  FILE* f = fopen(path.c_str(), "r+");
-  if (f == nullptr) {
-    *err = "Rewriting config file: " + std::string(strerror(errno));
-    return false;
-  }
-  bool ok = fwrite(out.data(), 1, out.size(), f) == out.size() && fflush(f) == 0 &&
-            ftruncate(fileno(f), static_cast<off_t>(out.size())) == 0 && fsync(fileno(f)) == 0;
-  int saved = errno;
-  fclose(f);
-  if (!ok) {
-    *err = "Rewriting config file: " + std::string(strerror(saved));
-    return false;
-  }
-  return true;
 }
 
 }  // namespace server
