@@ -18,13 +18,13 @@
 #   10 server/db      values, encodings, the keyspace of one database
 #   11 server/conf    the options table, parsing, values, file and rewrite
 #   12 server/core    server state, client, command table, key specs, reply helpers
-#   13 server/process server/crash server/limits server/latency
-#                     the process, signals, file limits, latency figures
+#   13 server/process server/limits server/latency
+#                     the process, file limits, latency figures
 #   14 server/acl server/propagate server/pubsub
 #                     permissions, write propagation, pub/sub, keyspace
 #                     notifications, client-side caching
 #   15 server/request client I/O, call, MULTI, blocking, pause, slowlog, monitor
-#   16 server/evict server/persist server/script server/repl
+#   16 server/evict server/persist server/script server/repl server/crash
 #                     what runs commands or walks the whole state
 #   17 server/commands the command families
 #   18 server         main, start-up and wiring, dispatch (the top)
@@ -39,7 +39,7 @@ floors = {
     'src/net/socket': 4, 'src/net/rdma': 4, 'src/net/tls': 4,
     'src/client': 5, 'src/cli': 6, 'src/bench': 6,
     'src/server/db': 10, 'src/server/conf': 11, 'src/server/core': 12,
-    'src/server/process': 13, 'src/server/crash': 13, 'src/server/limits': 13,
+    'src/server/process': 13, 'src/server/limits': 13, 'src/server/crash': 16,
     'src/server/latency': 13,
     'src/server/acl': 14, 'src/server/propagate': 14, 'src/server/pubsub': 14,
     'src/server/request': 15,

@@ -13,7 +13,7 @@
 #include "server/acl/users.h"
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
-#include "server/core/state.h"
+#include "server/core/command.h"
 
 namespace acl {
 namespace {
@@ -188,9 +188,9 @@ void dryrunCommand(Client* c) {
     return;
   }
   std::vector<std::string_view> argv(c->argv().begin() + 3, c->argv().end());
-  Command* cmd = server::g_server->commands.find(argv[0]);
+  Command* cmd = server::g_commands->find(argv[0]);
   if (cmd != nullptr && !cmd->subcommands.empty() && argv.size() >= 2) {
-    cmd = server::g_server->commands.findSub(cmd, argv[1]);
+    cmd = server::g_commands->findSub(cmd, argv[1]);
   }
   if (cmd == nullptr) {
     std::string_view n = argv[0];

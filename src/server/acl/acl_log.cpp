@@ -4,8 +4,8 @@
 #include <string>
 
 #include "server/core/client.h"
-#include "server/commands/server/introspection.h"
-#include "server/core/state.h"
+#include "server/request/client_info.h"
+#include "server/conf/config.h"
 
 namespace acl {
 namespace {
@@ -39,7 +39,7 @@ const char* reasonName(LogReason r) {
 }  // namespace
 
 void aclLogTrim() {
-  size_t max = static_cast<size_t>(server::g_server->config.acllog_max_len);
+  size_t max = static_cast<size_t>(server::g_config->acllog_max_len);
   while (g_log.size() > max) g_log.pop_back();
 }
 

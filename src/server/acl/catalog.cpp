@@ -1,7 +1,7 @@
 #include "server/acl/catalog.h"
 
 #include "common/strutil.h"
-#include "server/core/state.h"
+#include "server/core/command.h"
 
 namespace acl {
 
@@ -85,7 +85,7 @@ uint8_t permsOfFlags(std::string_view flags) {
 
 void buildCatalog() {
   g_catalog.clear();
-  for (server::Command* cmd : server::g_server->commands.all()) {
+  for (server::Command* cmd : server::g_commands->all()) {
     addCommand(cmd, nullptr);
     for (server::Command& sub : cmd->subcommands) addCommand(&sub, cmd);
   }
@@ -102,7 +102,7 @@ server::Command* lookupRuleCommand(std::string_view name, std::string* first_arg
   *bad_sub = false;
   first_arg->clear();
   size_t bar = name.find('|');
-  server::Command* cmd = server::g_server->commands.find(name.substr(0, bar));
+  server::Command* cmd = server::g_commands->find(name.substr(0, bar));
   if (cmd == nullptr || bar == std::string_view::npos) return cmd;
   std::string_view rest = name.substr(bar + 1);
   if (cmd->subcommands.empty()) {
@@ -119,7 +119,7 @@ server::Command* lookupRuleCommand(std::string_view name, std::string* first_arg
     *bad_sub = true;
     return nullptr;
   }
-  return server::g_server->commands.findSub(cmd, rest);
+  return server::g_commands->findSub(cmd, rest);
 }
 
 }  // namespace acl

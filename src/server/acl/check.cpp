@@ -7,7 +7,7 @@
 #include "server/acl/catalog.h"
 #include "server/acl/user.h"
 #include "server/core/client.h"
-#include "server/core/state.h"
+#include "server/core/clients.h"
 
 namespace acl {
 namespace {
@@ -213,10 +213,10 @@ CheckResult checkAndLog(server::Client* c, const server::Command& cmd, std::stri
   CheckResult r = checkUser(*u, cmd, c->argv());
   if (r.denial == Denial::kNone) return r;
   // The log's client-info shows this command as the one running.
-  server::Client* outer = server::g_server->current_client;
-  server::g_server->current_client = c;
+  server::Client* outer = server::currentClient();
+  server::setCurrentClient(c);
   logDenial(c, *u, r, cmd, c->argv(), context);
-  server::g_server->current_client = outer;
+  server::setCurrentClient(outer);
   return r;
 }
 

@@ -13,7 +13,8 @@
 #include "server/acl/catalog.h"
 #include "server/core/client.h"
 #include "server/pubsub/pubsub.h"
-#include "server/core/state.h"
+#include "server/conf/config.h"
+#include "server/core/clients.h"
 
 namespace acl {
 namespace {
@@ -144,30 +145,30 @@ bool readAclFile(const std::string& path, UserMap* out, std::string* err) {
 // After a user's rules changed: its clients subscribed to a channel or
 // pattern that no selector allows any more are closed, as Redis 7.0 does.
 void closeSubscribersNoLongerAllowed(const User* u, server::Client* caller) {
-  for (server::Client* c : server::g_server->clients) {
-    if (c->acl_user.get() != u || !server::isPubSubClient(c)) continue;
+  server::forEachClient([u, caller](server::Client* c) {
+    if (c->acl_user.get() != u || !server::isPubSubClient(c)) return;
     bool allowed = true;
     for (const auto& [name, pattern] : server::pubsubSubscriptions(c)) {
       bool any = false;
       for (const Selector& s : u->selectors()) any = any || s.allowsChannel(name, pattern);
       if (!any) allowed = false;
     }
-    if (allowed) continue;
+    if (allowed) return;
     if (c == caller)
       c->flags |= server::kCloseAfterReply;
     else
-      server::g_server->freeClientAsync(c);
-  }
+      server::closeClientAsync(c);
+  });
 }
 
 void closeClientsOf(const User* u, server::Client* caller) {
-  for (server::Client* c : server::g_server->clients) {
-    if (c->acl_user.get() != u) continue;
+  server::forEachClient([u, caller](server::Client* c) {
+    if (c->acl_user.get() != u) return;
     if (c == caller)
       c->flags |= server::kCloseAfterReply;
     else
-      server::g_server->freeClientAsync(c);
-  }
+      server::closeClientAsync(c);
+  });
 }
 
 }  // namespace
@@ -178,11 +179,11 @@ bool init(std::string* err) {
   // holds them, as Redis does.
   server::setConfigUserLinesHook([]() {
     std::vector<std::string> lines;
-    if (!server::g_server->config.aclfile.empty()) return lines;
+    if (!server::g_config->aclfile.empty()) return lines;
     for (const auto& [name, u] : g_users) lines.push_back(u->describe());
     return lines;
   });
-  server::Config& cfg = server::g_server->config;
+  server::Config& cfg = *server::g_config;
   g_pubsub_default_all = cfg.acl_pubsub_default == "allchannels";
   g_users.clear();
   g_default = makeDefaultUser();
@@ -304,12 +305,12 @@ void attachDefaultUser(server::Client* c) {
   // Without acl::init (unit tests that build a bare Server) requirepass
   // alone decides, as before ACL existed.
   bool open = g_default ? g_default->enabled() && g_default->nopass()
-                        : server::g_server->config.requirepass.empty();
+                        : server::g_config->requirepass.empty();
   if (open) c->flags |= server::kAuthenticated;
 }
 
 bool defaultUserIsOpen() {
-  return g_default ? g_default->nopass() : server::g_server->config.requirepass.empty();
+  return g_default ? g_default->nopass() : server::g_config->requirepass.empty();
 }
 
 void applyRequirepass(const std::string& pass) {
@@ -323,7 +324,7 @@ void applyRequirepass(const std::string& pass) {
 }
 
 bool loadAclFile(std::string* err) {
-  const std::string& path = server::g_server->config.aclfile;
+  const std::string& path = server::g_config->aclfile;
   if (path.empty()) {
     *err = kNoAclFile;
     return false;
@@ -343,7 +344,7 @@ bool loadAclFile(std::string* err) {
 }
 
 bool saveAclFile(std::string* err) {
-  const std::string& path = server::g_server->config.aclfile;
+  const std::string& path = server::g_config->aclfile;
   if (path.empty()) {
     *err = kNoAclFile;
     return false;

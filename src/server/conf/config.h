@@ -228,4 +228,8 @@ std::vector<std::string> configOptionNames();
 using ConfigApplyHook = bool (*)(const std::string& name, std::string* err);
 void setConfigApplyHook(ConfigApplyHook hook);
 
+// The running server's configuration (core/state.h owns it and sets this
+// while it exists): what modules below the server state read.
+extern Config* g_config;
+
 }  // namespace server

@@ -397,6 +397,8 @@ namespace server {
 
 using namespace conf;
 
+Config* g_config = nullptr;
+
 bool configSet(Config* cfg, const std::string& name, const std::vector<std::string>& values,
                std::string* err, bool* unknown, bool* immutable) {
   *unknown = false;

@@ -7,6 +7,8 @@
 
 namespace server {
 
+CommandTable* g_commands = nullptr;
+
 std::string Command::fullName() const {
   return name;
 }

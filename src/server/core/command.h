@@ -140,4 +140,8 @@ class CommandTable {
 // Flag names as COMMAND INFO prints them.
 std::vector<const char*> commandFlagNames(uint32_t flags);
 
+// The running server's command table (core/state.h owns it and sets this
+// while it exists).
+extern CommandTable* g_commands;
+
 }  // namespace server

@@ -37,6 +37,8 @@ int64_t uptimeSeconds() {
 
 Server::Server() {
   g_server = this;
+  g_config = &config;
+  g_commands = &commands;
   shared_qbuf.resize(kSharedQueryBuffer);
   db::Clock::update();
   stats.start_time_ms = db::Clock::nowMs;
@@ -48,6 +50,8 @@ Server::~Server() {
   for (Client* c : clients) delete c;
   clients.clear();
   g_server = nullptr;
+  g_config = nullptr;
+  g_commands = nullptr;
 }
 
 bool Server::rebindListeners(std::string* err) {

@@ -9,7 +9,7 @@
 #include "server/latency/histogram.h"
 #include "server/latency/latency_cmd.h"
 #include "server/latency/monitor.h"
-#include "server/core/state.h"
+#include "server/core/command.h"
 
 namespace server::latency {
 
@@ -100,7 +100,7 @@ void histogramCommand(Client* c) {
       picked.push_back(cmd);
     }
   };
-  CommandTable& t = g_server->commands;
+  CommandTable& t = *g_commands;
   if (c->argc() == 2) {
     for (Command* cmd : t.reachable()) {
       consider(cmd);

@@ -9,7 +9,7 @@
 #include "server/core/command.h"
 #include "server/core/reply_helpers.h"
 #include "server/latency/histogram.h"
-#include "server/core/state.h"
+#include "server/conf/config.h"
 
 namespace server::latency {
 
@@ -48,7 +48,7 @@ void addSample(const std::string& event, int64_t ms, int64_t now_s) {
 }
 
 void addSampleIfNeeded(const char* event, int64_t ms) {
-  int64_t threshold = g_server->config.latency_monitor_threshold;
+  int64_t threshold = g_config->latency_monitor_threshold;
   if (threshold > 0 && ms >= threshold) addSample(event, ms, time(nullptr));
 }
 
@@ -68,7 +68,7 @@ size_t resetAll() {
 
 void afterCommand(Command* cmd, int64_t usec) {
   addSampleIfNeeded((cmd->flags & kFast) ? "fast-command" : "command", usec / 1000);
-  if (!g_server->config.latency_tracking) return;
+  if (!g_config->latency_tracking) return;
   if (cmd->latency_histogram == nullptr) {
     g_histograms.push_back(std::make_unique<Histogram>());
     cmd->latency_histogram = g_histograms.back().get();
@@ -84,13 +84,13 @@ void resetHistograms() {
 }
 
 void latencystatsSection(std::string* out) {
-  if (!g_server->config.latency_tracking) return;
+  if (!g_config->latency_tracking) return;
   for (Command* c : g_tracked) {
     const Histogram& h = *c->latency_histogram;
     if (h.total() == 0) continue;
     appendFormat(out, "latency_percentiles_usec_%s:", c->fullName().c_str());
     bool first = true;
-    for (double p : g_server->config.latency_tracking_info_percentiles) {
+    for (double p : g_config->latency_tracking_info_percentiles) {
       appendFormat(out, "%sp%g=%.3f", first ? "" : ",", p,
                    static_cast<double>(h.valueAtPercentile(p)) / 1000.0);
       first = false;
@@ -164,7 +164,7 @@ std::string graph(const std::string& event) {
 
 std::string doctor() {
   std::string out;
-  const Config& cfg = g_server->config;
+  const Config& cfg = *g_config;
   if (g_events.empty()) {
     if (cfg.latency_monitor_threshold == 0) {
       out =

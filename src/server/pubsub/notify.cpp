@@ -2,7 +2,7 @@
 
 #include "server/core/client.h"
 #include "server/pubsub/pubsub.h"
-#include "server/core/state.h"
+#include "server/conf/config.h"
 
 namespace server::notify {
 
@@ -67,7 +67,7 @@ std::string flagsToString(int flags) {
 }
 
 int enabledFlags() {
-  return static_cast<int>(g_server->config.notify_keyspace_events);
+  return static_cast<int>(g_config->notify_keyspace_events);
 }
 
 void keyspaceEvent(int type, std::string_view event, std::string_view key, int dbid) {

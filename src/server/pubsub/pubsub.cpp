@@ -13,7 +13,7 @@
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
 #include "server/request/obuf_limits.h"
-#include "server/core/state.h"
+#include "server/core/clients.h"
 
 namespace server {
 
@@ -203,7 +203,7 @@ void deliver(Client* r, const char* kind, const std::string* pattern, std::strin
     w.bulk(channel);
     w.bulk(message);
   });
-  if (!(r->flags & kPendingWrite)) g_server->queueWrite(r);
+  if (!(r->flags & kPendingWrite)) queueClientWrite(r);
   enforceOutputBufferLimits(r);
 }
 

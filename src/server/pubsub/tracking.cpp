@@ -16,7 +16,8 @@
 #include "server/request/obuf_limits.h"
 #include "server/pubsub/pubsub.h"
 #include "server/script/script.h"
-#include "server/core/state.h"
+#include "server/conf/config.h"
+#include "server/core/clients.h"
 #include "server/pubsub/tracking_state.h"
 
 namespace server::tracking {
@@ -72,7 +73,7 @@ void send(Client* c, const std::vector<std::string_view>* keys) {
   Client* dst = c;
   bool redirected = false;
   if (st->redirect != 0) {
-    dst = g_server->findClientById(st->redirect);
+    dst = findClientById(st->redirect);
     if (dst == nullptr || (dst->flags & kCloseAsap)) {
       if (!st->broken_redir) {
         st->broken_redir = true;
@@ -82,7 +83,7 @@ void send(Client* c, const std::vector<std::string_view>* keys) {
             w.bulk("tracking-redir-broken");
             w.integer(static_cast<int64_t>(st->redirect));
           });
-          if (!(c->flags & kPendingWrite)) g_server->queueWrite(c);
+          if (!(c->flags & kPendingWrite)) queueClientWrite(c);
         }
       }
       return;
@@ -108,7 +109,7 @@ void send(Client* c, const std::vector<std::string_view>* keys) {
       for (std::string_view k : *keys) w.bulk(k);
     }
   });
-  if (!(dst->flags & kPendingWrite)) g_server->queueWrite(dst);
+  if (!(dst->flags & kPendingWrite)) queueClientWrite(dst);
   enforceOutputBufferLimits(dst);
 }
 
@@ -121,7 +122,7 @@ void sendKey(Client* c, std::string_view key) {
 // the reply (Redis 7.0). A script's commands run on the script client, so
 // while one runs its caller is the client running.
 bool isRunning(const Client* c) {
-  const Client* cur = g_server->current_client;
+  const Client* cur = currentClient();
   if (c == cur) return true;
   if (cur == nullptr || !(cur->flags & kScriptClient)) return false;
   return script::runningCaller() == c;
@@ -217,7 +218,7 @@ bool anyClient() {
 
 void beforeCommand() {
   Tables& t = tables();
-  size_t max = static_cast<size_t>(g_server->config.tracking_table_max_keys);
+  size_t max = static_cast<size_t>(g_config->tracking_table_max_keys);
   if (max == 0 || t.keys.size() <= max) {
     t.limit_rounds = 0;
     return;

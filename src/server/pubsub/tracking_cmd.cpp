@@ -6,7 +6,7 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
-#include "server/core/state.h"
+#include "server/core/clients.h"
 #include "server/pubsub/tracking.h"
 #include "server/pubsub/tracking_state.h"
 
@@ -64,7 +64,7 @@ void clientTrackingCommand(Client* c) {
       }
       if (!c->argInt64(j, &redirect)) return;
       // The target must exist now (it may go later: the redirect breaks).
-      if (redirect <= 0 || g_server->findClientById(static_cast<uint64_t>(redirect)) == nullptr) {
+      if (redirect <= 0 || findClientById(static_cast<uint64_t>(redirect)) == nullptr) {
         c->addError("The client ID you want redirect to does not exist");
         return;
       }

@@ -6,6 +6,7 @@
 
 #include "server/acl/users.h"
 #include "server/core/client.h"
+#include "server/core/clients.h"
 #include "server/core/state.h"
 #include "server/request/blocking.h"
 
@@ -65,6 +66,30 @@ Client* Server::findClientById(uint64_t id) {
     if (c->id() == id) return c;
   }
   return nullptr;
+}
+
+Client* currentClient() {
+  return g_server->current_client;
+}
+
+void setCurrentClient(Client* c) {
+  g_server->current_client = c;
+}
+
+Client* findClientById(uint64_t id) {
+  return g_server->findClientById(id);
+}
+
+void queueClientWrite(Client* c) {
+  g_server->queueWrite(c);
+}
+
+void closeClientAsync(Client* c) {
+  g_server->freeClientAsync(c);
+}
+
+void forEachClient(const std::function<void(Client*)>& fn) {
+  for (Client* c : g_server->clients) fn(c);
 }
 
 }  // namespace server

@@ -9,7 +9,6 @@
 #include "server/core/client.h"
 #include "server/request/client_io.h"
 #include "server/core/command.h"
-#include "server/commands/server/introspection.h"
 #include "server/db/db.h"
 #include "server/evict/evict.h"
 #include "server/script/lua_convert.h"
