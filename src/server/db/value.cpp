@@ -88,7 +88,10 @@ Value Value::clone() const {
       memcpy(out.bytes_, &p, 8);
       break;
     }
-    default: {
+    case Kind::kList:
+    case Kind::kHash:
+    case Kind::kSet:
+    case Kind::kZSet: {
       Collection* c = collection()->clone();
       out = fromCollection(kind(), c);
       break;
@@ -105,9 +108,14 @@ std::string_view Value::str(char* scratch) const {
       return std::string_view(scratch, strutil::formatInt64(intValue(), scratch));
     case Kind::kStrHeap:
       return std::string_view(static_cast<const char*>(ptr()), heapLen());
-    default:
+    case Kind::kNone:
+    case Kind::kList:
+    case Kind::kHash:
+    case Kind::kSet:
+    case Kind::kZSet:
       return std::string_view();
   }
+  return std::string_view();  // not reached: the switch returns for every kind
 }
 
 size_t Value::strLen() const {
@@ -120,9 +128,14 @@ size_t Value::strLen() const {
     }
     case Kind::kStrHeap:
       return heapLen();
-    default:
+    case Kind::kNone:
+    case Kind::kList:
+    case Kind::kHash:
+    case Kind::kSet:
+    case Kind::kZSet:
       return 0;
   }
+  return 0;  // not reached: the switch returns for every kind
 }
 
 char* Value::mutableBytes(size_t len) {
@@ -166,9 +179,13 @@ const char* Value::encodingName() const {
       return rawFlag() ? "raw" : "embstr";
     case Kind::kNone:
       return "none";
-    default:
+    case Kind::kList:
+    case Kind::kHash:
+    case Kind::kSet:
+    case Kind::kZSet:
       return collection()->encodingName();
   }
+  return "unknown";  // not reached: the switch returns for every kind
 }
 
 size_t Value::heapBytes() const {
@@ -179,9 +196,13 @@ size_t Value::heapBytes() const {
     case Kind::kStrInline:
     case Kind::kStrInt:
       return 0;
-    default:
+    case Kind::kList:
+    case Kind::kHash:
+    case Kind::kSet:
+    case Kind::kZSet:
       return collection()->memoryUsage();
   }
+  return 0;  // not reached: the switch returns for every kind
 }
 
 void Value::reset() {
@@ -193,7 +214,10 @@ void Value::reset() {
     case Kind::kStrHeap:
       free(ptr());
       break;
-    default:
+    case Kind::kList:
+    case Kind::kHash:
+    case Kind::kSet:
+    case Kind::kZSet:
       delete collection();
       break;
   }

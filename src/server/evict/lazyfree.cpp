@@ -120,9 +120,13 @@ size_t freeEffort(const db::Value& v) {
       auto* z = static_cast<const db::ZSet*>(v.collection());
       return z->isListpack() ? 1 : z->size();
     }
-    default:
+    case db::Kind::kNone:
+    case db::Kind::kStrInline:
+    case db::Kind::kStrInt:
+    case db::Kind::kStrHeap:
       return 1;
   }
+  return 1;  // not reached: the switch returns for every kind
 }
 
 bool freeValueAsync(db::Value& v) {

@@ -49,9 +49,13 @@ uint32_t typeNumber(db::Kind k) {
       return 3;
     case db::Kind::kHash:
       return 4;
-    default:
+    case db::Kind::kNone:
+    case db::Kind::kStrInline:
+    case db::Kind::kStrInt:
+    case db::Kind::kStrHeap:
       return 0;
   }
+  return 0;  // not reached: the switch returns for every kind
 }
 
 void valueDigestInto(uint8_t* dig, const db::Value& v, bool has_expire) {
@@ -86,7 +90,10 @@ void valueDigestInto(uint8_t* dig, const db::Value& v, bool has_expire) {
         return true;
       });
       break;
-    default:
+    case db::Kind::kNone:
+    case db::Kind::kStrInline:
+    case db::Kind::kStrInt:
+    case db::Kind::kStrHeap:
       mixStr(dig, v.str(scratch));
       break;
   }

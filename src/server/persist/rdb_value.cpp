@@ -154,9 +154,13 @@ uint8_t rdbTypeOf(const db::Value& v) {
       return db::asHash(v)->isListpack() ? kTypeHashListpack : kTypeHash;
     case db::Kind::kZSet:
       return static_cast<db::ZSet*>(v.collection())->isListpack() ? kTypeZSetListpack : kTypeZSet2;
-    default:
+    case db::Kind::kNone:
+    case db::Kind::kStrInline:
+    case db::Kind::kStrInt:
+    case db::Kind::kStrHeap:
       return kTypeString;
   }
+  return kTypeString;  // not reached: the switch returns for every kind
 }
 
 void saveValue(RdbWriter& w, const db::Value& v) {
@@ -173,7 +177,10 @@ void saveValue(RdbWriter& w, const db::Value& v) {
     case db::Kind::kZSet:
       saveZSet(w, *static_cast<db::ZSet*>(v.collection()));
       return;
-    default:
+    case db::Kind::kNone:
+    case db::Kind::kStrInline:
+    case db::Kind::kStrInt:
+    case db::Kind::kStrHeap:
       break;
   }
   if (v.isInt()) {

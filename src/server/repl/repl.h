@@ -1,6 +1,11 @@
-// Replication, master side, as Redis 7.0 serves SYNC and PSYNC to a replica,
-// to `redis-cli --rdb/--functions-rdb/--replica` and to tools that read the
-// replication stream. The only entry points the rest of the server uses:
+// Replication: the module's only entry (nothing outside repl/ includes its
+// other headers). Today the master side (master/), as Redis 7.0 serves SYNC
+// and PSYNC to a replica, to `redis-cli --rdb/--functions-rdb/--replica`
+// and to tools that read the replication stream; the replica side
+// (REPLICAOF, the link to a master, reading and running its stream through
+// request/call.h) is to come in repl/replica/. repl/ may include core/,
+// request/, propagate/, persist/ and below; commands/ and the top include
+// it. The entry points the rest of the server uses:
 //
 //   commands     registerReplCommands(): SYNC PSYNC REPLCONF.
 //   dispatch     allowedFromReplica(): a replica may only send REPLCONF
@@ -10,8 +15,8 @@
 //                repl-timeout.
 //   INFO / ROLE  appendInfoReplication(), roleReply().
 //
-// There is no replication backlog: every PSYNC gets +FULLRESYNC. This
-// server never becomes a replica itself (REPLICAOF is not implemented).
+// There is no replication backlog yet: every PSYNC gets +FULLRESYNC. The
+// replica side is not implemented yet (REPLICAOF: repl/replica/, to come).
 #pragma once
 
 #include <string>

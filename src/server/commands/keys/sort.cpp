@@ -160,7 +160,11 @@ void loadElements(const db::Entry* e, std::vector<Item>* out) {
         });
       break;
     }
-    default:
+    case db::Kind::kNone:
+    case db::Kind::kStrInline:
+    case db::Kind::kStrInt:
+    case db::Kind::kStrHeap:
+    case db::Kind::kHash:
       break;
   }
 }

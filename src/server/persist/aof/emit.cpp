@@ -153,7 +153,10 @@ void emitValue(CommandWriter& w, std::string_view key, const db::Value& v) {
       });
       break;
     }
-    default:
+    case db::Kind::kNone:
+    case db::Kind::kStrInline:
+    case db::Kind::kStrInt:
+    case db::Kind::kStrHeap:
       w.command({"SET", key, v.str(scratch)});
       break;
   }
