@@ -267,10 +267,7 @@ void aclCommand(Client* c) {
   c->addWrongArity();
 }
 
-Command sub(const char* name, int arity, uint32_t flags, server::CommandProc proc,
-            const char* summary, const char* complexity, const char* cats) {
-  return Command{name, arity, flags, proc, 0, 0, 0, "server", summary, "6.0.0", complexity, cats};
-}
+constexpr server::SubcommandMaker sub{"server", "6.0.0"};
 
 }  // namespace
 

@@ -97,6 +97,27 @@ struct Command {
   std::string fullName() const;  // "client|list"
 };
 
+// Makes the subcommand entries of one container command (CLIENT LIST,
+// CONFIG GET, ...): no key positions, the container's group and, unless
+// each entry names its own, one version. A family writes
+// `constexpr SubcommandMaker sub{"server", "2.2.12"};` and then
+// `sub("get", -3, flags, proc, summary, complexity, acl)`.
+struct SubcommandMaker {
+  const char* group;
+  const char* since = nullptr;
+
+  Command operator()(const char* name, int arity, uint32_t flags, CommandProc proc,
+                     const char* summary, const char* since_version, const char* complexity,
+                     const char* acl) const {
+    return Command{name,    arity,         flags,      proc, 0, 0, 0, group,
+                   summary, since_version, complexity, acl};
+  }
+  Command operator()(const char* name, int arity, uint32_t flags, CommandProc proc,
+                     const char* summary, const char* complexity, const char* acl) const {
+    return (*this)(name, arity, flags, proc, summary, since, complexity, acl);
+  }
+};
+
 class CommandTable {
  public:
   CommandTable() = default;

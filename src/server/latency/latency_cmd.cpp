@@ -150,10 +150,7 @@ void helpCommand(Client* c) {
   replyHelp(c, lines);
 }
 
-Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,
-            const char* since, const char* complexity, const char* acl) {
-  return Command{name, arity, flags, proc, 0, 0, 0, "server", summary, since, complexity, acl};
-}
+constexpr SubcommandMaker sub{"server"};
 
 }  // namespace
 

@@ -84,6 +84,19 @@ bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, s
   return true;
 }
 
+bool finishWrittenFile(int fd, bool ok, const std::string& path, std::string* werr) {
+  if (ok && fsync(fd) != 0) {
+    ok = false;
+    *werr = std::string("fsync: ") + strerror(errno);
+  }
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    *werr = std::string("close: ") + strerror(errno);
+  }
+  if (!ok) unlink(path.c_str());
+  return ok;
+}
+
 bool saveRdbFile(const std::string& path, const std::vector<db::Db*>& dbs, const SaveOptions& opt,
                  std::string* err) {
   std::string dir;
@@ -98,17 +111,8 @@ bool saveRdbFile(const std::string& path, const std::vector<db::Db*>& dbs, const
     return false;
   }
   std::string werr;
-  bool ok = writeRdb(fd, dbs, opt, &werr);
-  if (ok && fsync(fd) != 0) {
-    ok = false;
-    werr = std::string("fsync: ") + strerror(errno);
-  }
-  if (close(fd) != 0 && ok) {
-    ok = false;
-    werr = std::string("close: ") + strerror(errno);
-  }
+  bool ok = finishWrittenFile(fd, writeRdb(fd, dbs, opt, &werr), tmp, &werr);
   if (!ok) {
-    unlink(tmp.c_str());
     *err = "Write error saving DB on disk: " + werr;
     return false;
   }

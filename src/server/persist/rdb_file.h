@@ -42,6 +42,12 @@ struct SaveOptions {
 // checksum) to fd. False with *err set on a write error.
 bool writeRdb(int fd, const std::vector<db::Db*>& dbs, const SaveOptions& opt, std::string* err);
 
+// The tail every file writer shares: after a write that went well (ok),
+// fsync then close fd; when the write, the fsync or the close failed the
+// file at path is removed and *werr says what failed ("fsync: ...",
+// "close: ...", or the writer's own text). Returns whether all went well.
+bool finishWrittenFile(int fd, bool ok, const std::string& path, std::string* werr);
+
 // SAVE's core: writes into "temp-<pid>.rdb" next to path, fsyncs, renames
 // over path. False with *err naming the failing step.
 bool saveRdbFile(const std::string& path, const std::vector<db::Db*>& dbs, const SaveOptions& opt,

@@ -302,10 +302,7 @@ void functionHelpCommand(Client* c) {
   replyHelp(c, kHelp);
 }
 
-Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,
-            const char* complexity, const char* acl) {
-  return Command{name, arity, flags, proc, 0, 0, 0, "scripting", summary, "7.0.0", complexity, acl};
-}
+constexpr SubcommandMaker sub{"scripting", "7.0.0"};
 
 }  // namespace
 

@@ -47,10 +47,11 @@ void scanCommand(Client* c) {
   found.clear();
   db::Db* d = c->db();
   // Empty buckets cost a step too: the walk is bounded.
-  int64_t budget = scanStepBudget(o.count);
-  do {
-    cursor = d->scan(cursor, [](db::Entry* e) { found.push_back(e); });
-  } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(found.size()) < o.count);
+  cursor = boundedScan(cursor, o.count, [d](uint64_t from, size_t* seen) {
+    uint64_t next = d->scan(from, [](db::Entry* e) { found.push_back(e); });
+    *seen = found.size();
+    return next;
+  });
 
   resp::Writer& w = c->reply();
   beginScanReply(w, cursor);

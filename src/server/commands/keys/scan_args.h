@@ -2,6 +2,7 @@
 // the cursor and the MATCH / COUNT / TYPE options, with Redis's errors.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -52,6 +53,21 @@ bool parseCollectionScanCursor(Client* c, uint64_t* cursor);
 // After the lookup: replies the empty scan for a missing key, or parses the
 // options (replying their error). True when the scan should go on.
 bool collectionScanOptions(Client* c, bool key_exists, ScanOptions* o);
+
+// The bounded walk over a hash table that SCAN, HSCAN, SSCAN and ZSCAN
+// share: step(cursor, &seen) visits one bucket from cursor, adds the
+// elements it saw to seen and returns the next cursor. Stops when the
+// cursor wraps to 0, about COUNT elements were seen, or scanStepBudget is
+// spent. Returns the cursor to reply.
+template <typename Step>
+uint64_t boundedScan(uint64_t cursor, int64_t count, Step&& step) {
+  int64_t budget = scanStepBudget(count);
+  size_t seen = 0;
+  do {
+    cursor = step(cursor, &seen);
+  } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(seen) < count);
+  return cursor;
+}
 
 // Starts the reply: a two-element array whose first element is the next
 // cursor as a bulk string; the caller then writes the array of elements.

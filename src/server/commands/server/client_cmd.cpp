@@ -328,10 +328,7 @@ void clientCommand(Client* c) {
   c->addWrongArity();
 }
 
-Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,
-            const char* since, const char* complexity, const char* acl) {
-  return Command{name, arity, flags, proc, 0, 0, 0, "connection", summary, since, complexity, acl};
-}
+constexpr SubcommandMaker sub{"connection"};
 
 }  // namespace
 

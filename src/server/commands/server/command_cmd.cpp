@@ -451,10 +451,11 @@ void commandHelpCommand(Client* c) {
   replyHelp(c, kLines);
 }
 
+// Every COMMAND subcommand has the same flags and ACL categories.
 Command sub(const char* name, int arity, CommandProc proc, const char* summary, const char* since,
             const char* complexity) {
-  return Command{name, arity,    kLoading | kStale, proc,  0,          0,
-                 0,    "server", summary,           since, complexity, "slow connection"};
+  return SubcommandMaker{"server"}(name, arity, kLoading | kStale, proc, summary, since, complexity,
+                                   "slow connection");
 }
 
 }  // namespace

@@ -202,10 +202,7 @@ void configCommand(Client* c) {
   c->addWrongArity();
 }
 
-Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,
-            const char* since, const char* complexity, const char* acl) {
-  return Command{name, arity, flags, proc, 0, 0, 0, "server", summary, since, complexity, acl};
-}
+constexpr SubcommandMaker sub{"server"};
 
 }  // namespace
 

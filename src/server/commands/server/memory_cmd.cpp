@@ -217,10 +217,13 @@ void memoryHelpCommand(Client* c) {
   replyHelp(c, kHelp);
 }
 
+// MEMORY USAGE names a key: its entry carries the key position.
 Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, int first_key,
             const char* summary, const char* complexity, const char* acl) {
-  return Command{name,     arity,   flags,   proc,       first_key, first_key, first_key ? 1 : 0,
-                 "server", summary, "4.0.0", complexity, acl};
+  Command c = SubcommandMaker{"server", "4.0.0"}(name, arity, flags, proc, summary, complexity, acl);
+  c.first_key = c.last_key = first_key;
+  c.key_step = first_key ? 1 : 0;
+  return c;
 }
 
 }  // namespace

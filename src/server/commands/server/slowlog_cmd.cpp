@@ -73,10 +73,7 @@ void slowlogHelpCommand(Client* c) {
   replyHelp(c, kHelp);
 }
 
-Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const char* summary,
-            const char* complexity, const char* acl) {
-  return Command{name, arity, flags, proc, 0, 0, 0, "server", summary, "2.2.12", complexity, acl};
-}
+constexpr SubcommandMaker sub{"server", "2.2.12"};
 
 }  // namespace
 

@@ -354,16 +354,13 @@ void hscanCommand(Client* c) {
   if (h->isListpack()) {
     cursor = h->scan(cursor, collect);
   } else {
-    // A bounded walk as SCAN's; elements are counted as Redis counts them
-    // (field and value each).
-    int64_t budget = scanStepBudget(o.count);
-    size_t seen = 0;
-    do {
-      cursor = h->scan(cursor, [&](std::string_view f, std::string_view v) {
-        seen += 2;
+    // Elements are counted as Redis counts them (field and value each).
+    cursor = boundedScan(cursor, o.count, [&](uint64_t from, size_t* seen) {
+      return h->scan(from, [&](std::string_view f, std::string_view v) {
+        *seen += 2;
         collect(f, v);
       });
-    } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(seen) < o.count);
+    });
   }
   beginScanReply(w, cursor);
   w.arrayLen(static_cast<int64_t>(found.size()));

@@ -299,19 +299,18 @@ void sscanCommand(Client* c) {
   if (!collectionScanOptions(c, s != nullptr, &o)) return;
   resp::Writer& w = c->reply();
   std::vector<std::string> found;
-  size_t seen = 0;
   auto collect = [&](std::string_view m) {
-    seen++;
     if (scanMatches(o, m)) found.emplace_back(m);
   };
   if (s->encoding() != db::Set::Encoding::kTable) {
     cursor = s->scan(cursor, collect);
   } else {
-    // A bounded walk as SCAN's.
-    int64_t budget = scanStepBudget(o.count);
-    do {
-      cursor = s->scan(cursor, collect);
-    } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(seen) < o.count);
+    cursor = boundedScan(cursor, o.count, [&](uint64_t from, size_t* seen) {
+      return s->scan(from, [&](std::string_view m) {
+        ++*seen;
+        collect(m);
+      });
+    });
   }
   beginScanReply(w, cursor);
   w.arrayLen(static_cast<int64_t>(found.size()));

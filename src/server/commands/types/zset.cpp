@@ -397,15 +397,12 @@ void zscanCommand(Client* c) {
     cursor = 0;
   } else {
     auto* sl = static_cast<db::SkiplistZSet*>(z);
-    // As SCAN: about COUNT elements, at most 10 buckets per element asked.
-    int64_t budget = scanStepBudget(o.count);
-    size_t visited = 0;
-    do {
-      cursor = sl->scan(cursor, [&](std::string_view m, double s) {
-        visited++;
+    cursor = boundedScan(cursor, o.count, [&](uint64_t from, size_t* seen) {
+      return sl->scan(from, [&](std::string_view m, double s) {
+        ++*seen;
         return collect(m, s);
       });
-    } while (cursor != 0 && budget-- > 0 && static_cast<int64_t>(visited) < o.count);
+    });
   }
   beginScanReply(c->reply(), cursor);
   c->addArrayLen(static_cast<int64_t>(found.size() * 2));

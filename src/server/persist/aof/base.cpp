@@ -29,16 +29,8 @@ bool writeBaseFile(const std::string& path, bool rdb, std::string* err) {
   } else {
     ok = writeDatasetAsCommands(fd, incremental, &werr);
   }
-  if (ok && fsync(fd) != 0) {
-    ok = false;
-    werr = std::string("fsync: ") + strerror(errno);
-  }
-  if (close(fd) != 0 && ok) {
-    ok = false;
-    werr = std::string("close: ") + strerror(errno);
-  }
+  ok = finishWrittenFile(fd, ok, path, &werr);
   if (!ok) {
-    unlink(path.c_str());
     *err = "Write error writing append only file on disk: " + werr;
   }
   return ok;
