@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "net/registry.h"
+#include "client/endpoint.h"
 
 namespace bench {
 
@@ -101,9 +101,7 @@ void splitTests(const char* list, std::vector<std::string>* out) {
 }  // namespace
 
 ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
-  bool rdma = false;
-  // --rdma-<option> flags, as the rdma type's configure() names them.
-  std::vector<std::pair<const char*, const char*>> rdma_opts;
+  client::EndpointOptions conn;  // -s, --rdma, --rdma-<setting>
   int i = 1;
   for (; i < argc; i++) {
     const char* a = argv[i];
@@ -123,6 +121,11 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     };
     long long n = 0;
     if (a[0] != '-') break;  // the command starts here
+    if (auto m = conn.take(argc, argv, &i); m != client::EndpointOptions::Match::kNo) {
+      if (m == client::EndpointOptions::Match::kTaken) continue;
+      needsArg();  // prints the message
+      return ParseOutcome::kExitError;
+    }
     if (is("--help")) {
       printUsage();
       return ParseOutcome::kExitOk;
@@ -135,17 +138,6 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     } else if (is("-p")) {
       if (!number(0, 65535, &n)) return ParseOutcome::kExitError;
       opt->endpoint.port = static_cast<int>(n);
-    } else if (is("-s")) {
-      if (!needsArg()) return ParseOutcome::kExitError;
-      opt->endpoint.path = argv[++i];
-    } else if (is("--rdma")) {
-      rdma = true;
-    } else if (is("--rdma-dialect")) {
-      if (!needsArg()) return ParseOutcome::kExitError;
-      rdma_opts.emplace_back("dialect", argv[++i]);
-    } else if (is("--rdma-keepalive-interval")) {
-      if (!needsArg()) return ParseOutcome::kExitError;
-      rdma_opts.emplace_back("keepalive-interval", argv[++i]);
     } else if (is("-a")) {
       if (!needsArg()) return ParseOutcome::kExitError;
       opt->auth = argv[++i];
@@ -211,15 +203,7 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     fprintf(stderr, "Option --user needs a password (-a).\n");
     return ParseOutcome::kExitError;
   }
-  if (!opt->endpoint.path.empty()) opt->endpoint.type = "unix";
-  if (rdma) {
-    if (!opt->endpoint.path.empty()) {
-      fprintf(stderr, "Options --rdma and -s cannot be used together.\n");
-      return ParseOutcome::kExitError;
-    }
-    opt->endpoint.type = "rdma";
-  }
-  if (std::string err; !net::applyRdmaClientOptions(rdma, rdma_opts, "redis-benchmark", &err)) {
+  if (std::string err; !conn.finish("redis-benchmark", &opt->endpoint, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
     return ParseOutcome::kExitError;
   }

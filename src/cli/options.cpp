@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/split.h"
-#include "net/registry.h"
+#include "client/endpoint.h"
 
 namespace cli {
 
@@ -194,15 +194,18 @@ bool parseUri(const std::string& uri, Options* opt) {
 }
 
 ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
-  bool rdma = false;
-  // --rdma-<option> flags, as the rdma type's configure() names them.
-  std::vector<std::pair<const char*, const char*>> rdma_opts;
+  client::EndpointOptions conn;  // -s, --rdma, --rdma-<setting>
   int i = 1;
   for (; i < argc; i++) {
     const char* a = argv[i];
     bool has_value = i + 1 < argc;
     auto is = [a](const char* name) { return strcmp(a, name) == 0; };
     if (a[0] != '-') break;  // the command starts here
+    if (auto m = conn.take(argc, argv, &i); m != client::EndpointOptions::Match::kNo) {
+      if (m == client::EndpointOptions::Match::kTaken) continue;
+      unrecognized(a);
+      return ParseOutcome::kExitError;
+    }
     if (is("-h") && !has_value) {
       printUsage();
       return ParseOutcome::kExitOk;
@@ -239,8 +242,6 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->verbose = true;
     } else if (is("--no-auth-warning")) {
       opt->no_auth_warning = true;
-    } else if (is("--rdma")) {
-      rdma = true;
     } else if (is("--json") || is("--quoted-json")) {
       opt->format.mode = is("--json") ? OutputMode::kJson : OutputMode::kQuotedJson;
       opt->output_set = true;
@@ -277,16 +278,10 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     } else if (!has_value) {
       unrecognized(a);
       return ParseOutcome::kExitError;
-    } else if (is("--rdma-dialect")) {
-      rdma_opts.emplace_back("dialect", argv[++i]);
-    } else if (is("--rdma-keepalive-interval")) {
-      rdma_opts.emplace_back("keepalive-interval", argv[++i]);
     } else if (is("-h")) {
       opt->endpoint.host = argv[++i];
     } else if (is("-p")) {
       opt->endpoint.port = atoi(argv[++i]);
-    } else if (is("-s")) {
-      opt->endpoint.path = argv[++i];
     } else if (is("-a") || is("--pass")) {
       opt->auth = argv[++i];
       opt->auth_from_cli = true;
@@ -361,17 +356,7 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     fprintf(stderr, "Options -x and -X are mutually exclusive.\n");
     return ParseOutcome::kExitError;
   }
-  if (!opt->endpoint.path.empty()) {
-    opt->endpoint.type = "unix";
-  }
-  if (rdma) {
-    if (!opt->endpoint.path.empty()) {
-      fprintf(stderr, "Options --rdma and -s cannot be used together.\n");
-      return ParseOutcome::kExitError;
-    }
-    opt->endpoint.type = "rdma";
-  }
-  if (std::string err; !net::applyRdmaClientOptions(rdma, rdma_opts, "redis-cli", &err)) {
+  if (std::string err; !conn.finish("redis-cli", &opt->endpoint, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
     return ParseOutcome::kExitError;
   }

@@ -17,11 +17,7 @@ std::vector<std::unique_ptr<ConnectionType>>& types() {
 
 void registerBuiltinTypes() {
   if (!types().empty()) return;
-  types().emplace_back(makeTcpType());
-  types().emplace_back(makeUnixType());
-#ifdef HAVE_RDMA
-  types().emplace_back(makeRdmaType());
-#endif
+  for (ConnectionType* t : makeBuiltinTypes()) types().emplace_back(t);
 }
 
 ConnectionType* findType(const char* name) {
@@ -30,28 +26,6 @@ ConnectionType* findType(const char* name) {
     if (strcmp(t->name(), name) == 0) return t.get();
   }
   return nullptr;
-}
-
-bool applyRdmaClientOptions(bool rdma, const ClientTypeOptions& opts, const char* program,
-                            std::string* err) {
-  if (!rdma) {
-    if (opts.empty()) return true;
-    *err = std::string("Option --rdma-") + opts.front().first + " needs --rdma.";
-    return false;
-  }
-  ConnectionType* t = findType("rdma");
-  if (t == nullptr) {
-    *err = std::string("RDMA support is not compiled in this ") + program;
-    return false;
-  }
-  for (const auto& [name, value] : opts) {
-    std::string why;
-    if (!t->configure(name, value, &why)) {
-      *err = std::string("Invalid --rdma-") + name + ": " + why;
-      return false;
-    }
-  }
-  return true;
 }
 
 void forEachType(const std::function<void(ConnectionType*)>& fn) {
@@ -84,9 +58,7 @@ const std::vector<SettingSpec>& allSettings() {
     forEachType([&v](ConnectionType* t) {
       for (const SettingSpec& s : t->settings()) v.push_back(s);
     });
-#ifndef HAVE_RDMA
-    for (const SettingSpec& s : rdmaSettings()) v.push_back(s);
-#endif
+    for (const SettingSpec& s : absentTypeSettings()) v.push_back(s);
     return v;
   }();
   return all;
@@ -95,17 +67,9 @@ const std::vector<SettingSpec>& allSettings() {
 bool openListeners(event::EventLoop* loop, const SettingLookup& get, AcceptCallback cb,
                    void* cb_data, std::vector<OpenedListener>* out, std::string* err) {
   registerBuiltinTypes();
-#ifndef HAVE_RDMA
-  // The one transport that may be compiled out: its port set is an error,
-  // not a silently missing listener.
-  std::string port = get("rdma-port");
-  if (!port.empty() && port != "0") {
-    *err =
-        "rdma-port is set but RDMA support is not compiled in (build with BUILD_RDMA=yes "
-        "and the libibverbs/librdmacm development packages)";
-    return false;
-  }
-#endif
+  // A type compiled out that the settings ask to listen is an error, not a
+  // silently missing listener.
+  if (!absentTypesAllowListen(get, err)) return false;
   std::vector<OpenedListener> opened;
   for (auto& t : types()) {
     ListenSpec spec;

@@ -18,13 +18,6 @@ void registerBuiltinTypes();
 // nullptr if no such type is compiled in.
 ConnectionType* findType(const char* name);
 
-// The client programs' --rdma and --rdma-<name> <value> options (redis-cli,
-// redis-benchmark): with `rdma` set, checks the transport is compiled in and
-// configures it with each option; without it, refuses any option. False
-// with *err, the line the program prints (`program` names it).
-using ClientTypeOptions = std::vector<std::pair<const char*, const char*>>;
-bool applyRdmaClientOptions(bool rdma, const ClientTypeOptions& opts, const char* program,
-                            std::string* err);
 void forEachType(const std::function<void(ConnectionType*)>& fn);
 // Before-sleep hook: true if any transport holds undelivered received data.
 bool anyPendingData();

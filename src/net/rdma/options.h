@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "net/connection.h"
 #include "net/rdma/wire.h"
 
 namespace net::rdma {
@@ -83,5 +85,9 @@ inline bool parseKeepaliveMs(const std::string& s, int* out, std::string* err) {
   *out = static_cast<int>(v);
   return true;
 }
+
+// The rdma type's server settings (rdma-port, rdma-bind, ...), defined in
+// settings.cpp: built with or without RDMA support.
+const std::vector<SettingSpec>& settings();
 
 }  // namespace net::rdma

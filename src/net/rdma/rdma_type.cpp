@@ -69,7 +69,7 @@ class RdmaType : public ConnectionType {
     return parseOption(name, value, &shared_.opts, err);
   }
 
-  const std::vector<SettingSpec>& settings() const override { return rdmaSettings(); }
+  const std::vector<SettingSpec>& settings() const override { return rdma::settings(); }
 
   std::string info() const override {
     const Stats& s = shared_.stats;

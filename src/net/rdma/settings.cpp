@@ -1,10 +1,11 @@
 // The rdma type's server settings (rdma-port, rdma-bind, rdma-rx-size,
 // rdma-completion-vector, rdma-keepalive-interval): names, defaults and
-// bounds, declared here for the server's options table. Outside src/net/rdma/
-// so that it is compiled with or without RDMA support: a redis.conf written
-// for an RDMA build loads on a build without it (only a non-zero rdma-port
-// is refused, when listeners open). The bounds themselves are
-// net/rdma/options.h, shared with the type's configure().
+// bounds, declared here for the server's options table; and the type's
+// answers for its absence (transports.h). The one file of src/net/rdma/
+// compiled with or without RDMA support (the Makefile keeps it): a
+// redis.conf written for an RDMA build loads on a build without it (only a
+// non-zero rdma-port is refused, when listeners open). The bounds themselves
+// are net/rdma/options.h, shared with the type's configure().
 #include <string>
 #include <vector>
 
@@ -63,9 +64,7 @@ bool parseKeepalive(const Words& w, std::string* canonical, std::string* err) {
   return true;
 }
 
-}  // namespace
-
-const std::vector<SettingSpec>& rdmaSettings() {
+const std::vector<SettingSpec>& table() {
   // None can change at run time: the listener and the connections' buffers
   // are set up from them at start (configure() serves the clients' flags).
   static const std::vector<SettingSpec> kSettings = {
@@ -78,6 +77,40 @@ const std::vector<SettingSpec>& rdmaSettings() {
   static_assert(rdma::kDefaultRxSize == 1048576 && rdma::kDefaultKeepaliveMs == 3000,
                 "the defaults above are the transport's");
   return kSettings;
+}
+
+}  // namespace
+
+
+const std::vector<SettingSpec>& rdma::settings() {
+  return table();
+}
+
+// The rdma type answers for its absence from a build without RDMA
+// (transports.h): its settings still load, a non-zero rdma-port is refused.
+const std::vector<SettingSpec>& absentTypeSettings() {
+#ifdef HAVE_RDMA
+  static const std::vector<SettingSpec> kNone;
+  return kNone;
+#else
+  return rdma::settings();
+#endif
+}
+
+bool absentTypesAllowListen(const SettingLookup& get, std::string* err) {
+#ifdef HAVE_RDMA
+  (void)get;
+  (void)err;
+#else
+  std::string port = get("rdma-port");
+  if (!port.empty() && port != "0") {
+    *err =
+        "rdma-port is set but RDMA support is not compiled in (build with BUILD_RDMA=yes "
+        "and the libibverbs/librdmacm development packages)";
+    return false;
+  }
+#endif
+  return true;
 }
 
 }  // namespace net
