@@ -16,6 +16,9 @@
 // - Bulk payloads are copied out of the buffer as they arrive (next()) or
 //   skipped (skim()), so the buffer only ever holds headers and the tail of
 //   the input.
+//
+// Part of resp/ (floor 2: includes only common/), shared by the client
+// library and the server (a replica reads its master's replies with it).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,11 @@
 // Connection over a stream socket fd: the shared implementation of the tcp
 // and unix connection types (they differ only in how they listen, connect
 // and print addresses). Readiness comes straight from epoll.
+//
+// Module net/socket/: socket syscalls (socket.h), this connection and the
+// tcp and unix types. May include net/connection.h, event/, common/;
+// included by nothing but its own files (the registry makes the types
+// through net/transports.h).
 #pragma once
 
 #include <string>

@@ -1,5 +1,11 @@
 // One registration function per command family; each lives in
 // commands/<family>.cpp and adds its Command entries to the table.
+//
+// Module commands/: the command families (types/: one file family per data
+// type; keys/: the keyspace commands; server/: server and connection
+// commands), the registry and the docs table (syntax_table). May include
+// every module of the server but the top (server.h, dispatch.h); included
+// only by the top and by tests.
 #pragma once
 
 #include "server/core/command.h"

@@ -2,6 +2,12 @@
 // whether CONFIG SET may change it. Sources, in order: the config file, then
 // `--name value` command-line arguments (appended as if they were lines of
 // the file), then CONFIG SET at run time.
+//
+// Module conf/: owns the options table (table.cpp), value parsing
+// (values.cpp), loading (file.cpp), CONFIG REWRITE (rewrite.cpp) and the
+// options not implemented yet (unimplemented.cpp). May include db/ and the
+// floors below the server; everything in the server may include this
+// header (options.h is conf/'s own).
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,12 @@
 // handler, looked up case-insensitively by the dispatcher. Command families
 // (commands/<family>.cpp) each add their entries through one function
 // declared in commands/families.h.
+//
+// Module core/: the vocabulary every part of the server shares: the server
+// state (state.h, from request/ up; lower modules use clients.h and
+// g_config/g_commands), the client, the command table, key specs, argument
+// syntax and reply helpers. May include conf/, db/ and the floors below the
+// server (resp/, net/connection.h, event/, common/); included by all above.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,13 @@
 // RESET run there (pubsubAllowsCommand); RESP3 clients may run anything.
 // Patterns match with strutil::globMatch. A closing client or RESET drops
 // every subscription (resetPubSubState).
+//
+// Module pubsub/: Pub/Sub (pubsub.cpp), keyspace notifications
+// (notify.cpp) and client-side caching (tracking*.cpp): the messages the
+// server pushes to clients. May include core/ (not state.h: clients.h),
+// conf/, db/ and below; its includes of request/ (output buffer limits,
+// WATCH) and script/ run up (utils/layering.sh lists them). Included by
+// request/ and above.
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,14 @@
 // dispatcher, writes replies, and closes the client when the connection
 // fails or the server decided so. This is the layer between the server and
 // the Client buffer: the Client itself only parses and buffers.
+//
+// Module request/: everything that happens to one client's requests:
+// client_io (read, parse, write), call.h (running a command), the client
+// registry (clients.cpp), keyspace lookups, MULTI/WATCH, blocking, CLIENT
+// PAUSE, output buffer limits, SLOWLOG, MONITOR, client info. May include
+// core/, conf/, db/, pubsub/, propagate/, acl/, latency/ and below; the one
+// include that runs up is client_io's call of the dispatcher. Included by
+// persist/, script/, repl/, evict/, commands/ and the top.
 #pragma once
 
 namespace server {
