@@ -33,7 +33,8 @@ void subcommandSyntaxError(Client* c) {
 }
 
 void xgroupHelp(Client* c) {
-  static constexpr std::array<const char*, 14> kHelp = {
+  static constexpr std::array<const char*, 17> kHelp = {
+      "XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "CREATE <key> <groupname> <id|$> [option]",
       "    Create a new consumer group. Options are:",
       "    * MKSTREAM",
@@ -48,6 +49,8 @@ void xgroupHelp(Client* c) {
       "    Remove the specified group.",
       "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
       "    Set the current group ID and entries_read counter.",
+      "HELP",
+      "    Print this help.",
   };
   replyHelp(c, kHelp);
 }

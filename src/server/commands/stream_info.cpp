@@ -139,13 +139,16 @@ void xinfoCommand(Client* c) {
       syntaxError(c);
       return;
     }
-    static constexpr std::array<const char*, 6> kHelp = {
+    static constexpr std::array<const char*, 9> kHelp = {
+        "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CONSUMERS <key> <groupname>",
         "    Show consumers of <groupname>.",
         "GROUPS <key>",
         "    Show the stream consumer groups.",
         "STREAM <key> [FULL [COUNT <count>]",
         "    Show information about the stream.",
+        "HELP",
+        "    Print this help.",
     };
     replyHelp(c, kHelp);
     return;
