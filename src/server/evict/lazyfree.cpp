@@ -13,7 +13,7 @@
 #include "server/db/stream.h"
 #include "server/db/zset.h"
 #include "server/evict/allocator.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace lazyfree {
 
