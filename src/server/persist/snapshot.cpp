@@ -22,6 +22,7 @@
 #include "server/persist/aof/aof.h"
 #include "server/persist/child_info.h"
 #include "server/persist/persist.h"
+#include "server/persist/rdb_format.h"
 #include "server/script/functions.h"
 #include "server/server.h"
 #include "server/tracking/tracking.h"
@@ -275,6 +276,18 @@ bool startBgsaveWith(const SaveOptions& opt, int out_fd, const std::string& trai
   return true;
 }
 
+void logLoadOrigin(const LoadStats& stats) {
+  if (!stats.valkey_ver.empty())
+    LOG_NOTICE("Loading RDB produced by Valkey version %s", stats.valkey_ver.c_str());
+  else if (!stats.redis_ver.empty())
+    LOG_NOTICE("Loading RDB produced by version %s", stats.redis_ver.c_str());
+  if (stats.version != kRdbVersion)
+    LOG_NOTICE("RDB format version %d%s: its encodings were converted to this server's",
+               stats.version, stats.valkey ? " (Valkey)" : "");
+  std::string note = fieldTtlNote(stats);
+  if (!note.empty()) LOG_WARNING("%s", note.c_str());
+}
+
 bool reloadFrom(const std::string& path, std::string* err) {
   server::Server& srv = *server::g_server;
   std::vector<std::unique_ptr<db::Db>> fresh;
@@ -359,8 +372,7 @@ bool loadAtStart() {
   for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
   st.last_load_keys_loaded = stats.keys;
   st.last_load_keys_expired = stats.expired_skipped;
-  if (!stats.redis_ver.empty())
-    LOG_NOTICE("Loading RDB produced by version %s", stats.redis_ver.c_str());
+  logLoadOrigin(stats);
   if (stats.empty_skipped > 0)
     LOG_WARNING("Done loading RDB, %llu empty keys skipped.",
                 static_cast<unsigned long long>(stats.empty_skipped));
