@@ -19,6 +19,9 @@ written with plain types ("ref"), which Redis 7.0.15 and this server load.
 
   old_rdb.py file VERSION PATH      write the era file (1..12, valkey80)
   old_rdb.py ref VERSION PATH       the same data, plain types, RDB 10
+  old_rdb.py special NAME PATH      a file that must be refused (see
+                                    special_file: future version, module
+                                    data, unknown type, ...)
   old_rdb.py payload KIND           hex of a DUMP payload (kinds below)
   old_rdb.py fuzz KIND N SEED       N corrupted payloads of KIND, hex, one
                                     per line (checksums made right, so the
@@ -478,6 +481,41 @@ def fuzz(kind, n, seed):
     return out
 
 
+def module_id(name, encver):
+    charset = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    v = 0
+    for ch in name:
+        v = (v << 6) | charset.index(ch)
+    return (v << 10) | encver
+
+
+def special_file(name):
+    """Files that cannot be loaded, each for one diagnostic."""
+    head = b"REDIS0009" + aux("redis-ver", "5.0.7") + b"\xfe\x00"
+    if name == "future-version":
+        body = b"REDIS0013" + aux("redis-ver", "8.2.0") + b"\xfe\x00"
+    elif name == "redis-magic-valkey-version":
+        body = b"REDIS0080\xfe\x00"
+    elif name == "module-aux":
+        body = head + b"\xf7" + length(module_id("mymodule1", 3)) + length(2) + length(2)
+    elif name == "module-value":
+        body = head + b"\x07" + rstring(b"mkey") + length(module_id("modtype-A", 1)) + b"\x00"
+    elif name == "unknown-type":
+        body = head + encode_item("str:ok", "string", b"v") + b"\x1e" + rstring(b"k") + b"\x00"
+    elif name == "stream":
+        body = head + b"\x0f" + rstring(b"s") + length(0) + length(0) + length(0) + length(0)
+    elif name == "valkey-slot-import":
+        body = b"VALKEY080" + b"\xf3" + length(1)
+    else:
+        raise ValueError(name)
+    body += b"\xff"
+    return body + struct.pack("<Q", crc64(body))
+
+
+def encode_item(key, kind, v):
+    return bytes([TYPES[kind]]) + rstring(key.encode()) + encode_value(kind, v)
+
+
 def main(argv):
     cmd = argv[1]
     if cmd in ("file", "ref"):
@@ -485,6 +523,9 @@ def main(argv):
         data = era_file(v) if cmd == "file" else ref_file(v)
         with open(argv[3], "wb") as f:
             f.write(data)
+    elif cmd == "special":
+        with open(argv[3], "wb") as f:
+            f.write(special_file(argv[2]))
     elif cmd == "payload":
         t, body = payload_body(argv[2])
         print(payload(t, body, payload_version(argv[2])).hex())

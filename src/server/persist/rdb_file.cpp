@@ -233,9 +233,12 @@ class Loader {
           break;
       }
       // A key/value pair of type t.
+      size_t item_at = r_.offset() - 1;
       if (!r_.string(&key)) return false;
       db::Value v;
-      if (!loadValue(r_, t, lim_, &v)) return false;
+      if (!loadValue(r_, t, lim_, &v))
+        return r_.annotate(" [the value of key '" + key + "', type " + std::to_string(t) +
+                           " at offset " + std::to_string(item_at) + "]");
       if (v.empty()) {
         st_->empty_skipped++;
       } else if (expire >= 0 && expire < now_ms_) {

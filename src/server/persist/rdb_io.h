@@ -92,6 +92,12 @@ class RdbReader {
   const std::string& error() const { return error_; }
   // Records the first error (later ones are dropped); returns false.
   bool fail(const std::string& why);
+  // Adds context to a recorded error (not to a short read, whose message
+  // is fixed); returns false.
+  bool annotate(const std::string& more) {
+    if (!error_.empty() && error_ != kShortRead) error_ += more;
+    return false;
+  }
   size_t offset() const { return static_cast<size_t>(p_ - base_); }
 
   // Where the bytes come from: the RDB version of the file or payload

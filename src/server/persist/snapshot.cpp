@@ -309,6 +309,7 @@ bool reloadFrom(const std::string& path, std::string* err) {
   // Tracking clients drop their caches, as after FLUSHALL.
   server::tracking::invalidateOnFlush(true);
   if (!applyFunctions(stats, err)) return false;
+  logLoadOrigin(stats);
   state().last_load_keys_loaded = stats.keys;
   state().last_load_keys_expired = stats.expired_skipped;
   return true;
