@@ -19,8 +19,8 @@
 #include "common/strutil.h"
 #include "net/registry.h"
 #include "resp/request_parser.h"
-#include "server/notify/notify.h"
 #include "server/conf/unimplemented.h"
+#include "server/notify/notify.h"
 #include "server/process/proc_title.h"
 #include "server/process/startup.h"
 #include "server/version.h"
@@ -41,7 +41,15 @@ struct Option {
   int max_args;  // -1: any
   Setter set;
   Getter get;
+  // Redis's hidden configs (test aids): CONFIG GET shows them only when
+  // asked by their exact name, never for a pattern.
+  bool hidden = false;
 };
+
+Option hiddenOption(Option o) {
+  o.hidden = true;
+  return o;
+}
 
 ConfigApplyHook g_apply_hook = nullptr;
 ConfigUserLinesHook g_user_lines_hook = nullptr;
@@ -383,7 +391,10 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
 Option transportOption(const net::SettingSpec* spec) {
-  return Option{spec->name, spec->is_mutable, 1, spec->is_list ? -1 : 1,
+  return Option{spec->name,
+                spec->is_mutable,
+                1,
+                spec->is_list ? -1 : 1,
                 [spec](Config& c, const Args& a, std::string* e) {
                   std::string v;
                   if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
@@ -609,8 +620,11 @@ std::vector<Option> builtinOptions() {
              [](const Config& c) { return c.sanitize_dump_payload; }},
       BOOL_OPT("rdb-del-sync-files", rdb_del_sync_files, true),
       BOOL_OPT("rdb-save-incremental-fsync", rdb_save_incremental_fsync, true),
-      INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true),
-      INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true),
+      hiddenOption(INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true)),
+      hiddenOption(INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true)),
+      hiddenOption(INT_OPT("loading-process-events-interval-bytes",
+                           loading_process_events_interval_bytes, 1024, INT32_MAX, true)),
+      hiddenOption(BOOL_OPT("use-exit-on-panic", use_exit_on_panic, true)),
       INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
@@ -879,7 +893,9 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
                                                            const std::string& pattern) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& o : options()) {
-    if (strutil::globMatch(pattern, o.name, true)) out.emplace_back(o.name, o.get(cfg));
+    bool match = o.hidden ? strcasecmp(pattern.c_str(), o.name) == 0
+                          : strutil::globMatch(pattern, o.name, true);
+    if (match) out.emplace_back(o.name, o.get(cfg));
   }
   for (const auto& a : kAliases) {
     if (strutil::globMatch(pattern, a.alias, true)) {
@@ -888,6 +904,11 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   }
   for (const auto& u : conf::unimplementedOptions()) {
     if (u.kind == conf::Kind::kFileOnly) continue;
+    if (u.hidden) {
+      if (strcasecmp(pattern.c_str(), u.name) == 0)
+        out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
+      continue;
+    }
     if (strutil::globMatch(pattern, u.name, true)) {
       out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
     }

@@ -337,13 +337,18 @@ bool loadAtStart() {
   LoadHooks hooks;
   hooks.key_delay_us = srv.config.key_load_delay;
   int64_t last_events = monoUs();
+  size_t last_bytes = 0;
   hooks.progress = [&](size_t loaded, size_t total) {
     st.loading_loaded_bytes = loaded;
     st.loading_total_bytes = total;
     st.loading_rdb_used_mem = stats.used_mem;
-    // Serve clients (-LOADING, INFO) every 20 ms of loading.
+    // Serve clients (-LOADING, INFO) every loading-process-events-interval-
+    // bytes read (as Redis), and at least every 20 ms.
     int64_t now = monoUs();
-    if (now - last_events >= 20000) {
+    auto interval = static_cast<size_t>(srv.config.loading_process_events_interval_bytes);
+    bool crossed = loaded / interval != last_bytes / interval;
+    last_bytes = loaded;
+    if (crossed || now - last_events >= 20000) {
       last_events = now;
       srv.loop.processEvents(false);
     }
