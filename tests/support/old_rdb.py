@@ -22,6 +22,8 @@ written with plain types ("ref"), which Redis 7.0.15 and this server load.
   old_rdb.py special NAME PATH      a file that must be refused (see
                                     special_file: future version, module
                                     data, unknown type, ...)
+  old_rdb.py bulk MB PATH           a big RDB 9 file of ziplist-era values
+                                    (load benchmarks); prints the key count
   old_rdb.py payload KIND           hex of a DUMP payload (kinds below)
   old_rdb.py fuzz KIND N SEED       N corrupted payloads of KIND, hex, one
                                     per line (checksums made right, so the
@@ -516,6 +518,37 @@ def encode_item(key, kind, v):
     return bytes([TYPES[kind]]) + rstring(key.encode()) + encode_value(kind, v)
 
 
+def bulk_file(path, megabytes):
+    """A large RDB 9 file (Redis 5.0-6.2) of ziplist hashes and sorted sets,
+    quicklist lists, intsets and strings, for load benchmarks. Values come
+    from 64 templates per type; the trailer's checksum is 0 ("saved without
+    checksum"), which every server takes without checking."""
+    shapes = []
+    for i in range(64):
+        shapes.append((13, rstring(ziplist([x for j in range(8)
+                                            for x in (b"field:%d" % j, b"value-%d-%d" % (i, j))]))))
+        shapes.append((12, rstring(ziplist([x for j in range(8)
+                                            for x in (b"member:%d:%d" % (i, j), b"%d.5" % j)]))))
+        shapes.append((14, length(1) + rstring(ziplist([b"item-%d-%d" % (i, j) for j in range(16)]))))
+        shapes.append((11, rstring(intset([i * 1000 + j for j in range(8)]))))
+        shapes.append((0, rstring(b"string-value-%d-abcdefghijklmnop" % i)))
+    target = megabytes << 20
+    with open(path, "wb") as f:
+        f.write(b"REDIS0009" + aux("redis-ver", "6.2.14") + aux("redis-bits", "64") + b"\xfe\x00")
+        written, i, chunk = 0, 0, []
+        while written < target:
+            t, body = shapes[i % len(shapes)]
+            rec = bytes([t]) + rstring(b"key:%010d" % i) + body
+            chunk.append(rec)
+            written += len(rec)
+            i += 1
+            if len(chunk) >= 8192:
+                f.write(b"".join(chunk))
+                chunk = []
+        f.write(b"".join(chunk) + b"\xff" + b"\0" * 8)
+    return i
+
+
 def main(argv):
     cmd = argv[1]
     if cmd in ("file", "ref"):
@@ -523,6 +556,8 @@ def main(argv):
         data = era_file(v) if cmd == "file" else ref_file(v)
         with open(argv[3], "wb") as f:
             f.write(data)
+    elif cmd == "bulk":
+        print(bulk_file(argv[3], int(argv[2])))
     elif cmd == "special":
         with open(argv[3], "wb") as f:
             f.write(special_file(argv[2]))

@@ -72,6 +72,10 @@ struct LoadHooks {
   // returning false abandons the load (shutdown requested meanwhile).
   std::function<bool(size_t loaded, size_t total)> progress;
   int64_t key_delay_us = 0;  // key-load-delay (tests: a slow load)
+  // The bytes are a read-only file mapping: the pages already parsed are
+  // folded into the checksum and given back (madvise), so a big file does
+  // not stay resident beside the data it became. Never for heap memory.
+  bool release_behind = false;
 };
 
 // The log line for hash fields whose expiry time was not kept; empty when

@@ -226,6 +226,7 @@ bool loadFile(const std::string& name, bool first, bool last, bool is_base, Repl
     LoadHooks hooks;
     hooks.key_delay_us = srv.config.key_load_delay;
     hooks.progress = [&](size_t loaded, size_t) { return progress_total(*loaded_before + loaded); };
+    hooks.release_behind = true;  // m is a read-only file mapping
     db::Clock::update();
     if (!loadRdbBytes(reinterpret_cast<const uint8_t*>(m.data), m.n,
                       static_cast<int>(srv.config.databases), loadLimits(), srv.config.rdbchecksum,
