@@ -446,6 +446,11 @@ PAYLOADS = {
 
 
 def payload_body(kind):
+    if kind == "hash-listpack-ex":  # Redis 7.4: "gone" expired in 1970
+        return 25, encode_value(kind, [(b"keep", b"1", 0), (b"later", b"2", FAR * 1000),
+                                       (b"gone", b"3", 1000)])
+    if kind == "valkey-hash-2":
+        return 22, encode_value(kind, [(b"keep", b"1", -1), (b"gone", b"3", 0)])
     t, make = PAYLOADS[kind]
     if kind == "quicklist":
         return t, length(2) + rstring(ziplist([b"a", b"b"])) + rstring(ziplist([3, b"d"]))
@@ -458,7 +463,8 @@ def payload(t, body, version):
 
 
 def payload_version(kind):
-    return {"intset": 6, "listpack-set": 11, "quicklist": 7}.get(kind, 6 if kind != "zipmap" else 4)
+    return {"intset": 6, "listpack-set": 11, "quicklist": 7, "zipmap": 4, "hash-listpack-ex": 12,
+            "valkey-hash-2": 80}.get(kind, 6)
 
 
 def fuzz(kind, n, seed):
