@@ -10,7 +10,7 @@ byte by byte from the format's description (no files of theirs are used):
             fields, RESIZEDB
   RDB 8, 9  Redis 4.0-6.2: binary sorted-set scores (5), LFU/idle opcodes
   RDB 11    Redis 7.2 / Valkey 7.2-8.x: listpack sets (20)
-  RDB 12    Redis 7.4: hashes with field expiry (22-25)
+  RDB 12    Redis 7.4: hashes with field expiry (22-25), slot-info opcode
   VALKEY080 Valkey 9: its own magic, its hash with field expiry (22)
 
 Each file holds the data set of data_set() (what that version could hold),
@@ -397,6 +397,10 @@ def rdb_file(version, items, writer="2.4.0"):
     out += b"\xfe\x00"
     if version >= 7:
         out += b"\xfb" + length(len(items)) + length(sum(1 for i in items if i[3]))
+    if version == 12:  # Redis 7.4 in cluster mode: a slot's size hints
+        out += b"\xf4" + length(866) + length(len(items)) + length(2)
+    if valkey:  # Valkey 8.1 on: the same hints as an aux field
+        out += aux("slot-info", "866,%d,2" % len(items))
     for key, kind, v, exp in items:
         if exp is not None:
             out += (b"\xfc" + struct.pack("<q", exp * 1000)) if version >= 3 else \
