@@ -15,7 +15,7 @@
 #include "server/persist/rdb_foreign_load.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
-#include "server/version.h"
+#include "server/core/version.h"
 
 namespace persist {
 
