@@ -325,3 +325,22 @@ tags {rdb-migration external:skip} {
     set ok 1
   } {1}
 }
+
+start_server {tags {rdb-migration external:skip needs:debug} overrides {enable-debug-command yes rdbcompression no}} {
+  test {A file read in chunks (pages given back as it loads) still has its checksum checked} {
+    # 24 MB: past the 8 MB chunks the loader gives back while it reads.
+    for {set i 0} {$i < 24} {incr i} { r set big:$i [string repeat [format %c [expr {65 + $i}]] 1000000] }
+    set digest [r debug digest]
+    r save
+    assert_equal [r debug reload nosave] OK
+    assert_equal [r debug digest] $digest
+    set dir [lindex [r config get dir] 1]
+    set good [read_file $dir/dump.rdb]
+    set pos 20000000  ;# inside a value, in the third chunk
+    set byte [expr {[scan [string index $good $pos] %c] ^ 1}]
+    write_bytes $dir/dump.rdb [string replace $good $pos $pos [format %c $byte]]
+    assert_error {*Error trying to load the RDB dump*} {r debug reload nosave}
+    assert_match {*RDB CRC error*} [read_file [srv stdout]]
+    assert_equal [r debug digest] $digest
+  }
+}
