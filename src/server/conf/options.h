@@ -25,6 +25,9 @@ struct Option {
   int max_args;  // -1: any
   Setter set;
   Getter get;
+  // Redis's hidden configs (test aids): CONFIG GET shows them only when
+  // asked by their exact name, never for a pattern.
+  bool hidden = false;
 };
 
 // Allowed values of an enumerated option, listed in the error as Redis does.

@@ -23,6 +23,8 @@ const char* typeName(Kind k) {
       return "set";
     case Kind::kZSet:
       return "zset";
+    case Kind::kStream:
+      return "stream";
     case Kind::kNone:
       break;
   }
@@ -91,7 +93,8 @@ Value Value::clone() const {
     case Kind::kList:
     case Kind::kHash:
     case Kind::kSet:
-    case Kind::kZSet: {
+    case Kind::kZSet:
+    case Kind::kStream: {
       Collection* c = collection()->clone();
       out = fromCollection(kind(), c);
       break;
@@ -113,6 +116,7 @@ std::string_view Value::str(char* scratch) const {
     case Kind::kHash:
     case Kind::kSet:
     case Kind::kZSet:
+    case Kind::kStream:
       return std::string_view();
   }
   return std::string_view();  // not reached: the switch returns for every kind
@@ -133,6 +137,7 @@ size_t Value::strLen() const {
     case Kind::kHash:
     case Kind::kSet:
     case Kind::kZSet:
+    case Kind::kStream:
       return 0;
   }
   return 0;  // not reached: the switch returns for every kind
@@ -183,6 +188,7 @@ const char* Value::encodingName() const {
     case Kind::kHash:
     case Kind::kSet:
     case Kind::kZSet:
+    case Kind::kStream:
       return collection()->encodingName();
   }
   return "unknown";  // not reached: the switch returns for every kind
@@ -200,6 +206,7 @@ size_t Value::heapBytes() const {
     case Kind::kHash:
     case Kind::kSet:
     case Kind::kZSet:
+    case Kind::kStream:
       return collection()->memoryUsage();
   }
   return 0;  // not reached: the switch returns for every kind
@@ -218,6 +225,7 @@ void Value::reset() {
     case Kind::kHash:
     case Kind::kSet:
     case Kind::kZSet:
+    case Kind::kStream:
       delete collection();
       break;
   }

@@ -165,6 +165,7 @@ void loadElements(const db::Entry* e, std::vector<Item>* out) {
     case db::Kind::kStrInt:
     case db::Kind::kStrHeap:
     case db::Kind::kHash:
+    case db::Kind::kStream:
       break;
   }
 }
