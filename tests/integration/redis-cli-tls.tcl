@@ -80,8 +80,8 @@ tags {tls external:skip} {
 
   test {Our redis-benchmark refuses --tls with bad options} {
     catch {exec $bench -p $port --tls --cacert /nonexistent/ca.crt -n 10 -t ping -q 2>@1} out
-    set out
-  } {*Invalid CA Certificate File/Directory*}
+    assert_match {*Could not negotiate a TLS connection: Invalid CA Certificate File/Directory*} $out
+  }
 
   exec kill $pid
 }
