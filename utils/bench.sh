@@ -380,4 +380,6 @@ utils/bench-rdb.sh >> BENCHMARKS.md
 echo "bench: AOF (utils/bench-aof.sh)"
 utils/bench-aof.sh >>BENCHMARKS.md
 utils/bench-cli.sh >>BENCHMARKS.md
+echo "bench: TLS (utils/bench-tls.sh)"
+utils/bench-tls.sh >>BENCHMARKS.md
 cat BENCHMARKS.md

@@ -19,8 +19,8 @@
 #include "common/strutil.h"
 #include "net/registry.h"
 #include "resp/request_parser.h"
-#include "server/notify/notify.h"
 #include "server/conf/unimplemented.h"
+#include "server/notify/notify.h"
 #include "server/process/proc_title.h"
 #include "server/process/startup.h"
 #include "server/version.h"
@@ -386,18 +386,21 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
 Option transportOption(const net::SettingSpec* spec) {
-  Option o{spec->name, spec->is_mutable, 1, spec->is_list ? -1 : 1,
-                [spec](Config& c, const Args& a, std::string* e) {
-                  std::string v;
-                  if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
-                  c.transport_settings[spec->name] = v;
-                  return true;
-                },
-                [spec](const Config& c) {
-                  auto it = c.transport_settings.find(spec->name);
-                  return it != c.transport_settings.end() ? it->second
-                                                          : std::string(spec->default_value);
-                }};
+  Option o{spec->name,
+           spec->is_mutable,
+           1,
+           spec->is_list ? -1 : 1,
+           [spec](Config& c, const Args& a, std::string* e) {
+             std::string v;
+             if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
+             c.transport_settings[spec->name] = v;
+             return true;
+           },
+           [spec](const Config& c) {
+             auto it = c.transport_settings.find(spec->name);
+             return it != c.transport_settings.end() ? it->second
+                                                     : std::string(spec->default_value);
+           }};
   o.apply_unchanged = spec->reapply_unchanged;
   return o;
 }

@@ -106,8 +106,8 @@ CtxPtr newContext(const ServerConfig& cfg, int protocols, bool client) {
     return nullptr;
   }
   SSL_CTX* c = ctx.get();
-  SSL_CTX_set_options(c, SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION |
-                             SSL_OP_NO_RENEGOTIATION);
+  SSL_CTX_set_options(
+      c, SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
   if (!(protocols & kTlsV1)) SSL_CTX_set_options(c, SSL_OP_NO_TLSv1);
   if (!(protocols & kTlsV1_1)) SSL_CTX_set_options(c, SSL_OP_NO_TLSv1_1);
   if (!(protocols & kTlsV1_2)) SSL_CTX_set_options(c, SSL_OP_NO_TLSv1_2);
@@ -122,11 +122,10 @@ CtxPtr newContext(const ServerConfig& cfg, int protocols, bool client) {
   const std::string& pass = client ? cfg.client_key_file_pass : cfg.key_file_pass;
   if (!loadKeyPair(c, cert, key, pass)) return nullptr;
   if ((!cfg.ca_cert_file.empty() || !cfg.ca_cert_dir.empty()) &&
-      SSL_CTX_load_verify_locations(c, cfg.ca_cert_file.empty() ? nullptr : cfg.ca_cert_file.c_str(),
-                                    cfg.ca_cert_dir.empty() ? nullptr : cfg.ca_cert_dir.c_str()) <=
-          0) {
-    LOG_WARNING("Failed to configure CA certificate(s) file/directory: %s",
-                takeSslError().c_str());
+      SSL_CTX_load_verify_locations(
+          c, cfg.ca_cert_file.empty() ? nullptr : cfg.ca_cert_file.c_str(),
+          cfg.ca_cert_dir.empty() ? nullptr : cfg.ca_cert_dir.c_str()) <= 0) {
+    LOG_WARNING("Failed to configure CA certificate(s) file/directory: %s", takeSslError().c_str());
     return nullptr;
   }
   if (!cfg.ciphers.empty() && !SSL_CTX_set_cipher_list(c, cfg.ciphers.c_str())) {
@@ -220,9 +219,9 @@ bool buildClientContext(const ClientConfig& cfg, CtxPtr* out, std::string* err) 
   SSL_CTX_set_verify(c, cfg.insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
   bool ca_ok = true;
   if (!cfg.cacert.empty() || !cfg.cacertdir.empty()) {
-    ca_ok = SSL_CTX_load_verify_locations(c, cfg.cacert.empty() ? nullptr : cfg.cacert.c_str(),
-                                          cfg.cacertdir.empty() ? nullptr
-                                                                : cfg.cacertdir.c_str()) > 0;
+    ca_ok =
+        SSL_CTX_load_verify_locations(c, cfg.cacert.empty() ? nullptr : cfg.cacert.c_str(),
+                                      cfg.cacertdir.empty() ? nullptr : cfg.cacertdir.c_str()) > 0;
   } else {
     ca_ok = SSL_CTX_set_default_verify_paths(c) > 0;
   }

@@ -155,6 +155,8 @@ void TlsConnection::updateEvents() {
     if (write_handler_ != nullptr) want |= write_wants_read_ ? event::kReadable : event::kWritable;
     if (write_wants_read_) want |= event::kReadable;
     if (read_wants_write_) want |= event::kWritable;
+    // Bytes taken but not yet through OpenSSL go out without any handler.
+    if (!retry_.empty()) want |= write_wants_read_ ? event::kReadable : event::kWritable;
     if ((want & event::kWritable) && write_barrier_) want |= event::kBarrier;
   }
   if (want == registered_) return;
@@ -195,7 +197,7 @@ void TlsConnection::onEvent(event::EventLoop*, int fd, void* data, int mask) {
     // goes first; then the reader.
     if (c->write_wants_read_) {
       c->write_wants_read_ = false;
-      c->updateEvents();
+      if (!c->sendHeld()) return;
       if (!c->callHandler(c->write_handler_)) return;
     }
     c->callHandler(c->read_handler_);
@@ -205,8 +207,22 @@ void TlsConnection::onEvent(event::EventLoop*, int fd, void* data, int mask) {
       c->updateEvents();
       if (!c->callHandler(c->read_handler_)) return;
     }
+    if (!c->sendHeld()) return;
     c->callHandler(c->write_handler_);
   }
+}
+
+bool TlsConnection::sendHeld() {
+  if (retry_.empty()) {
+    updateEvents();
+    return true;
+  }
+  bool ok = flushRetry();
+  updateEvents();
+  if (ok || state_ == ConnState::kConnected) return true;
+  // The session broke with nobody writing: the reader finds out.
+  callHandler(read_handler_);
+  return false;
 }
 
 void TlsConnection::updatePending() {
@@ -289,20 +305,25 @@ ssize_t TlsConnection::doRead(void* buf, size_t len) {
   return n;
 }
 
+bool TlsConnection::flushRetry() {
+  while (!retry_.empty()) {
+    ERR_clear_error();
+    int r = SSL_write(ssl_, retry_.data(), static_cast<int>(retry_.size()));
+    if (r <= 0) {
+      ioFailed(r, false);
+      return false;
+    }
+    retry_.erase(0, static_cast<size_t>(r));
+  }
+  if (retry_.capacity() > kRecordSize) std::string().swap(retry_);
+  return true;
+}
+
 ssize_t TlsConnection::doWrite(const void* buf, size_t len) {
   if (state_ != ConnState::kConnected) return -1;
   if (!retry_.empty()) {
-    // The caller still holds these bytes first in line: OpenSSL must see
-    // them again before anything else.
-    ERR_clear_error();
-    int r = SSL_write(ssl_, retry_.data(), static_cast<int>(retry_.size()));
-    if (r <= 0) return ioFailed(r, false);
-    if (retry_.capacity() > kRecordSize) {
-      std::string().swap(retry_);
-    } else {
-      retry_.clear();
-    }
-    return r;
+    if (!flushRetry()) return -1;
+    updateEvents();
   }
   const char* p = static_cast<const char*>(buf);
   size_t n = std::min(len, kMaxWrite);
@@ -316,14 +337,22 @@ ssize_t TlsConnection::doWrite(const void* buf, size_t len) {
     }
     ssize_t res = ioFailed(r, false);
     if (state_ != ConnState::kConnected) return res;
+    // OpenSSL holds a record of these bytes and wants the same bytes again
+    // on the retry: they are taken (counted as written) and kept here,
+    // sent before anything else once the socket allows.
     retry_.assign(p + done, n - done);
-    return done > 0 ? static_cast<ssize_t>(done) : -1;
+    updateEvents();
+    return static_cast<ssize_t>(n);
   }
   return static_cast<ssize_t>(done);
 }
 
 ssize_t TlsConnection::doWritev(const struct iovec* iov, int iovcnt) {
-  if (iovcnt == 1 || iov[0].iov_len >= kRecordSize || !retry_.empty()) {
+  if (!retry_.empty()) {
+    if (!flushRetry()) return -1;
+    updateEvents();
+  }
+  if (iovcnt == 1 || iov[0].iov_len >= kRecordSize) {
     return doWrite(iov[0].iov_base, iov[0].iov_len);
   }
   // Small replies gathered into one record rather than one record each.
@@ -361,10 +390,12 @@ void TlsConnection::doClose() {
   }
   if (fd_ != -1) {
     loop_->removeFileEvent(fd_, event::kReadable | event::kWritable);
-    // A close_notify when the session is healthy (best effort, never waits).
+    // Held bytes (a last reply) and a close_notify when the session is
+    // healthy: best effort, never waits.
     if (state_ == ConnState::kConnected && !fatal_) {
+      if (!retry_.empty()) flushRetry();
       ERR_clear_error();
-      SSL_shutdown(ssl_);
+      if (state_ == ConnState::kConnected && !fatal_) SSL_shutdown(ssl_);
     }
     ERR_clear_error();
     ::close(fd_);

@@ -73,6 +73,11 @@ class TlsConnection : public Connection {
   // After SSL_read/SSL_write returned r <= 0: -1 (would block, or error
   // state set) or 0 (orderly close).
   ssize_t ioFailed(int r, bool reading);
+  // Hands retry_ to OpenSSL again; false while it would block or failed.
+  bool flushRetry();
+  // From an fd event: sends held bytes and updates the events; false if
+  // the connection may be gone (a handler ran after a failure).
+  bool sendHeld();
   void updatePending();
 
   Shared* shared_;
@@ -82,14 +87,15 @@ class TlsConnection : public Connection {
   event::TimerId handshake_timer_ = 0;
   bool handshaking_ = false;
   bool tcp_connecting_ = false;
-  int want_mask_ = 0;           // fd events the handshake waits for
-  bool read_wants_write_ = false;   // last SSL_read needs the socket writable
-  bool write_wants_read_ = false;   // last SSL_write needs the socket readable
-  int registered_ = 0;          // event mask now registered in the loop
-  bool in_pending_ = false;     // in shared_->pending
-  bool fatal_ = false;          // the session failed: no close_notify
-  // A write that would block must be retried with the same bytes; they are
-  // kept here (at most kMaxWrite) until OpenSSL takes them.
+  int want_mask_ = 0;              // fd events the handshake waits for
+  bool read_wants_write_ = false;  // last SSL_read needs the socket writable
+  bool write_wants_read_ = false;  // last SSL_write needs the socket readable
+  int registered_ = 0;             // event mask now registered in the loop
+  bool in_pending_ = false;        // in shared_->pending
+  bool fatal_ = false;             // the session failed: no close_notify
+  // A write that would block must be retried with the same bytes: the
+  // caller is told they were written, and they are kept here (at most
+  // 64 KiB) and sent first, without any handler, once the socket allows.
   std::string retry_;
 };
 

@@ -13,9 +13,9 @@
 #include "server/config.h"
 #include "server/evict/evict.h"
 #include "server/limits/open_files.h"
+#include "server/persist/persist.h"
 #include "server/process/os_tuning.h"
 #include "server/process/startup.h"
-#include "server/persist/persist.h"
 #include "server/server.h"
 
 namespace server {
@@ -206,8 +206,8 @@ void configSetCommand(Client* c) {
     }
     std::string ignored_err, ignored_name;
     applyTransportChanges(&ignored_err, &ignored_name);
-    c->addErrorFormat("CONFIG SET failed (possibly related to argument '%s') - %s",
-                      failed.c_str(), err.c_str());
+    c->addErrorFormat("CONFIG SET failed (possibly related to argument '%s') - %s", failed.c_str(),
+                      err.c_str());
     return;
   }
   c->addOk();
