@@ -7,7 +7,7 @@
 # of interleaved rounds; server pinned to CPU 0, load generator to CPU 1
 # when there are two.
 # Knobs: BENCH_ROUNDS (default 3), BENCH_N (requests per run, default
-# 200000; the handshake case runs a tenth of it).
+# 200000; the handshake case runs a hundredth of it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -35,7 +35,7 @@ rps() {  # case -> requests/s
     get-P1) t=get ;;
     set-P16) t=set p=16 ;;
     get-P16) t=get p=16 ;;
-    handshakes) t=ping_mbulk k=0 n=$((N / 10)) ;;
+    handshakes) t=ping_mbulk k=0 n=$((N / 100)) ;;
   esac
   taskset -c $GEN_CPU $RB -p "$TPORT" "${TLS_CLIENT[@]}" -n "$n" -c 50 -P "$p" -k "$k" \
     -r 100000 -t "$t" --csv | tail -n 1 | tr -d '"' | awk -F, '{printf "%.0f", $2}'
@@ -62,7 +62,7 @@ echo "## TLS"
 echo
 echo "Debian's redis-benchmark --tls (client certificate, -c 50, -r 100000) against"
 echo "each server with the same certificates (RSA 2048, TLSv1.3); $N requests per run"
-echo "($((N / 10)) for handshakes: PING with -k 0, a new TLS connection per request);"
+echo "($((N / 100)) for handshakes: PING with -k 0, a new TLS connection per request);"
 echo "$ROUNDS interleaved rounds, medians."
 echo
 echo "| case | ours req/s | Redis req/s | ratio |"
