@@ -14,7 +14,7 @@ ConnectionType* makeTlsType();
 #ifdef HAVE_RDMA
 ConnectionType* makeRdmaType();
 #endif
-// The rdma type's settings (net/rdma_settings.cpp): built with or without
+// The rdma type's settings (net/rdma/settings.cpp): built with or without
 // RDMA support, so redis.conf files naming them load either way.
 const std::vector<SettingSpec>& rdmaSettings();
 

@@ -8,7 +8,7 @@
 #include <climits>
 #include <cstring>
 
-#include "net/socket.h"
+#include "net/socket/socket.h"
 
 namespace net::tls {
 namespace {

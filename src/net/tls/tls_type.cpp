@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "common/log.h"
-#include "net/socket.h"
-#include "net/socket_connection.h"
+#include "net/socket/socket.h"
+#include "net/socket/socket_connection.h"
 #include "net/tls/context.h"
 #include "net/tls/settings.h"
 #include "net/tls/tls_connection.h"
@@ -54,10 +54,15 @@ class TlsType : public ConnectionType {
                      std::string* err) override {
     ServerConfig cfg = ServerConfig::from(get);
     applyPerConnection(cfg);
-    if (!cfg.inUse()) return true;  // built when something starts using it
     bool rebuild = !shared_.server.server;
     for (const std::string& n : names) rebuild = rebuild || !isPerConnectionSetting(n);
     if (!rebuild) return true;
+    if (!cfg.inUse()) {
+      // Built from the new values when something starts using TLS; open
+      // connections keep their reference to the old context.
+      shared_.server = ServerContexts();
+      return true;
+    }
     ServerContexts fresh;
     if (!buildServerContexts(cfg, &fresh)) {
       *err = kUpdateFailed;
