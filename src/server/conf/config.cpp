@@ -665,6 +665,8 @@ std::vector<Option> builtinOptions() {
       INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("stream-node-max-bytes", stream_node_max_bytes, 0, INT64_MAX, true),
+      INT_OPT("stream-node-max-entries", stream_node_max_entries, 0, INT64_MAX, true),
       MEM_OPT("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),

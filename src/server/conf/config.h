@@ -128,6 +128,10 @@ struct Config {
   // Sorted sets stay "listpack" encoded up to this many members, each of at
   // most this many bytes (aliases: zset-max-ziplist-*).
   int64_t zset_max_listpack_entries = 128;
+  // Stream nodes (db/stream.h) close at this many bytes / entries (0: no
+  // limit; bytes are capped at 1 GiB as Redis does).
+  int64_t stream_node_max_bytes = 4096;
+  int64_t stream_node_max_entries = 100;
   int64_t zset_max_listpack_value = 64;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.

@@ -38,7 +38,7 @@ class Replayer {
   Replayer() {
     server::Server& s = *server::g_server;
     client_ = std::make_unique<server::Client>(nullptr, s.next_client_id++, &s.dbAt(0));
-    client_->flags |= server::kAuthenticated | server::kDenyBlocking;
+    client_->flags |= server::kAuthenticated | server::kDenyBlocking | server::kMustObey;
     client_->muteReplies(true);
   }
   ~Replayer() { client_->muteReplies(false); }
