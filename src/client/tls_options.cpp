@@ -65,9 +65,15 @@ std::string tlsUsage(const char* indent) {
       line += " " + std::string(help, static_cast<size_t>(sp - help));
       help = sp + 2;
     }
-    size_t column = strlen(indent) + 19;
+    // The help text starts in the programs' column (indent + 19).
+    size_t column = strlen(indent) + 18;
     if (line.size() < column) line.resize(column, ' ');
-    out += line + " " + help + "\n";
+    std::string text = help;
+    const std::string wrap = "\n" + std::string(21, ' ');
+    for (size_t at = text.find(wrap); at != std::string::npos; at = text.find(wrap, at + 1)) {
+      text.replace(at, wrap.size(), "\n" + std::string(column + 1, ' '));
+    }
+    out += line + " " + text + "\n";
   }
   return out;
 }
