@@ -84,7 +84,9 @@ endif
 all: $(BINARIES)
 
 # -rdynamic: function names in the crash report's stack trace.
-src/redis-server: $(call obj,src/server/main.cpp $(SERVER_SRCS) $(NET_SRCS) $(BASE_SRCS))
+# The replica side (server/repl/replica/) decodes its master's replies with the
+# client library's reply parser.
+src/redis-server: $(call obj,src/server/main.cpp $(SERVER_SRCS) src/client/parser.cpp $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -rdynamic -o $@ $^ $(LIBS) $(LUA_LIBS) -llzf -lm
 
 src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))

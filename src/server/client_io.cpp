@@ -6,6 +6,7 @@
 #include "server/client.h"
 #include "server/dispatch.h"
 #include "server/obuf_limits.h"
+#include "server/repl/repl.h"
 #include "server/server.h"
 
 namespace server {
@@ -39,10 +40,15 @@ size_t processInput(Client* c, const char* base, size_t len) {
       break;
     }
     if (c->argc() == 0) {
+      if (c->flags & kMaster) [[unlikely]]
+        repl::masterApplied(c, std::string_view(base + pos, request_len));
       pos += request_len;
       continue;
     }
     if (!dispatchCommand(c)) return SIZE_MAX;  // client freed by the command
+    // The master's stream: what was applied counts (replication offset).
+    if ((c->flags & kMaster) && !(c->flags & kPostponed)) [[unlikely]]
+      repl::masterApplied(c, std::string_view(base + pos, request_len));
     // Errors refused before a command runs (NOAUTH, unknown command) are
     // not seen by callCommand's check; an unauthenticated client must not
     // pile them up without reading.

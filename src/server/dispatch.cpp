@@ -39,6 +39,25 @@ static void replyUnknownCommand(Client* c) {
 
 static bool dispatchUnmuted(Client* c);
 
+// The master's stream on a replica: applied as the master ran it, without
+// the checks of authentication, ACL, read-only, memory or persistence
+// errors (Redis's "obey client"). Keys whose TTL passed here but not yet
+// on the master are still seen by these commands.
+[[gnu::noinline]] static bool dispatchFromMaster(Client* c, Command* cmd) {
+  int argc = static_cast<int>(c->argc());
+  if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+    c->addWrongArity();
+    multiFlagError(c);
+    return true;
+  }
+  if ((pause::active() || (c->flags & kPostponed)) && pause::shouldPostpone(c, *cmd)) return true;
+  if (multiQueueCommand(c, cmd)) return true;
+  db::Db::master_view = true;
+  callCommand(c, cmd);
+  db::Db::master_view = false;
+  return true;
+}
+
 bool dispatchCommand(Client* c) {
   if (!(c->flags & (kReplyOff | kReplySkipNext))) return dispatchUnmuted(c);
   // CLIENT REPLY OFF|SKIP: run the command with its reply thrown away. SKIP
@@ -77,6 +96,8 @@ static bool dispatchUnmuted(Client* c) {
     cmd = sub;
   }
   c->cur_cmd = cmd;
+  if (c->flags & kMaster) [[unlikely]]
+    return dispatchFromMaster(c, cmd);
   // A replica only sends REPLCONF (repl.h); anything else closes it.
   if ((c->flags & kReplica) && !repl::allowedFromReplica(c, cmd)) return true;
   int argc = static_cast<int>(c->argc());
@@ -129,6 +150,12 @@ static bool dispatchUnmuted(Client* c) {
       c->last_cmd = cmd;  // CLIENT LIST shows the held command, as Redis
       return true;
     }
+  }
+  // -READONLY / -MASTERDOWN on a replica (repl.h).
+  if (repl::g_is_replica && !repl::allowedOnReplica(c, cmd)) [[unlikely]] {
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
   }
   if (persist::loading() && !(cmd->flags & kLoading)) {
     c->addError("-LOADING Redis is loading the dataset in memory");

@@ -194,6 +194,7 @@ bool Server::start() {
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
   // the progress (persist.h).
   if (!persist::loadAtStart()) return false;
+  repl::startReplicaFromConfig();  // replicaof: the cron connects
   LOG_NOTICE("Ready to accept connections");
   process::ready();
   return true;
@@ -377,7 +378,7 @@ void Server::clientsCron() {
     if (c->flags & (kCloseAsap | kBlocked)) continue;
     // Subscribers (any protocol) and monitors only listen: Redis 7.0 never
     // closes them for being idle.
-    bool listener = (c->flags & (kMonitor | kReplica)) || isPubSubClient(c);
+    bool listener = (c->flags & (kMonitor | kReplica | kMaster)) || isPubSubClient(c);
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;

@@ -16,6 +16,7 @@
 #include "server/multi.h"
 #include "server/pause.h"
 #include "server/persist/persist.h"
+#include "server/repl/repl.h"
 #include "server/server.h"
 
 namespace evict {
@@ -311,6 +312,9 @@ void evictKey(db::Db* d, std::string_view key) {
 
 Result performEvictions() {
   if (!safeToEvict()) return Result::kOk;
+  // replica-ignore-maxmemory: a replica's data set is its master's.
+  if (server::repl::g_is_replica && server::g_server->config.replica_ignore_maxmemory)
+    return Result::kOk;
   if (!overMaxmemory()) {
     trackExceededTime(false);
     return Result::kOk;

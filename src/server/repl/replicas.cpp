@@ -27,6 +27,8 @@ int64_t nowSec() {
 struct Globals {
   std::vector<ReplicaState*> replicas;
   std::string replid;
+  std::string replid2 = std::string(40, '0');
+  int64_t second_offset = -1;
   int64_t offset = 0;
   int stream_db = -1;   // db of the last SELECT in the stream; -1: none yet
   int64_t seconds = 0;  // one-second ticks of the cron so far
@@ -78,7 +80,9 @@ void feedStream(const std::string& bytes) {
 class StreamSink : public propagate::Sink {
  public:
   void feed(int db, std::span<const std::string_view> argv) override {
-    if (g().replicas.empty()) return;
+    // A replica's replicas get its master's stream (proxyFromMaster), not
+    // its own effects.
+    if (g().replicas.empty() || g_is_replica) return;
     std::string out;
     if (db != g().stream_db) {
       std::string dbs = std::to_string(db);
@@ -167,13 +171,52 @@ bool isFiltered(const ReplicaState& r) {
   return r.exclude_data || r.exclude_functions;
 }
 
+namespace {
+std::string randomId() {
+  static const char hex[] = "0123456789abcdef";
+  std::string id(40, '0');
+  for (char& ch : id) ch = hex[common::randomU64() & 15];
+  return id;
+}
+}  // namespace
+
 const std::string& replId() {
-  if (g().replid.empty()) {
-    static const char hex[] = "0123456789abcdef";
-    g().replid.assign(40, '0');
-    for (char& ch : g().replid) ch = hex[common::randomU64() & 15];
-  }
+  if (g().replid.empty()) g().replid = randomId();
   return g().replid;
+}
+
+const std::string& replId2() {
+  return g().replid2;
+}
+
+int64_t secondReplOffset() {
+  return g().second_offset;
+}
+
+void setReplIdAndOffset(const std::string& id, int64_t offset) {
+  g().replid = id;
+  g().offset = offset;
+  g().replid2.assign(40, '0');
+  g().second_offset = -1;
+}
+
+void shiftReplId(const std::string& id) {
+  Globals& s = g();
+  s.replid2 = replId();
+  s.second_offset = s.offset + 1;
+  s.replid = id.empty() ? randomId() : id;
+  LOG_WARNING(
+      "Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
+      "ID is %s",
+      s.replid2.c_str(), static_cast<long long>(s.second_offset), s.replid.c_str());
+}
+
+void proxyFromMaster(std::string_view bytes) {
+  if (g().replicas.empty()) {
+    g().offset += static_cast<int64_t>(bytes.size());
+    return;
+  }
+  feedStream(std::string(bytes));
 }
 
 int64_t masterOffset() {
@@ -277,14 +320,20 @@ void cron() {
   }
   // PING every repl-ping-replica-period seconds of the clock of ticks, not
   // of the replica's arrival (as Redis counts its replication cron).
-  if (tick && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
+  // A replica's replicas get its master's PINGs instead.
+  if (tick && !g_is_replica && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
     feedStream("*1\r\n$4\r\nping\r\n");
   maybeStartTransfer(true);
+  if (tick) replicaCron();
 }
 
 void appendInfoReplication(std::string* o) {
   Globals& s = g();
-  appendFormat(o, "role:master\r\nconnected_slaves:%zu\r\n", s.replicas.size());
+  if (g_is_replica)
+    appendInfoReplicaHeader(o);
+  else
+    appendFormat(o, "role:master\r\n");
+  appendFormat(o, "connected_slaves:%zu\r\n", s.replicas.size());
   int64_t now = nowSec();
   size_t i = 0;
   for (ReplicaState* r : s.replicas) {
@@ -294,14 +343,18 @@ void appendInfoReplication(std::string* o) {
                  static_cast<long long>(now - (r->ack_time_s ? r->ack_time_s : r->sync_start_s)));
   }
   appendFormat(o, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n", replId().c_str());
-  appendFormat(o, "master_replid2:0000000000000000000000000000000000000000\r\n");
-  appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n",
-               static_cast<long long>(s.offset));
+  appendFormat(o, "master_replid2:%s\r\n", s.replid2.c_str());
+  appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:0\r\n",
+               static_cast<long long>(s.offset), static_cast<long long>(s.second_offset));
   appendFormat(o, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n");
   appendFormat(o, "repl_backlog_histlen:0\r\n");
 }
 
 void roleReply(Client* c) {
+  if (g_is_replica) {
+    roleReplyReplica(c);
+    return;
+  }
   std::vector<ReplicaState*> online;
   for (ReplicaState* r : g().replicas)
     if (r->state == SyncState::kOnline && !r->rdb_only) online.push_back(r);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "server/command.h"
+
 namespace server {
 class Client;
 }
@@ -60,6 +62,26 @@ bool isFiltered(const ReplicaState& r);
 
 const std::string& replId();
 int64_t masterOffset();
+// The previous id and the offset up to which it is valid (PSYNC2), or
+// forty zeros and -1.
+const std::string& replId2();
+int64_t secondReplOffset();
+// A full sync from a master: its id and the offset its RDB stands for.
+void setReplIdAndOffset(const std::string& id, int64_t offset);
+// The current id becomes the secondary one (valid up to the offset + 1)
+// and `id` (a random one when empty) the current one.
+void shiftReplId(const std::string& id);
+// A replica: bytes of its master's stream, applied; they go to our own
+// replicas unchanged and advance the offset.
+void proxyFromMaster(std::string_view bytes);
+
+// replica/replica.cpp: the replica side's hooks for this folder.
+void registerReplicaCommands(CommandTable& t);
+void replicaCron();
+void appendInfoReplicaHeader(std::string* o);
+void roleReplyReplica(Client* c);
+// The master client of a replica, or nullptr.
+Client* masterClient();
 
 // Registers the stream's propagation sink (once) and creates the "backlog"
 // (a new replication id) when the first replica arrives, as Redis does.

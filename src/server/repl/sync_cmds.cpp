@@ -69,7 +69,8 @@ void replconfCommand(Client* c) {
       if (r->stream_on_ack && r->state == SyncState::kOnline) startStreamOnAck(r);
       return;
     } else if (argIs(opt, "getack")) {
-      // Sent by a master to its replicas; this server is never a replica.
+      // From our master: acknowledge now. No reply either way.
+      if (c->flags & kMaster) ackToMaster();
       return;
     } else if (argIs(opt, "rdb-only")) {
       int64_t v;
@@ -119,6 +120,11 @@ void syncCommand(Client* c) {
     c->addError("SYNC and PSYNC are invalid with pending output");
     return;
   }
+  // A replica serves its replicas only while its own link is up.
+  if (g_is_replica && masterClient() == nullptr) {
+    c->addError("-NOMASTERLINK Can't SYNC while not connected with my master");
+    return;
+  }
   ReplicaState* r = stateOf(c, true);
   if (isFiltered(*r) && !r->capa_eof) {
     c->addError("Filtered replica requires EOF capability");
@@ -166,6 +172,7 @@ void syncCommand(Client* c) {
 
 void registerReplCommands(CommandTable& t) {
   installTransferHooks();
+  registerReplicaCommands(t);
   t.add({"sync", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0, "server",
          "Internal command used for replication", "1.0.0", nullptr, "admin slow dangerous"});
   t.add({"psync", -3, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0,
