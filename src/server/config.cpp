@@ -487,6 +487,10 @@ std::vector<Option> builtinOptions() {
       BOOL_OPT("replica-announced", replica_announced, true),
       ENUM_OPT("repl-diskless-load", repl_diskless_load, kDisklessLoad, true),
       STR_OPT("bind-source-addr", bind_source_addr, true),
+      MEM_OPT("repl-backlog-size", repl_backlog_size, 1, INT64_MAX, true),
+      INT_OPT("repl-backlog-ttl", repl_backlog_ttl, 0, LONG_MAX, true),
+      INT_OPT("min-replicas-to-write", min_replicas_to_write, 0, INT_MAX, true),
+      INT_OPT("min-replicas-max-lag", min_replicas_max_lag, 0, INT_MAX, true),
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
       STR_OPT("requirepass", requirepass, true),
@@ -733,6 +737,8 @@ constexpr Alias kAliases[] = {
     {"slave-priority", "replica-priority"},
     {"slave-announce-ip", "replica-announce-ip"},
     {"slave-announce-port", "replica-announce-port"},
+    {"min-slaves-to-write", "min-replicas-to-write"},
+    {"min-slaves-max-lag", "min-replicas-max-lag"},
 };
 
 const Option* findOption(const std::string& name) {

@@ -64,6 +64,10 @@ struct Config {
   int64_t repl_diskless_sync_max_replicas = 0;
   int64_t repl_ping_replica_period = 10;
   int64_t repl_timeout = 60;
+  int64_t repl_backlog_size = 1024 * 1024;
+  int64_t repl_backlog_ttl = 3600;
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag = 10;
   // This server as a replica (src/server/repl/replica/).
   std::string replicaof;  // "<host> <port>", empty: a master
   std::string masterauth;

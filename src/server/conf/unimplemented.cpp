@@ -65,10 +65,6 @@ std::vector<UnimplementedOption> buildTable() {
   return {
       // Replication.
       boolOpt("replica-ignore-disk-write-errors", nullptr, "no", true, kRepl),
-      intOpt("min-replicas-to-write", "min-slaves-to-write", "0", true, 0, kIntMax, kRepl),
-      intOpt("min-replicas-max-lag", "min-slaves-max-lag", "10", true, 0, kIntMax, kRepl),
-      memOpt("repl-backlog-size", "1048576", true, 1, LLONG_MAX, kRepl),
-      intOpt("repl-backlog-ttl", nullptr, "3600", true, 0, kLongMax, kRepl),
       boolOpt("repl-disable-tcp-nodelay", nullptr, "no", true, kRepl),
       enumOpt("propagation-error-behavior", "ignore", true, "ignore|panic|panic-on-replicas",
               kRepl),

@@ -21,8 +21,8 @@
 //                applied (offset, sub-replicas' copy of the stream).
 //   server cron  cron() also runs the replica's: connect, ACK, timeouts.
 //
-// There is no replication backlog: every PSYNC this server receives gets
-// +FULLRESYNC.
+// PSYNC continues from the replication backlog (backlog.h) when it can
+// (+CONTINUE), else gets +FULLRESYNC.
 #pragma once
 
 #include <string>
@@ -48,6 +48,8 @@ bool allowedOnReplica(Client* c, const Command* cmd);
 void masterApplied(Client* c, std::string_view bytes);
 // REPLCONF GETACK from the master.
 void ackToMaster();
+// CONFIG SET repl-backlog-size.
+void applyBacklogSize();
 // False when c is a replica and cmd is something it may not send; c is
 // then already scheduled to close.
 bool allowedFromReplica(Client* c, const Command* cmd);

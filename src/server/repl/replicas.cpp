@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "common/hash.h"
 #include "common/log.h"
@@ -13,6 +14,7 @@
 #include "server/commands/introspection.h"
 #include "server/obuf_limits.h"
 #include "server/propagate/propagate.h"
+#include "server/repl/backlog.h"
 #include "server/repl/repl.h"
 #include "server/server.h"
 
@@ -34,6 +36,10 @@ struct Globals {
   int64_t seconds = 0;  // one-second ticks of the cron so far
   int64_t last_newline_s = 0;
   bool sink_added = false;
+  // Created with the first replica (or a replica's first sync), freed
+  // after repl-backlog-ttl without replicas on a master.
+  std::unique_ptr<Backlog> backlog;
+  int64_t no_replicas_since_s = 0;
 };
 
 Globals& g() {
@@ -63,6 +69,7 @@ bool withinLimits(ReplicaState* r) {
 // Sends `bytes` of the stream to every replica that takes it now, keeps it
 // for those whose RDB is on its way, and advances the offset.
 void feedStream(const std::string& bytes) {
+  if (g().backlog) g().backlog->feed(bytes);
   for (ReplicaState* r : std::vector<ReplicaState*>(g().replicas)) {
     if (r->client->flags & kCloseAsap) continue;
     if (r->rdb_only) continue;  // gets the RDB and nothing after it
@@ -82,7 +89,7 @@ class StreamSink : public propagate::Sink {
   void feed(int db, std::span<const std::string_view> argv) override {
     // A replica's replicas get its master's stream (proxyFromMaster), not
     // its own effects.
-    if (g().replicas.empty() || g_is_replica) return;
+    if (!g().backlog || g_is_replica) return;
     std::string out;
     if (db != g().stream_db) {
       std::string dbs = std::to_string(db);
@@ -137,12 +144,9 @@ void onClientClose(Client* c) {
     v.erase(it);
     LOG_WARNING("Connection with replica %s lost.", replicaName(*r).c_str());
     forgetTransferTarget(r);
-    // With no replica left, commands go back to the path without
-    // propagation work (the AOF, when on, has its own sink).
-    if (v.empty() && g().sink_added) {
-      g().sink_added = false;
-      propagate::removeSink(&sink());
-    }
+    // The backlog goes on without replicas (a replica may come back and
+    // continue) until repl-backlog-ttl.
+    if (v.empty()) g().no_replicas_since_s = nowSec();
   }
   c->repl_state = nullptr;
   delete r;
@@ -196,6 +200,9 @@ int64_t secondReplOffset() {
 void setReplIdAndOffset(const std::string& id, int64_t offset) {
   g().replid = id;
   g().offset = offset;
+  // The backlog restarts at the new history.
+  g().backlog.reset();
+  ensureBacklog();
   g().replid2.assign(40, '0');
   g().second_offset = -1;
 }
@@ -212,7 +219,7 @@ void shiftReplId(const std::string& id) {
 }
 
 void proxyFromMaster(std::string_view bytes) {
-  if (g().replicas.empty()) {
+  if (!g().backlog && g().replicas.empty()) {
     g().offset += static_cast<int64_t>(bytes.size());
     return;
   }
@@ -223,11 +230,30 @@ int64_t masterOffset() {
   return g().offset;
 }
 
-void attachReplica(ReplicaState* r) {
-  if (!g().sink_added) {
-    g().sink_added = true;
+void ensureBacklog() {
+  Globals& s = g();
+  if (!s.backlog) {
+    s.backlog = std::make_unique<Backlog>(static_cast<size_t>(g_server->config.repl_backlog_size),
+                                          s.offset + 1);
+    replId();
+  }
+  // A master's own writes feed it; a replica's stream comes from its master.
+  if (!s.sink_added && !g_is_replica) {
+    s.sink_added = true;
     propagate::addSink(&sink());
   }
+}
+
+Backlog* backlog() {
+  return g().backlog.get();
+}
+
+void applyBacklogSize() {
+  if (g().backlog) g().backlog->resize(static_cast<size_t>(g_server->config.repl_backlog_size));
+}
+
+void attachReplica(ReplicaState* r) {
+  ensureBacklog();
   g().replicas.push_back(r);
   r->client->flags |= kReplica;
   r->sync_start_s = nowSec();
@@ -325,6 +351,21 @@ void cron() {
     feedStream("*1\r\n$4\r\nping\r\n");
   maybeStartTransfer(true);
   if (tick) replicaCron();
+  // A master without replicas for repl-backlog-ttl seconds frees its
+  // backlog; the new id makes sure nobody continues from it later.
+  if (tick && s.backlog && !g_is_replica && s.replicas.empty() && cfg.repl_backlog_ttl > 0 &&
+      now - s.no_replicas_since_s > cfg.repl_backlog_ttl) {
+    LOG_NOTICE("Replication backlog freed after %lld seconds without connected replicas.",
+               static_cast<long long>(cfg.repl_backlog_ttl));
+    s.backlog.reset();
+    s.replid = randomId();
+    s.replid2.assign(40, '0');
+    s.second_offset = -1;
+    if (s.sink_added) {
+      s.sink_added = false;
+      propagate::removeSink(&sink());
+    }
+  }
 }
 
 void appendInfoReplication(std::string* o) {
@@ -344,10 +385,13 @@ void appendInfoReplication(std::string* o) {
   }
   appendFormat(o, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n", replId().c_str());
   appendFormat(o, "master_replid2:%s\r\n", s.replid2.c_str());
-  appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\nrepl_backlog_active:0\r\n",
+  appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\n",
                static_cast<long long>(s.offset), static_cast<long long>(s.second_offset));
-  appendFormat(o, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n");
-  appendFormat(o, "repl_backlog_histlen:0\r\n");
+  appendFormat(o, "repl_backlog_active:%d\r\nrepl_backlog_size:%lld\r\n", s.backlog ? 1 : 0,
+               static_cast<long long>(g_server->config.repl_backlog_size));
+  appendFormat(o, "repl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%zu\r\n",
+               static_cast<long long>(s.backlog ? s.backlog->firstOffset() : 0),
+               s.backlog ? s.backlog->histlen() : 0);
 }
 
 void roleReply(Client* c) {

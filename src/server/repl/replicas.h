@@ -71,6 +71,11 @@ void setReplIdAndOffset(const std::string& id, int64_t offset);
 // The current id becomes the secondary one (valid up to the offset + 1)
 // and `id` (a random one when empty) the current one.
 void shiftReplId(const std::string& id);
+// Creates the backlog (and the stream's propagation sink on a master) if
+// there is none yet.
+void ensureBacklog();
+class Backlog;
+Backlog* backlog();
 // A replica: bytes of its master's stream, applied; they go to our own
 // replicas unchanged and advance the offset.
 void proxyFromMaster(std::string_view bytes);

@@ -127,6 +127,7 @@ void unsetMaster() {
   shiftReplId(std::string());
   dropSubReplicas();
   resetStreamDb();
+  ensureBacklog();  // now fed by our own writes
 }
 
 void replicaofCommand(Client* c) {
@@ -212,6 +213,8 @@ void becomeConnected(std::string_view rest) {
   l.state = State::kConnected;
   l.down_since_s = 0;
   l.ever_synced = true;
+  // Our replicas continue from it, and so do we after a promotion.
+  ensureBacklog();
   noteIo();
   startReading(c);
   // The stream already read with the RDB runs first.
