@@ -172,6 +172,13 @@ static bool dispatchUnmuted(Client* c) {
       multiFlagError(c);
       return true;
     }
+    if (s.config.min_replicas_to_write && (cmd->flags & kWrite) && !repl::enoughGoodReplicas())
+        [[unlikely]] {
+      c->addError("-NOREPLICAS Not enough good replicas to write.");
+      cmd->rejected_calls++;
+      multiFlagError(c);
+      return true;
+    }
   }
   if (multiQueueCommand(c, cmd)) return true;
   callCommand(c, cmd);

@@ -135,3 +135,44 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0 re
     } {0}
   }
 }
+
+start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} {
+  foreach bin $replica_bins {
+    set who [expr {$bin eq $::our_bin ? "our server" : "Redis 7.0.15"}]
+    with_server_bin $bin {
+      start_server {} {
+        r replicaof 127.0.0.1 [srv -1 port]
+        wait_caught_up -1 0
+
+        test "WAIT counts $who once it acknowledged the write" {
+          r -1 set w 1
+          assert_equal [r -1 wait 1 5000] 1
+          set t0 [clock milliseconds]
+          assert_equal [r -1 wait 2 300] 1
+          assert_range [expr {[clock milliseconds] - $t0}] 250 3000
+          r -1 multi
+          r -1 wait 5 0
+          assert_equal [r -1 exec] 1
+          assert_error "*WAIT cannot be used with replica instances*" {r wait 1 10}
+          assert_error "*timeout is negative*" {r -1 wait 1 -1}
+        }
+
+        test "min-replicas-to-write with $who: -NOREPLICAS once it lags" {
+          r -1 config set min-replicas-to-write 1
+          r -1 config set min-replicas-max-lag 2
+          r -1 set ok-with-replica 1
+          assert_equal [info_field [r -1 info replication] min_slaves_good_slaves] 1
+          exec kill -STOP [srv 0 pid]
+          wait_for_condition 100 100 {[catch {r -1 set blocked 1} e] && [string match NOREPLICAS* $e]} {
+            exec kill -CONT [srv 0 pid]
+            fail "writes were never refused"
+          }
+          exec kill -CONT [srv 0 pid]
+          wait_for_condition 100 100 {![catch {r -1 set again 1}]} { fail "writes never resumed" }
+          r -1 config set min-replicas-to-write 0
+          r -1 get again
+        } {1}
+      }
+    }
+  }
+}

@@ -48,6 +48,9 @@ bool allowedOnReplica(Client* c, const Command* cmd);
 void masterApplied(Client* c, std::string_view bytes);
 // REPLCONF GETACK from the master.
 void ackToMaster();
+// min-replicas-to-write: false while too few replicas acknowledged within
+// min-replicas-max-lag (writes get -NOREPLICAS).
+bool enoughGoodReplicas();
 // CONFIG SET repl-backlog-size.
 void applyBacklogSize();
 // False when c is a replica and cmd is something it may not send; c is

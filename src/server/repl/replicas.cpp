@@ -40,6 +40,7 @@ struct Globals {
   // after repl-backlog-ttl without replicas on a master.
   std::unique_ptr<Backlog> backlog;
   int64_t no_replicas_since_s = 0;
+  int64_t write_offset = 0;  // the stream's offset after the last write effect
 };
 
 Globals& g() {
@@ -102,6 +103,7 @@ class StreamSink : public propagate::Sink {
     out += "\r\n";
     for (std::string_view a : argv) appendBulk(&out, a);
     feedStream(out);
+    g().write_offset = g().offset;
   }
   // A replica stream: PUBLISH and redis.set_repl(REPL_REPLICA) effects come
   // here, not to the AOF (propagate.h, Targets).
@@ -248,6 +250,14 @@ Backlog* backlog() {
   return g().backlog.get();
 }
 
+int64_t lastWriteOffset() {
+  return g().write_offset;
+}
+
+void feedRaw(std::string_view bytes) {
+  feedStream(std::string(bytes));
+}
+
 void applyBacklogSize() {
   if (g().backlog) g().backlog->resize(static_cast<size_t>(g_server->config.repl_backlog_size));
 }
@@ -350,6 +360,7 @@ void cron() {
   if (tick && !g_is_replica && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
     feedStream("*1\r\n$4\r\nping\r\n");
   maybeStartTransfer(true);
+  waitCron();
   if (tick) replicaCron();
   // A master without replicas for repl-backlog-ttl seconds frees its
   // backlog; the new id makes sure nobody continues from it later.
@@ -370,11 +381,14 @@ void cron() {
 
 void appendInfoReplication(std::string* o) {
   Globals& s = g();
+  const Config& cfg = g_server->config;
   if (g_is_replica)
     appendInfoReplicaHeader(o);
   else
     appendFormat(o, "role:master\r\n");
   appendFormat(o, "connected_slaves:%zu\r\n", s.replicas.size());
+  if (cfg.min_replicas_to_write && cfg.min_replicas_max_lag)
+    appendFormat(o, "min_slaves_good_slaves:%lld\r\n", static_cast<long long>(goodReplicas()));
   int64_t now = nowSec();
   size_t i = 0;
   for (ReplicaState* r : s.replicas) {

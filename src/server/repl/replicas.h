@@ -80,6 +80,23 @@ Backlog* backlog();
 // replicas unchanged and advance the offset.
 void proxyFromMaster(std::string_view bytes);
 
+// The offset right after the last write effect fed (WAIT waits for it;
+// PINGs and GETACKs after it do not count).
+int64_t lastWriteOffset();
+// Appends raw bytes to the stream (backlog and replicas): GETACK.
+void feedRaw(std::string_view bytes);
+
+// wait.cpp: WAIT and min-replicas-to-write.
+void registerWaitCommand(CommandTable& t);
+// REPLCONF GETACK * to every replica, in the stream.
+void requestAcks();
+// A replica acknowledged an offset: waiters may be done.
+void onReplicaAck();
+// Timeouts of waiters.
+void waitCron();
+// Online replicas whose last ACK is within min-replicas-max-lag.
+int64_t goodReplicas();
+
 // replica/replica.cpp: the replica side's hooks for this folder.
 void registerReplicaCommands(CommandTable& t);
 void replicaCron();

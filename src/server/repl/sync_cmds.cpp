@@ -122,6 +122,7 @@ void replconfCommand(Client* c) {
       if (!(c->flags & kReplica) || !strutil::parseInt64(val, &off)) return;
       if (off > r->ack_offset) r->ack_offset = off;
       r->ack_time_s = static_cast<int64_t>(time(nullptr));
+      onReplicaAck();
       if (r->stream_on_ack && r->state == SyncState::kOnline) startStreamOnAck(r);
       return;
     } else if (argIs(opt, "getack")) {
@@ -213,6 +214,7 @@ void syncCommand(Client* c) {
 void registerReplCommands(CommandTable& t) {
   installTransferHooks();
   registerReplicaCommands(t);
+  registerWaitCommand(t);
   t.add({"sync", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0, "server",
          "Internal command used for replication", "1.0.0", nullptr, "admin slow dangerous"});
   t.add({"psync", -3, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0,
