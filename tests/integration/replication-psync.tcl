@@ -177,3 +177,38 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} 
     }
   }
 }
+
+start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} {
+  r set before-restart 1
+  set dir [new_tmp_dir replica-restart]
+  foreach bin $replica_bins {
+    set who [expr {$bin eq $::our_bin ? "our server" : "Redis 7.0.15"}]
+    with_server_bin $bin {
+      test "$who restarted from its RDB continues partially (repl-id/repl-offset aux fields)" {
+        file delete -force $dir/dump.rdb
+        start_server [list overrides [list dir $dir]] {
+          r replicaof 127.0.0.1 [srv -1 port]
+          wait_caught_up -1 0
+          r -1 select 5
+          r -1 set in-db5 1
+          wait_caught_up -1 0
+          set pid [srv 0 pid]
+          catch {r shutdown save}
+          mark_server_killed
+          wait_for_condition 100 50 {[catch {exec kill -0 $pid}]} { fail "replica did not exit" }
+        }
+        set full [stat_field 0 sync_full]
+        r select 5
+        r set while-restarting 1
+        start_server [list overrides [list dir $dir replicaof "127.0.0.1 [srv 0 port]"]] {
+          wait_caught_up -1 0
+          assert_equal [stat_field -1 sync_full] $full
+          assert_match "*Partial resynchronization request from * accepted*" [log_of -1]
+          r select 5
+          set got [list [r get in-db5] [r get while-restarting]]
+        }
+        set got
+      } {1 1}
+    }
+  }
+}

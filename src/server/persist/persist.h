@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "server/command.h"
 
@@ -72,6 +74,19 @@ void registerPersistCommands(server::CommandTable& t);
 // background with lazy_flush) and the function libraries with the file's;
 // on failure the databases are emptied, or kept with keep_on_error
 // (repl-diskless-load swapdb), and *err says why.
+// The replication aux fields every RDB this server saves carries (repl-id,
+// repl-offset, repl-stream-db), from server/repl/; none without a hook or
+// when it returns none.
+using ReplAuxHook = std::vector<std::pair<std::string, std::string>> (*)();
+void setReplAuxHook(ReplAuxHook hook);
+// Those fields as the RDB loaded at start had them (empty id / -1 if not).
+struct ReplInfo {
+  std::string id;
+  int64_t offset = -1;
+  int64_t stream_db = -1;
+};
+const ReplInfo& loadedReplInfo();
+
 struct ReplicaRdb {
   const uint8_t* data = nullptr;
   size_t len = 0;

@@ -159,6 +159,19 @@ SnapshotState& state() {
   return s;
 }
 
+namespace {
+ReplAuxHook g_repl_aux_hook = nullptr;
+ReplInfo g_loaded_repl;
+}  // namespace
+
+void setReplAuxHook(ReplAuxHook hook) {
+  g_repl_aux_hook = hook;
+}
+
+const ReplInfo& loadedReplInfo() {
+  return g_loaded_repl;
+}
+
 SaveOptions saveOptions() {
   const server::Config& c = server::g_server->config;
   SaveOptions o;
@@ -168,6 +181,7 @@ SaveOptions saveOptions() {
   o.used_mem = static_cast<int64_t>(server::memoryNumbers().used);
   o.key_save_delay_us = c.rdb_key_save_delay;
   o.function_libraries = server::script::libraryCodes();
+  if (g_repl_aux_hook != nullptr) o.extra_aux = g_repl_aux_hook();
   return o;
 }
 
@@ -359,6 +373,7 @@ bool loadAtStart() {
   for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
   st.last_load_keys_loaded = stats.keys;
   st.last_load_keys_expired = stats.expired_skipped;
+  g_loaded_repl = {stats.repl_id, stats.repl_offset, stats.repl_stream_db};
   if (!stats.redis_ver.empty())
     LOG_NOTICE("Loading RDB produced by version %s", stats.redis_ver.c_str());
   if (stats.empty_skipped > 0)

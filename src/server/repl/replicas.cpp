@@ -254,6 +254,17 @@ int64_t lastWriteOffset() {
   return g().write_offset;
 }
 
+std::vector<std::pair<std::string, std::string>> replAux() {
+  // As Redis's rdbPopulateSaveInfo: a master with a backlog, or a replica
+  // whose link is up, records where its data stands in the stream.
+  Client* m = masterClient();
+  if (g_is_replica ? m == nullptr : !g().backlog) return {};
+  int db = g_is_replica ? m->dbIndex() : std::max(g().stream_db, 0);
+  return {{"repl-stream-db", std::to_string(db)},
+          {"repl-id", replId()},
+          {"repl-offset", std::to_string(g().offset)}};
+}
+
 void feedRaw(std::string_view bytes) {
   feedStream(std::string(bytes));
 }

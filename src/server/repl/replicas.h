@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "server/command.h"
@@ -83,6 +84,8 @@ void proxyFromMaster(std::string_view bytes);
 // The offset right after the last write effect fed (WAIT waits for it;
 // PINGs and GETACKs after it do not count).
 int64_t lastWriteOffset();
+// The aux fields of an RDB saved now (persist::setReplAuxHook).
+std::vector<std::pair<std::string, std::string>> replAux();
 // Appends raw bytes to the stream (backlog and replicas): GETACK.
 void feedRaw(std::string_view bytes);
 

@@ -10,6 +10,7 @@
 #include "resp/request_parser.h"
 #include "server/client.h"
 #include "server/multi.h"
+#include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
 #include "server/repl/backlog.h"
 #include "server/repl/repl.h"
@@ -213,6 +214,7 @@ void syncCommand(Client* c) {
 
 void registerReplCommands(CommandTable& t) {
   installTransferHooks();
+  persist::setReplAuxHook(replAux);
   registerReplicaCommands(t);
   registerWaitCommand(t);
   t.add({"sync", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0, "server",

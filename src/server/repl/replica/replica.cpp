@@ -273,8 +273,14 @@ void startReplicaFromConfig() {
   g_is_replica = true;
   db::Db::expiry_replica = true;
   logging::setRole('S');
-  // A restart from our own RDB could continue where it stopped.
-  l.ever_synced = masterOffset() > 0;
+  // Our own RDB says where its data stands in the master's stream: the
+  // first PSYNC may continue from there.
+  const persist::ReplInfo& ri = persist::loadedReplInfo();
+  if (ri.id.size() == 40 && ri.offset >= 0 && ri.stream_db >= 0) {
+    setReplIdAndOffset(ri.id, ri.offset);
+    replica::setMasterDb(static_cast<int>(ri.stream_db));
+    l.ever_synced = true;
+  }
 }
 
 Client* masterClient() {
