@@ -487,7 +487,14 @@ std::vector<Option> builtinOptions() {
       BOOL_OPT("replica-announced", replica_announced, true),
       ENUM_OPT("repl-diskless-load", repl_diskless_load, kDisklessLoad, true),
       STR_OPT("bind-source-addr", bind_source_addr, true),
-      MEM_OPT("repl-backlog-size", repl_backlog_size, 1, INT64_MAX, true),
+      Option{"repl-backlog-size", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               // Raised to Redis's 16 KiB minimum, as Redis does.
+               if (!parseMemoryRange(a[0], 1, INT64_MAX, &c.repl_backlog_size, e)) return false;
+               c.repl_backlog_size = std::max<int64_t>(c.repl_backlog_size, 16 * 1024);
+               return true;
+             },
+             [](const Config& c) { return std::to_string(c.repl_backlog_size); }},
       INT_OPT("repl-backlog-ttl", repl_backlog_ttl, 0, LONG_MAX, true),
       INT_OPT("min-replicas-to-write", min_replicas_to_write, 0, INT_MAX, true),
       INT_OPT("min-replicas-max-lag", min_replicas_max_lag, 0, INT_MAX, true),

@@ -221,6 +221,7 @@ constexpr Entry kSyntax[] = {
     {"rename", "key newkey:key"},
     {"renamenx", "key newkey:key"},
     {"replconf", ""},
+    {"replicaof", "host port:integer"},
     {"reset", ""},
     {"restore",
      "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:integer] [FREQ "
@@ -256,6 +257,7 @@ constexpr Entry kSyntax[] = {
     {"sintercard", "numkeys:integer key [key ...] [LIMIT limit:integer]"},
     {"sinterstore", "destination:key key [key ...]"},
     {"sismember", "key member"},
+    {"slaveof", "host port:integer"},
     {"slowlog", ""},
     {"slowlog|get", "[count:integer]"},
     {"slowlog|help", ""},
@@ -291,6 +293,7 @@ constexpr Entry kSyntax[] = {
     {"unlink", "key [key ...]"},
     {"unsubscribe", "[channel [channel ...]]"},
     {"unwatch", ""},
+    {"wait", "numreplicas:integer timeout:integer"},
     {"watch", "key [key ...]"},
     {"zadd",
      "key [NX | XX] [GT | LT] [CH] [INCR] score:double member data=[score:double member ...]"},
@@ -576,6 +579,7 @@ constexpr Entry kTips[] = {
     {"touch", "request_policy:multi_shard response_policy:agg_sum"},
     {"ttl", "nondeterministic_output"},
     {"unlink", "request_policy:multi_shard response_policy:agg_sum"},
+    {"wait", "request_policy:all_shards response_policy:agg_min"},
     {"zrandmember", "nondeterministic_output"},
     {"zscan", "nondeterministic_output"},
 };

@@ -232,7 +232,6 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       }
       if (rangeError(n, o.lo, o.hi, err)) return false;
       // Redis never makes the backlog smaller than 16 KiB.
-      if (strcmp(o.name, "repl-backlog-size") == 0 && n < 16384) n = 16384;
       *out = std::to_string(n);
       return true;
     }

@@ -253,10 +253,11 @@ using replica::State;
 
 void registerReplicaCommands(CommandTable& t) {
   t.add({"replicaof", 3, kAdmin | kNoScript | kStale | kNoAsyncLoading, replica::replicaofCommand,
-         0, 0, 0, "server", "Configure a server as replica of another, or promote it to a master.",
-         "5.0.0", "O(1)", "admin slow dangerous"});
+         0, 0, 0, "server",
+         "Make the server a replica of another instance, or promote it as master.", "5.0.0", "O(1)",
+         "admin slow dangerous"});
   t.add({"slaveof", 3, kAdmin | kNoScript | kStale | kNoAsyncLoading, replica::replicaofCommand, 0,
-         0, 0, "server", "Configure a server as replica of another, or promote it to a master.",
+         0, 0, "server", "Make the server a replica of another instance, or promote it as master.",
          "1.0.0", "O(1)", "admin slow dangerous"});
 }
 
