@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 class Client;

@@ -6,13 +6,13 @@
 
 #include "common/log.h"
 #include "event/event_loop.h"
+#include "server/core/state.h"
 #include "server/evict/lazyfree.h"
-#include "server/keyspace.h"
 #include "server/persist/persist.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
-#include "server/tracking/tracking.h"
+#include "server/pubsub/tracking.h"
+#include "server/request/keyspace.h"
 
 namespace persist {
 

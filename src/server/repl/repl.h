@@ -17,8 +17,9 @@
 //   dispatch     g_is_replica, then allowedOnReplica() (-READONLY,
 //                -MASTERDOWN); commands from the master client (kMaster)
 //                skip those checks.
-//   client I/O   masterApplied(): each request of the master's stream once
-//                applied (offset, sub-replicas' copy of the stream).
+//   client I/O   masterApplied() through request/'s master-applied hook:
+//                each request of the master's stream once applied (offset,
+//                sub-replicas' copy of the stream).
 //   server cron  cron() also runs the replica's: connect, ACK, timeouts.
 //
 // PSYNC continues from the replication backlog (backlog.h) when it can
@@ -28,7 +29,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 class Client;

@@ -13,12 +13,12 @@
 
 #include "common/strutil.h"
 #include "event/event_loop.h"
-#include "server/client.h"
-#include "server/client_io.h"
-#include "server/multi.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
+#include "server/repl/master/replicas.h"
 #include "server/repl/repl.h"
-#include "server/repl/replicas.h"
-#include "server/server.h"
+#include "server/request/client_io.h"
+#include "server/request/multi.h"
 
 namespace server::repl {
 

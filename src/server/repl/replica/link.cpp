@@ -12,9 +12,9 @@
 #include "common/log.h"
 #include "net/connection.h"
 #include "net/registry.h"
+#include "server/core/state.h"
+#include "server/repl/master/replicas.h"
 #include "server/repl/replica/replica.h"
-#include "server/repl/replicas.h"
-#include "server/server.h"
 
 namespace server::repl::replica {
 
@@ -59,17 +59,17 @@ void onWritable(net::Connection* conn) {
 }
 
 void send(const std::vector<std::string>& argv) {
-  client::appendCommand(&io().out, argv);
+  resp::appendCommand(&io().out, argv);
   onWritable(link().conn);
 }
 
 // Decodes one reply line with the shared parser; false if it is not RESP.
-bool decodeLine(const std::string& line, client::Reply* out) {
+bool decodeLine(const std::string& line, resp::Reply* out) {
   Link& l = link();
   l.parser.reset();
   l.parser.feed(line.data(), line.size());
   l.parser.feed("\r\n", 2);
-  return l.parser.next(out) == client::Parser::Result::kReply;
+  return l.parser.next(out) == resp::ReplyParser::Result::kReply;
 }
 
 void sendPsync() {
@@ -111,7 +111,7 @@ void sendHandshake() {
 // One reply line during the handshake. False when the link was dropped.
 bool handshakeReply(const std::string& line) {
   Link& l = link();
-  client::Reply r;
+  resp::Reply r;
   if (!decodeLine(line, &r)) {
     linkLost("Master replied with a malformed line: '" + line.substr(0, 128) + "'");
     return false;
@@ -144,12 +144,12 @@ bool handshakeReply(const std::string& line) {
 // The PSYNC reply. False when the link changed state (dropped, transfer
 // or stream started: the caller stops reading lines).
 bool psyncReply(const std::string& line, std::string_view rest) {
-  client::Reply r;
+  resp::Reply r;
   if (!decodeLine(line, &r)) {
     linkLost("Unexpected reply to PSYNC from master: " + line.substr(0, 128));
     return false;
   }
-  if (r.type == client::ReplyType::kStatus && strncmp(r.str.c_str(), "FULLRESYNC ", 11) == 0) {
+  if (r.type == resp::ReplyType::kStatus && strncmp(r.str.c_str(), "FULLRESYNC ", 11) == 0) {
     char id[41] = {};
     long long off = 0;
     if (sscanf(r.str.c_str() + 11, "%40s %lld", id, &off) != 2 || strlen(id) != 40) {
@@ -160,7 +160,7 @@ bool psyncReply(const std::string& line, std::string_view rest) {
     beginTransfer(id, off, rest);
     return false;
   }
-  if (r.type == client::ReplyType::kStatus && strncmp(r.str.c_str(), "CONTINUE", 8) == 0) {
+  if (r.type == resp::ReplyType::kStatus && strncmp(r.str.c_str(), "CONTINUE", 8) == 0) {
     LOG_NOTICE("Successful partial resynchronization with master.");
     std::string id = r.str.size() > 9 ? r.str.substr(9) : std::string();
     if (id.size() == 40 && id != replId()) {

@@ -10,16 +10,16 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "net/connection.h"
-#include "server/blocking.h"
-#include "server/client.h"
-#include "server/client_info.h"
-#include "server/client_io.h"
-#include "server/commands/introspection.h"
+#include "server/core/client.h"
+#include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 #include "server/db/db.h"
 #include "server/persist/persist.h"
+#include "server/repl/master/replicas.h"
 #include "server/repl/repl.h"
-#include "server/repl/replicas.h"
-#include "server/server.h"
+#include "server/request/blocking.h"
+#include "server/request/client_info.h"
+#include "server/request/client_io.h"
 
 namespace server::repl {
 
@@ -252,6 +252,7 @@ using replica::link;
 using replica::State;
 
 void registerReplicaCommands(CommandTable& t) {
+  setMasterAppliedHook(masterApplied);
   t.add({"replicaof", 3, kAdmin | kNoScript | kStale | kNoAsyncLoading, replica::replicaofCommand,
          0, 0, 0, "server",
          "Make the server a replica of another instance, or promote it as master.", "5.0.0", "O(1)",

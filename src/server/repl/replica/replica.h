@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/parser.h"
+#include "resp/reply_parser.h"
 
 namespace net {
 class Connection;
@@ -45,7 +45,7 @@ struct Link {
   // The connection until it becomes the master client's.
   net::Connection* conn = nullptr;
   Client* master = nullptr;  // kConnected
-  client::Parser parser;
+  resp::ReplyParser parser;
   // Handshake replies still to read, in order ("PING", "AUTH", ...).
   std::vector<std::string> expect;
   int64_t connect_start_s = 0;  // when the current attempt began

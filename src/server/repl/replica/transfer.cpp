@@ -19,10 +19,10 @@
 
 #include "common/log.h"
 #include "net/connection.h"
+#include "server/core/state.h"
 #include "server/persist/persist.h"
+#include "server/repl/master/replicas.h"
 #include "server/repl/replica/replica.h"
-#include "server/repl/replicas.h"
-#include "server/server.h"
 
 namespace server::repl::replica {
 

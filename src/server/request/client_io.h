@@ -1,0 +1,28 @@
+// Drives a Client's connection: reads requests and runs them through the
+// dispatcher, writes replies, and closes the client when the connection
+// fails or the server decided so. This is the layer between the server and
+// the Client buffer: the Client itself only parses and buffers.
+#pragma once
+
+#include <string_view>
+
+namespace server {
+
+class Client;
+
+// Installs the read handler; the client's connection must be connected.
+void startReading(Client* c);
+// Writes what the reply buffer holds; installs a write handler when the
+// transport cannot take it all. Returns false if the client was freed.
+bool flushClient(Client* c);
+// Runs the requests left in the client's buffer while its input was held
+// (CLIENT PAUSE ended, a blocked client was served). Returns false if the
+// client was freed.
+bool resumeInput(Client* c);
+// The replica side (server/repl/) is told of every request of its master's
+// stream once applied, with its bytes (replication offset, the copy its own
+// replicas get).
+using MasterAppliedHook = void (*)(Client* c, std::string_view bytes);
+void setMasterAppliedHook(MasterAppliedHook hook);
+
+}  // namespace server
