@@ -221,7 +221,7 @@ constexpr Entry kSyntax[] = {
     {"rename", "key newkey:key"},
     {"renamenx", "key newkey:key"},
     {"replconf", ""},
-    {"replicaof", "host port:integer"},
+    {"replicaof", "args=<host-port=<host port:integer> | no-one=<NO ONE>>"},
     {"reset", ""},
     {"restore",
      "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:integer] [FREQ "
@@ -257,7 +257,7 @@ constexpr Entry kSyntax[] = {
     {"sintercard", "numkeys:integer key [key ...] [LIMIT limit:integer]"},
     {"sinterstore", "destination:key key [key ...]"},
     {"sismember", "key member"},
-    {"slaveof", "host port:integer"},
+    {"slaveof", "args=<host-port=<host port:integer> | no-one=<NO ONE>>"},
     {"slowlog", ""},
     {"slowlog|get", "[count:integer]"},
     {"slowlog|help", ""},
