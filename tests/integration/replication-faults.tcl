@@ -78,7 +78,7 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0 rd
       exec kill -9 [srv -1 pid]
       mark_server_killed -1
       wait_log 0 "*I/O error trying to sync with MASTER*"
-      wait_for_condition 100 50 {[count_matches [log_of 0] {Connecting to MASTER}] >= 2} {
+      wait_for_condition 200 50 {[count_matches [log_of 0] {Connecting to MASTER}] >= 2} {
         fail "the replica did not try again"
       }
       assert_equal [r dbsize] 0

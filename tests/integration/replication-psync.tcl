@@ -168,6 +168,8 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} 
             exec kill -CONT [srv 0 pid]
             fail "writes were never refused"
           }
+          assert_error "*NOREPLICAS*" {r -1 eval {redis.call('set', 'x', 'y')} 0}
+          assert_error "NOREPLICAS*" {r -1 eval "#!lua\nreturn 1" 0}
           exec kill -CONT [srv 0 pid]
           wait_for_condition 100 100 {![catch {r -1 set again 1}]} { fail "writes never resumed" }
           r -1 config set min-replicas-to-write 0

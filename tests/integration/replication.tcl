@@ -134,6 +134,11 @@ start_server [list tags {repl external:skip} overrides $::master_overrides] {
       catch {r set x y} e
       assert_match "READONLY*" $e
       assert_error "EXECABORT*" {r exec}
+      # Scripts: a write inside one, and a script declared able to write.
+      assert_error "*READONLY You can't write against a read only replica.*" \
+        {r eval {redis.call('set', 'x', 'y')} 0}
+      assert_error "READONLY*" {r eval "#!lua\nredis.call('set', 'x', 'y')" 0}
+      assert_equal [r eval "#!lua flags=no-writes\nreturn 7" 0] 7
       r config set replica-read-only no
       r set local-write 1
       r config set replica-read-only yes
