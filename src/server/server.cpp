@@ -161,6 +161,7 @@ bool Instance::start() {
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
   // the progress (persist.h).
   if (!persist::loadAtStart()) return false;
+  repl::startReplicaFromConfig();  // replicaof: the cron connects
   LOG_NOTICE("Ready to accept connections");
   process::ready();
   return true;
@@ -290,7 +291,7 @@ void Instance::clientsCron() {
     if (c->flags & (kCloseAsap | kBlocked)) continue;
     // Subscribers (any protocol) and monitors only listen: Redis 7.0 never
     // closes them for being idle.
-    bool listener = (c->flags & (kMonitor | kReplica)) || isPubSubClient(c);
+    bool listener = (c->flags & (kMonitor | kReplica | kMaster)) || isPubSubClient(c);
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;

@@ -37,6 +37,11 @@ struct Stats {
   uint64_t total_error_replies = 0;
   uint64_t unexpected_error_replies = 0;
   uint64_t client_qbuf_limit_disconnections = 0;
+  // Replication (server/repl/): full resyncs served, PSYNCs continued and
+  // PSYNCs that asked to continue but got a full resync.
+  uint64_t sync_full = 0;
+  uint64_t sync_partial_ok = 0;
+  uint64_t sync_partial_err = 0;
   int64_t start_time_ms = 0;
   // Instantaneous ops/sec: samples taken by the cron.
   uint64_t ops_samples[16] = {};

@@ -160,6 +160,19 @@ SnapshotState& state() {
   return s;
 }
 
+namespace {
+ReplAuxHook g_repl_aux_hook = nullptr;
+ReplInfo g_loaded_repl;
+}  // namespace
+
+void setReplAuxHook(ReplAuxHook hook) {
+  g_repl_aux_hook = hook;
+}
+
+const ReplInfo& loadedReplInfo() {
+  return g_loaded_repl;
+}
+
 SaveOptions saveOptions() {
   const server::Config& c = server::g_server->config;
   SaveOptions o;
@@ -169,6 +182,7 @@ SaveOptions saveOptions() {
   o.used_mem = static_cast<int64_t>(server::memoryNumbers().used);
   o.key_save_delay_us = c.rdb_key_save_delay;
   o.function_libraries = server::script::libraryCodes();
+  if (g_repl_aux_hook != nullptr) o.extra_aux = g_repl_aux_hook();
   return o;
 }
 
@@ -378,6 +392,7 @@ bool loadAtStart() {
   for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
   st.last_load_keys_loaded = stats.keys;
   st.last_load_keys_expired = stats.expired_skipped;
+  g_loaded_repl = {stats.repl_id, stats.repl_offset, stats.repl_stream_db};
   logLoadOrigin(stats);
   if (stats.empty_skipped > 0)
     LOG_WARNING("Done loading RDB, %llu empty keys skipped.",

@@ -14,12 +14,12 @@ extern "C" {
 #include "common/sha1.h"
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 #include "server/request/monitor.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/redis_api.h"
 #include "server/script/run_context.h"
 #include "server/script/script.h"
-#include "server/core/state.h"
 
 namespace server::script {
 
@@ -128,6 +128,7 @@ bool checkFlagsBeforeRun(Client* c, uint32_t flags, bool ro) {
     c->addError("Can not execute a script with write flag using *_ro command.");
     return false;
   }
+  if (!(flags & kFlagEvalCompat) && !writesAllowed(c, flags)) return false;
   if (!(flags & kFlagEvalCompat) && !(flags & (kFlagAllowOom | kFlagNoWrites)) && oomReached()) {
     // Redis refuses it before the script runs, as any deny-oom command.
     c->addError("-OOM command not allowed when used memory > 'maxmemory'.");

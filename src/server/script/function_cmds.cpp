@@ -8,13 +8,13 @@
 #include "event/event_loop.h"
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 #include "server/request/monitor.h"
 #include "server/script/function_lib.h"
 #include "server/script/functions.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/run_context.h"
 #include "server/script/script.h"
-#include "server/core/state.h"
 
 namespace server::script {
 
@@ -60,6 +60,7 @@ void fcallGeneric(Client* c, bool ro) {
     c->addError("-OOM command not allowed when used memory > 'maxmemory'.");
     return;
   }
+  if (!writesAllowed(c, fn->flags)) return;
   RunContext ctx;
   ctx.caller = c;
   ctx.L = e.state();

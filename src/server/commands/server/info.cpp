@@ -226,12 +226,14 @@ void statsSection(std::string* o) {
   appendFormat(o, "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
                static_cast<ull>(st.net_input_bytes), static_cast<ull>(st.net_output_bytes));
   appendFormat(o, "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n");
-  appendFormat(o, "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\n",
-               static_cast<ull>(st.rejected_connections));
+  appendFormat(o, "rejected_connections:%llu\r\nsync_full:%llu\r\nsync_partial_ok:%llu\r\n",
+               static_cast<ull>(st.rejected_connections), static_cast<ull>(st.sync_full),
+               static_cast<ull>(st.sync_partial_ok));
   appendFormat(o,
-               "sync_partial_err:0\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
+               "sync_partial_err:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
                "evicted_clients:%llu\r\n",
-               static_cast<ull>(st.expired_keys), static_cast<ull>(evict::stats.evicted_keys),
+               static_cast<ull>(st.sync_partial_err), static_cast<ull>(st.expired_keys),
+               static_cast<ull>(evict::stats.evicted_keys),
                static_cast<ull>(evict::stats.evicted_clients));
   int64_t exceeded_now =
       evict::stats.exceeded_since_ms ? db::Clock::nowMs - evict::stats.exceeded_since_ms : 0;
