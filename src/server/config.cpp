@@ -19,8 +19,8 @@
 #include "common/strutil.h"
 #include "net/registry.h"
 #include "resp/request_parser.h"
-#include "server/notify/notify.h"
 #include "server/conf/unimplemented.h"
+#include "server/notify/notify.h"
 #include "server/process/proc_title.h"
 #include "server/process/startup.h"
 #include "server/version.h"
@@ -383,7 +383,10 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
 Option transportOption(const net::SettingSpec* spec) {
-  return Option{spec->name, spec->is_mutable, 1, spec->is_list ? -1 : 1,
+  return Option{spec->name,
+                spec->is_mutable,
+                1,
+                spec->is_list ? -1 : 1,
                 [spec](Config& c, const Args& a, std::string* e) {
                   std::string v;
                   if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
@@ -654,8 +657,6 @@ std::vector<Option> builtinOptions() {
       INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, true),
-      INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
-      MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),

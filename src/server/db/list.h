@@ -1,4 +1,5 @@
-// List: the value of a list key, in one of Redis 7.2's two encodings:
+// List: the value of a list key, in one of two forms (OBJECT ENCODING says
+// "quicklist" for both, as Redis 7.0):
 //   "listpack"   small lists: one db::Listpack;
 //   "quicklist"  past list-max-listpack-size: a db::Quicklist of listpack
 //                nodes.

@@ -190,9 +190,8 @@ LoadLimits loadLimits() {
   LoadLimits l;
   l.hash = {static_cast<size_t>(c.hash_max_listpack_entries),
             static_cast<size_t>(c.hash_max_listpack_value)};
-  l.set = {static_cast<size_t>(c.set_max_intset_entries),
-           static_cast<size_t>(c.set_max_listpack_entries),
-           static_cast<size_t>(c.set_max_listpack_value)};
+  // Sets load as Redis 7.0 builds them: intset, else hashtable.
+  l.set = {static_cast<size_t>(c.set_max_intset_entries), 0, 0};
   l.zset_max_entries = static_cast<size_t>(c.zset_max_listpack_entries);
   l.zset_max_value = static_cast<size_t>(c.zset_max_listpack_value);
   l.list_fill = static_cast<int>(c.list_max_listpack_size);
