@@ -101,6 +101,11 @@ class Server {
   int64_t dirty = 0;  // writes since start (INFO persistence: rdb_changes_since_last_save)
   // DEBUG SET-ACTIVE-EXPIRE 0 stops the cron's expiry (tests of lazy expiry).
   bool active_expire = true;
+  // DEBUG PAUSE-CRON 1 skips the cron's work (tests that need the server
+  // idle but responsive).
+  bool cron_paused = false;
+  // DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call no-script commands.
+  bool script_deny_disabled = false;
   char run_id[41] = {};
 
   // The shared read buffer: clients read into it and keep a private buffer

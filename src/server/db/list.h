@@ -41,6 +41,8 @@ class List : public Collection {
   size_t memoryUsage() const override;
 
   bool isQuicklist() const { return ql_ != nullptr; }
+  // The single listpack while !isQuicklist().
+  const Listpack& listpack() const { return lp_; }
   const Quicklist* quicklist() const { return ql_; }
   size_t size() const;
   bool empty() const { return size() == 0; }

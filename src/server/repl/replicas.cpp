@@ -176,6 +176,11 @@ const std::string& replId() {
   return g().replid;
 }
 
+void changeReplId() {
+  g().replid.clear();
+  replId();
+}
+
 int64_t masterOffset() {
   return g().offset;
 }

@@ -59,6 +59,8 @@ std::vector<ReplicaState*>& replicas();
 bool isFiltered(const ReplicaState& r);
 
 const std::string& replId();
+// A new random replication id (DEBUG CHANGE-REPL-ID).
+void changeReplId();
 int64_t masterOffset();
 
 // Registers the stream's propagation sink (once) and creates the "backlog"

@@ -117,7 +117,7 @@ int genericCall(lua_State* L, bool raise) {
   if (cmd == nullptr) return failCall(L, raise, "Unknown Redis command called from script");
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
     return failCall(L, raise, "Wrong number of args calling Redis command from script");
-  if (cmd->flags & kNoScript)
+  if ((cmd->flags & kNoScript) && !s.script_deny_disabled)
     return failCall(L, raise, "This Redis command is not allowed from script");
   if (const char* denied = aclDenial(ctx, cmd, argc, args.data())) {
     return failCall(L, raise, denied);
