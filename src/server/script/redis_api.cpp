@@ -122,7 +122,9 @@ int genericCall(lua_State* L, bool raise) {
   if (const char* denied = aclDenial(ctx, cmd, argc, args.data())) {
     return failCall(L, raise, denied);
   }
-  if (cmd->flags & kWrite) {
+  // May-replicate commands (PUBLISH...) count as writes here (Redis 7.0):
+  // CLIENT PAUSE WRITE lets read-only scripts run.
+  if (cmd->flags & (kWrite | kMayReplicate)) {
     if (ctx->read_only)
       return failCall(L, raise, "Write commands are not allowed from read-only scripts.");
   }
