@@ -146,6 +146,9 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
+  // A command queued in MULTI still trims the tracking table first (Redis
+  // does it for every command it processes).
+  if (inMulti(c) && tracking::anyClient()) tracking::beforeCommand();
   if (multiQueueCommand(c, cmd)) return true;
   callCommand(c, cmd);
   return true;

@@ -409,7 +409,8 @@ int Server::cron() {
   int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
   // No cron work in the middle of a script: it is atomic, time included.
   if (script::running()) return static_cast<int>(period);
-  if (cron_paused) return static_cast<int>(1000 / hz);
+  // DEBUG PAUSE-CRON skips the periodic work, not a SIGTERM's shutdown.
+  if (cron_paused && !crash::shutdownRequested()) return static_cast<int>(1000 / hz);
   db::Clock::update();
   cron_loops++;
   // dynamic-hz: with many clients the cron runs more often, so each run

@@ -29,6 +29,7 @@ void registerDebugCommand(CommandTable& t);    // debug.cpp
 bool debugInspectSubcommand(Client* c);
 void registerMemoryCommand(CommandTable& t);   // memory_cmd.cpp
 void registerSlowlogCommand(CommandTable& t);  // slowlog_cmd.cpp
+void registerLolwutCommand(CommandTable& t);   // lolwut.cpp
 // MONITOR, CLIENT PAUSE/UNPAUSE (after registerClientCommand).
 void registerMonitorAndPauseCommands(CommandTable& t);  // monitor_pause_cmd.cpp
 

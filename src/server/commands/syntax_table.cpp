@@ -192,6 +192,7 @@ constexpr Entry kSyntax[] = {
     {"llen", "key"},
     {"lmove", "source:key destination:key <LEFT | RIGHT> <LEFT | RIGHT>"},
     {"lmpop", "numkeys:integer key [key ...] <LEFT | RIGHT> [COUNT count:integer]"},
+    {"lolwut", "[VERSION version:integer]"},
     {"lpop", "key [count:integer]"},
     {"lpos", "key element [RANK rank:integer] [COUNT num-matches:integer] [MAXLEN len:integer]"},
     {"lpush", "key element [element ...]"},
