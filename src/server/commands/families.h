@@ -2,7 +2,7 @@
 // commands/<family>.cpp and adds its Command entries to the table.
 #pragma once
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 
@@ -23,6 +23,7 @@ void registerListCommands(CommandTable& t);          // LPUSH ... LMPOP
 void registerListBlockingCommands(CommandTable& t);  // BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP
 void registerZsetBlockingCommands(CommandTable& t);  // BZPOPMIN BZPOPMAX BZMPOP
 void registerSortCommands(CommandTable& t);          // SORT SORT_RO
+void registerStreamCommands(CommandTable& t);        // XADD XRANGE ... XREADGROUP XINFO
 void registerGeoCommands(CommandTable& t);           // GEOADD GEODIST ... GEOSEARCHSTORE
 
 }  // namespace server

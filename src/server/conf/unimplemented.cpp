@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "resp/request_parser.h"
-#include "server/config.h"
+#include "server/conf/config.h"
 
 namespace server::conf {
 
@@ -52,7 +52,6 @@ const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
 const char kTls[] = "TLS";
 const char kDefrag[] = "active defragmentation";
-const char kStreams[] = "streams";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
 const char kShutdown[] = "shutdown options";
@@ -135,8 +134,6 @@ std::vector<UnimplementedOption> buildTable() {
       intOpt("active-defrag-cycle-max", nullptr, "25", true, 1, 99, kDefrag),
       intOpt("active-defrag-max-scan-fields", nullptr, "1000", true, 1, kLongMax, kDefrag),
       // Streams.
-      memOpt("stream-node-max-bytes", "4096", true, 0, LLONG_MAX, kStreams),
-      intOpt("stream-node-max-entries", nullptr, "100", true, 0, LLONG_MAX, kStreams),
       // Modules.
       enumOpt("enable-module-command", "no", false, "no|yes|local", kModules),
       fileOnly("loadmodule", 1, -1, kModules),

@@ -5,10 +5,10 @@
 // Written types (what Redis 7.0 reads): strings 0; lists 18 (quicklist 2,
 // one packed node per listpack node); sets 11 (intset) or 2 (listpack and
 // hashtable sets: 7.0 has no listpack sets); hashes 16 (listpack) or 4;
-// sorted sets 17 (listpack) or 5.
-// Loaded types: the above plus 3 (text scores) and 20 (Redis 7.2 listpack
-// sets). Ziplist-era types (9, 10, 12, 13, 14), streams and modules are
-// refused with a message naming the type.
+// sorted sets 17 (listpack) or 5; streams 19 (rdb_stream.h).
+// Loaded types: the above plus 3 (text scores), 15 (streams of Redis 5/6)
+// and 20 (Redis 7.2 listpack sets). Ziplist-era types (9, 10, 12, 13, 14)
+// and modules are refused with a message naming the type.
 #pragma once
 
 #include <cstddef>

@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "common/log.h"
-#include "server/client.h"
-#include "server/command.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
 #include "server/script/functions.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 
@@ -38,7 +38,7 @@ class Replayer {
   Replayer() {
     server::Server& s = *server::g_server;
     client_ = std::make_unique<server::Client>(nullptr, s.next_client_id++, &s.dbAt(0));
-    client_->flags |= server::kAuthenticated | server::kDenyBlocking;
+    client_->flags |= server::kAuthenticated | server::kDenyBlocking | server::kMustObey;
     client_->muteReplies(true);
   }
   ~Replayer() { client_->muteReplies(false); }
