@@ -9,6 +9,7 @@
 #include "server/core/state.h"
 #include "server/evict/evict.h"
 #include "server/pubsub/pubsub.h"
+#include "server/pubsub/tracking.h"
 #include "server/repl/repl.h"
 #include "server/request/call.h"
 #include "server/request/multi.h"
@@ -174,6 +175,9 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
+  // A command queued in MULTI still trims the tracking table first (Redis
+  // does it for every command it processes).
+  if (inMulti(c) && tracking::anyClient()) tracking::beforeCommand();
   if (multiQueueCommand(c, cmd)) return true;
   callCommand(c, cmd);
   return true;

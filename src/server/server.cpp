@@ -323,6 +323,8 @@ int Instance::cron() {
   int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
   // No cron work in the middle of a script: it is atomic, time included.
   if (script::running()) return static_cast<int>(period);
+  // DEBUG PAUSE-CRON skips the periodic work, not a SIGTERM's shutdown.
+  if (cron_paused && !crash::shutdownRequested()) return static_cast<int>(1000 / hz);
   db::Clock::update();
   cron_loops++;
   // dynamic-hz: with many clients the cron runs more often, so each run
@@ -344,6 +346,9 @@ int Instance::cron() {
   }
   clientsCron();
   databasesCron();
+  // An idle server still trims the tracking table after a CONFIG SET of
+  // tracking-table-max-keys (commands trim it too, before they run).
+  if (tracking::anyClient()) tracking::beforeCommand();
   evict::cron();
   persist::cron();  // reaps a BGSAVE child, save points
   repl::cron();     // replicas: newlines, PING, delayed diskless SYNC

@@ -121,6 +121,32 @@ constexpr Entry kSyntax[] = {
     {"function|load", "[REPLACE] function-code"},
     {"function|restore", "serialized-value [FLUSH | APPEND | REPLACE]"},
     {"function|stats", ""},
+    {"geoadd",
+     "key [NX | XX] [CH] longitude:double latitude:double member data=[longitude:double "
+     "latitude:double member ...]"},
+    {"geodist", "key member1 member2 [M | KM | FT | MI]"},
+    {"geohash", "key member [member ...]"},
+    {"geopos", "key member [member ...]"},
+    {"georadius",
+     "key longitude:double latitude:double radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] "
+     "[WITHHASH] [<COUNT count:integer> [ANY]] [ASC | DESC] [STORE key] [STOREDIST key]"},
+    {"georadius_ro",
+     "key longitude:double latitude:double radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] "
+     "[WITHHASH] [<COUNT count:integer> [ANY]] [ASC | DESC]"},
+    {"georadiusbymember",
+     "key member radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [<COUNT "
+     "count:integer> [ANY]] [ASC | DESC] [STORE key] [STOREDIST key]"},
+    {"georadiusbymember_ro",
+     "key member radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [<COUNT "
+     "count:integer> [ANY]] [ASC | DESC]"},
+    {"geosearch",
+     "key <FROMMEMBER member | FROMLONLAT longitude:double latitude:double> <<BYRADIUS "
+     "radius:double> <M | KM | FT | MI> | <BYBOX width:double> height:double <M | KM | FT | MI>> "
+     "[ASC | DESC] [<COUNT count:integer> [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]"},
+    {"geosearchstore",
+     "destination:key source:key <FROMMEMBER member | FROMLONLAT longitude:double latitude:double> "
+     "<<BYRADIUS radius:double> <M | KM | FT | MI> | <BYBOX width:double> height:double <M | KM | "
+     "FT | MI>> [ASC | DESC] [<COUNT count:integer> [ANY]] [STOREDIST]"},
     {"get", "key"},
     {"getbit", "key offset:integer"},
     {"getdel", "key"},
@@ -166,6 +192,7 @@ constexpr Entry kSyntax[] = {
     {"llen", "key"},
     {"lmove", "source:key destination:key <LEFT | RIGHT> <LEFT | RIGHT>"},
     {"lmpop", "numkeys:integer key [key ...] <LEFT | RIGHT> [COUNT count:integer]"},
+    {"lolwut", "[VERSION version:integer]"},
     {"lpop", "key [count:integer]"},
     {"lpos", "key element [RANK rank:integer] [COUNT num-matches:integer] [MAXLEN len:integer]"},
     {"lpush", "key element [element ...]"},
@@ -407,6 +434,20 @@ constexpr Entry kKeySpecs[] = {
     {"expiretime", "RO access; index 1; range 0 1 0"},
     {"fcall", "RW access update; index 2; keynum 0 1 1"},
     {"fcall_ro", "RO access; index 2; keynum 0 1 1"},
+    {"geoadd", "RW update; index 1; range 0 1 0"},
+    {"geodist", "RO access; index 1; range 0 1 0"},
+    {"geohash", "RO access; index 1; range 0 1 0"},
+    {"geopos", "RO access; index 1; range 0 1 0"},
+    {"georadius",
+     "RO access; index 1; range 0 1 0 | OW update; keyword STORE 6; range 0 1 0 | OW update; "
+     "keyword STOREDIST 6; range 0 1 0"},
+    {"georadius_ro", "RO access; index 1; range 0 1 0"},
+    {"georadiusbymember",
+     "RO access; index 1; range 0 1 0 | OW update; keyword STORE 5; range 0 1 0 | OW update; "
+     "keyword STOREDIST 5; range 0 1 0"},
+    {"georadiusbymember_ro", "RO access; index 1; range 0 1 0"},
+    {"geosearch", "RO access; index 1; range 0 1 0"},
+    {"geosearchstore", "OW update; index 1; range 0 1 0 | RO access; index 2; range 0 1 0"},
     {"get", "RO access; index 1; range 0 1 0"},
     {"getbit", "RO access; index 1; range 0 1 0"},
     {"getdel", "RW access delete; index 1; range 0 1 0"},

@@ -725,8 +725,6 @@ std::vector<Option> builtinOptions() {
       INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, true),
-      INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
-      MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("stream-node-max-bytes", stream_node_max_bytes, 0, INT64_MAX, true),
       INT_OPT("stream-node-max-entries", stream_node_max_entries, 0, INT64_MAX, true),

@@ -143,11 +143,10 @@ struct Config {
   // A sparse HyperLogLog string growing past this many bytes turns dense.
   int64_t hll_sparse_max_bytes = 3000;
   // Small-encoding thresholds of hashes and sets (aliases *-ziplist-*).
+  // Sets have Redis 7.0's two encodings: intset, else hashtable.
   int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;
   int64_t set_max_intset_entries = 512;
-  int64_t set_max_listpack_entries = 128;
-  int64_t set_max_listpack_value = 64;
   // Sorted sets stay "listpack" encoded up to this many members, each of at
   // most this many bytes (aliases: zset-max-ziplist-*).
   int64_t zset_max_listpack_entries = 128;

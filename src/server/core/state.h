@@ -11,14 +11,14 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "event/event_loop.h"
 #include "net/connection.h"
-#include "server/core/command.h"
 #include "server/conf/config.h"
+#include "server/core/command.h"
 #include "server/db/db.h"
 
 namespace server {
@@ -108,6 +108,11 @@ class Server {
   int64_t dirty = 0;  // writes since start (INFO persistence: rdb_changes_since_last_save)
   // DEBUG SET-ACTIVE-EXPIRE 0 stops the cron's expiry (tests of lazy expiry).
   bool active_expire = true;
+  // DEBUG PAUSE-CRON 1 skips the cron's work (tests that need the server
+  // idle but responsive).
+  bool cron_paused = false;
+  // DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call no-script commands.
+  bool script_deny_disabled = false;
   char run_id[41] = {};
 
   // The shared read buffer: clients read into it and keep a private buffer

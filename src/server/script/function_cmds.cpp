@@ -310,13 +310,18 @@ Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const
 
 }  // namespace
 
+bool functionMayWrite(std::string_view name) {
+  const Function* fn = functionsEngine().find(name);
+  return fn == nullptr || !(fn->flags & kFlagNoWrites);
+}
+
 void registerFunctionCommands(CommandTable& t) {
-  const uint32_t kFcallFlags = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys;
+  const uint32_t kFcallFlags = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMayReplicate;
   t.add({"fcall", -3, kFcallFlags, fcallCommand, 0, 0, 0, "scripting", "Invoke a function", "7.0.0",
          "Depends on the function that is executed.", "slow scripting"});
-  t.add({"fcall_ro", -3, kFcallFlags | kReadOnly, fcallRoCommand, 0, 0, 0, "scripting",
-         "Invoke a read-only function", "7.0.0", "Depends on the function that is executed.",
-         "slow scripting"});
+  t.add({"fcall_ro", -3, (kFcallFlags & ~kMayReplicate) | kReadOnly, fcallRoCommand, 0, 0, 0,
+         "scripting", "Invoke a read-only function", "7.0.0",
+         "Depends on the function that is executed.", "slow scripting"});
   t.setKeysProc("fcall", scriptKeys);
   t.setKeysProc("fcall_ro", scriptKeys);
 

@@ -118,12 +118,14 @@ int genericCall(lua_State* L, bool raise) {
   if (cmd == nullptr) return failCall(L, raise, "Unknown Redis command called from script");
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
     return failCall(L, raise, "Wrong number of args calling Redis command from script");
-  if (cmd->flags & kNoScript)
+  if ((cmd->flags & kNoScript) && !s.script_deny_disabled)
     return failCall(L, raise, "This Redis command is not allowed from script");
   if (const char* denied = aclDenial(ctx, cmd, argc, args.data())) {
     return failCall(L, raise, denied);
   }
-  if (cmd->flags & kWrite) {
+  // May-replicate commands (PUBLISH...) count as writes here (Redis 7.0):
+  // CLIENT PAUSE WRITE lets read-only scripts run.
+  if (cmd->flags & (kWrite | kMayReplicate)) {
     if (ctx->read_only)
       return failCall(L, raise, "Write commands are not allowed from read-only scripts.");
     // A replica's own scripts may not write; its master's may (Redis 7.0).

@@ -27,6 +27,7 @@
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
 #include "server/latency/monitor.h"
+#include "server/request/pause.h"
 #include "server/persist/persist.h"
 #include "server/process/startup.h"
 #include "server/pubsub/pubsub.h"
@@ -150,7 +151,7 @@ void clientsSection(std::string* o) {
   appendFormat(o, "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n",
                max_in, max_out);
   appendFormat(o, "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:0\r\n",
-               blocking::blockedClientCount(), tracking::clientCount());
+               blocking::blockedClientCount() + pause::heldCount(), tracking::clientCount());
 }
 
 void memorySection(std::string* o) {

@@ -228,6 +228,14 @@ void proxyFromMaster(std::string_view bytes) {
   feedStream(std::string(bytes));
 }
 
+// DEBUG CHANGE-REPL-ID: a new history, as Redis makes it (a new id and the
+// secondary id cleared), so no replica can continue the old one.
+void changeReplId() {
+  g().replid = randomId();
+  g().replid2.assign(40, '0');
+  g().second_offset = -1;
+}
+
 int64_t masterOffset() {
   return g().offset;
 }

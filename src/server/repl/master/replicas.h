@@ -62,6 +62,8 @@ std::vector<ReplicaState*>& replicas();
 bool isFiltered(const ReplicaState& r);
 
 const std::string& replId();
+// A new random replication id (DEBUG CHANGE-REPL-ID).
+void changeReplId();
 int64_t masterOffset();
 // The previous id and the offset up to which it is valid (PSYNC2), or
 // forty zeros and -1.
