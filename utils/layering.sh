@@ -15,7 +15,8 @@
 #   5 client          the client library
 #   6 cli bench       the two client programs (top of the client side)
 # The server, above net (it never includes client/ cli/ bench/):
-#   10 server/db      values, encodings, the keyspace of one database
+#   10 server/db server/geo  values, encodings, the keyspace of one database;
+#                     geohash encoding (algorithms only)
 #   11 server/conf    the options table, parsing, values, file and rewrite
 #   12 server/core    server state, client, command table, key specs, reply helpers
 #   13 server/process server/limits server/latency
@@ -38,7 +39,7 @@ floors = {
     'src/common': 0, 'src/event': 1, 'src/resp': 2, 'src/net': 3,
     'src/net/socket': 4, 'src/net/rdma': 4, 'src/net/tls': 4,
     'src/client': 5, 'src/cli': 6, 'src/bench': 6,
-    'src/server/db': 10, 'src/server/conf': 11, 'src/server/core': 12,
+    'src/server/db': 10, 'src/server/geo': 10, 'src/server/conf': 11, 'src/server/core': 12,
     'src/server/process': 13, 'src/server/limits': 13, 'src/server/crash': 16,
     'src/server/latency': 13,
     'src/server/acl': 14, 'src/server/propagate': 14, 'src/server/pubsub': 14,

@@ -29,6 +29,9 @@ class EndpointOptions {
   // (the message the program prints) when the options do not go together
   // or a setting is refused. `program` names the binary in the messages.
   bool finish(const char* program, Endpoint* ep, std::string* err) const;
+  // Whether --rdma was given (the TLS options, client/tls_options.h, refuse
+  // to go with it).
+  bool rdma() const { return rdma_; }
 
  private:
   bool rdma_ = false;

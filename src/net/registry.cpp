@@ -64,6 +64,36 @@ const std::vector<SettingSpec>& allSettings() {
   return all;
 }
 
+const SettingSpec* findSetting(const std::string& name) {
+  for (const SettingSpec& s : allSettings()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+bool applySettings(const SettingLookup& get, const std::vector<std::string>& names, bool* reopen,
+                   std::string* err, std::string* failed) {
+  registerBuiltinTypes();
+  *reopen = false;
+  for (auto& t : types()) {
+    std::vector<std::string> mine;
+    for (const SettingSpec& s : t->settings()) {
+      for (const std::string& n : names) {
+        if (n != s.name) continue;
+        mine.push_back(n);
+        if (s.reopens_listeners) *reopen = true;
+        break;
+      }
+    }
+    if (mine.empty()) continue;
+    if (!t->applySettings(get, mine, err)) {
+      *failed = mine.front();
+      return false;
+    }
+  }
+  return true;
+}
+
 bool openListeners(event::EventLoop* loop, const SettingLookup& get, AcceptCallback cb,
                    void* cb_data, std::vector<OpenedListener>* out, std::string* err) {
   registerBuiltinTypes();

@@ -3,6 +3,7 @@
 // net/rdma/, net/tls/) defines its factory; a type that a build may leave
 // out is listed under its #ifdef here and answers for its absence through
 // the two functions below (rdma: net/rdma/settings.cpp, built either way).
+// (tls: net/tls/tls_type.cpp; OpenSSL is a required build dependency.)
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@ namespace net {
 
 ConnectionType* makeTcpType();
 ConnectionType* makeUnixType();
+ConnectionType* makeTlsType();
 #ifdef HAVE_RDMA
 ConnectionType* makeRdmaType();
 #endif
@@ -23,6 +25,7 @@ inline std::vector<ConnectionType*> makeBuiltinTypes() {
   return {
       makeTcpType(),
       makeUnixType(),
+      makeTlsType(),
 #ifdef HAVE_RDMA
       makeRdmaType(),
 #endif

@@ -28,6 +28,9 @@ struct Option {
   // Redis's hidden configs (test aids): CONFIG GET shows them only when
   // asked by their exact name, never for a pattern.
   bool hidden = false;
+  // CONFIG SET applies it even when the value is unchanged (it names a
+  // file whose content may have changed).
+  bool apply_unchanged = false;
 };
 
 // Allowed values of an enumerated option, listed in the error as Redis does.
@@ -52,6 +55,8 @@ inline constexpr const char* kSyslogFacilityNames[] = {
 inline constexpr EnumValues kSyslogFacilities = {kSyslogFacilityNames, 9};
 inline constexpr const char* kAppendFsyncNames[] = {"everysec", "always", "no"};
 inline constexpr EnumValues kAppendFsync = {kAppendFsyncNames, 3};
+inline constexpr const char* kDisklessLoadNames[] = {"disabled", "on-empty-db", "swapdb"};
+inline constexpr EnumValues kDisklessLoad = {kDisklessLoadNames, 3};
 
 // ---- value parsers and the setters/getters of structured options (values.cpp)
 bool parseBool(const std::string& v, bool* out, std::string* err);
@@ -67,6 +72,7 @@ std::string getOutputBufferLimits(const Config& c);
 bool setLatencyPercentiles(Config& c, const Args& a, std::string* err);
 std::string getLatencyPercentiles(const Config& c);
 bool setMaxmemoryClients(Config& c, const Args& a, std::string* err);
+bool setReplicaOf(Config& c, const std::vector<std::string>& a, std::string* e);
 bool setAofName(std::string* field, const std::string& v, const char* what, std::string* e);
 bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out, std::string* err);
 

@@ -22,6 +22,7 @@
 #include "common/strutil.h"
 #include "net/registry.h"
 #include "server/conf/unimplemented.h"
+#include "server/core/version.h"
 #include "server/process/proc_title.h"
 #include "server/process/startup.h"
 #include "server/pubsub/notify.h"
@@ -72,21 +73,23 @@ namespace server::conf {
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
 Option transportOption(const net::SettingSpec* spec) {
-  return Option{spec->name,
-                spec->is_mutable,
-                1,
-                spec->is_list ? -1 : 1,
-                [spec](Config& c, const Args& a, std::string* e) {
-                  std::string v;
-                  if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
-                  c.transport_settings[spec->name] = v;
-                  return true;
-                },
-                [spec](const Config& c) {
-                  auto it = c.transport_settings.find(spec->name);
-                  return it != c.transport_settings.end() ? it->second
-                                                          : std::string(spec->default_value);
-                }};
+  Option o{spec->name,
+           spec->is_mutable,
+           1,
+           spec->is_list ? -1 : 1,
+           [spec](Config& c, const Args& a, std::string* e) {
+             std::string v;
+             if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
+             c.transport_settings[spec->name] = v;
+             return true;
+           },
+           [spec](const Config& c) {
+             auto it = c.transport_settings.find(spec->name);
+             return it != c.transport_settings.end() ? it->second
+                                                     : std::string(spec->default_value);
+           }};
+  o.apply_unchanged = spec->reapply_unchanged;
+  return o;
 }
 
 namespace {
@@ -146,6 +149,31 @@ std::vector<Option> builtinOptions() {
               true),
       INT_OPT("repl-ping-replica-period", repl_ping_replica_period, 1, INT_MAX, true),
       INT_OPT("repl-timeout", repl_timeout, 1, INT_MAX, true),
+      Option{"replicaof", false, 1, -1, setReplicaOf,
+             [](const Config& c) { return c.replicaof; }},
+      STR_OPT("masterauth", masterauth, true),
+      STR_OPT("masteruser", masteruser, true),
+      BOOL_OPT("replica-serve-stale-data", replica_serve_stale_data, true),
+      BOOL_OPT("replica-read-only", replica_read_only, true),
+      BOOL_OPT("replica-ignore-maxmemory", replica_ignore_maxmemory, true),
+      BOOL_OPT("replica-lazy-flush", replica_lazy_flush, true),
+      INT_OPT("replica-priority", replica_priority, 0, INT_MAX, true),
+      STR_OPT("replica-announce-ip", replica_announce_ip, true),
+      INT_OPT("replica-announce-port", replica_announce_port, 0, 65535, true),
+      BOOL_OPT("replica-announced", replica_announced, true),
+      ENUM_OPT("repl-diskless-load", repl_diskless_load, kDisklessLoad, true),
+      STR_OPT("bind-source-addr", bind_source_addr, true),
+      Option{"repl-backlog-size", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               // Raised to Redis's 16 KiB minimum, as Redis does.
+               if (!parseMemoryRange(a[0], 1, INT64_MAX, &c.repl_backlog_size, e)) return false;
+               c.repl_backlog_size = std::max<int64_t>(c.repl_backlog_size, 16 * 1024);
+               return true;
+             },
+             [](const Config& c) { return std::to_string(c.repl_backlog_size); }},
+      INT_OPT("repl-backlog-ttl", repl_backlog_ttl, 0, LONG_MAX, true),
+      INT_OPT("min-replicas-to-write", min_replicas_to_write, 0, INT_MAX, true),
+      INT_OPT("min-replicas-max-lag", min_replicas_max_lag, 0, INT_MAX, true),
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
       STR_OPT("requirepass", requirepass, true),
@@ -360,8 +388,6 @@ std::vector<Option> builtinOptions() {
       INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, true),
-      INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
-      MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("stream-node-max-bytes", stream_node_max_bytes, 0, INT64_MAX, true),
       INT_OPT("stream-node-max-entries", stream_node_max_entries, 0, INT64_MAX, true),
@@ -391,6 +417,16 @@ constexpr Alias kAliases[] = {
     {"list-max-ziplist-size", "list-max-listpack-size"},
     {"lua-time-limit", "busy-reply-threshold"},
     {"repl-ping-slave-period", "repl-ping-replica-period"},
+    {"slaveof", "replicaof"},
+    {"slave-serve-stale-data", "replica-serve-stale-data"},
+    {"slave-read-only", "replica-read-only"},
+    {"slave-ignore-maxmemory", "replica-ignore-maxmemory"},
+    {"slave-lazy-flush", "replica-lazy-flush"},
+    {"slave-priority", "replica-priority"},
+    {"slave-announce-ip", "replica-announce-ip"},
+    {"slave-announce-port", "replica-announce-port"},
+    {"min-slaves-to-write", "min-replicas-to-write"},
+    {"min-slaves-max-lag", "min-replicas-max-lag"},
 };
 
 const Option* findOption(const std::string& name) {
@@ -443,7 +479,8 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
   }
   // Unchanged values need no applying (CONFIG SET port <same port> must
   // not rebind the listeners).
-  if (g_apply_hook != nullptr && o->get(backup) != o->get(*cfg) && !g_apply_hook(o->name, err)) {
+  if (g_apply_hook != nullptr && (o->apply_unchanged || o->get(backup) != o->get(*cfg)) &&
+      !g_apply_hook(o->name, err)) {
     *cfg = backup;
     return false;
   }
@@ -494,6 +531,13 @@ std::vector<std::string> configOptionNames() {
 
 bool configIsProtected(const std::string& name) {
   return strcasecmp(name.c_str(), "dir") == 0 || strcasecmp(name.c_str(), "dbfilename") == 0;
+}
+
+bool configIsSensitive(const std::string& name) {
+  if (strcasecmp(name.c_str(), "requirepass") == 0) return true;
+  std::string canonical = configCanonicalName(name);
+  const net::SettingSpec* spec = net::findSetting(canonical);
+  return spec != nullptr && spec->sensitive;
 }
 
 bool configSetArity(const std::string& name, size_t nvalues) {

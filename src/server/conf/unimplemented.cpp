@@ -56,7 +56,6 @@ UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_arg
 
 const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
-const char kTls[] = "TLS";
 const char kDefrag[] = "active defragmentation";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
@@ -69,27 +68,10 @@ const char kDeprecated[] = "deprecated";
 std::vector<UnimplementedOption> buildTable() {
   return {
       // Replication.
-      {"replicaof", "slaveof", Kind::kReplicaOf, "", false, 0, 0, nullptr, kRepl},
-      strOpt("masterauth", nullptr, true, kRepl),
-      strOpt("masteruser", nullptr, true, kRepl),
-      boolOpt("replica-serve-stale-data", "slave-serve-stale-data", "yes", true, kRepl),
-      boolOpt("replica-read-only", "slave-read-only", "yes", true, kRepl),
-      boolOpt("replica-ignore-maxmemory", "slave-ignore-maxmemory", "yes", true, kRepl),
-      boolOpt("replica-lazy-flush", "slave-lazy-flush", "no", true, kRepl),
-      intOpt("replica-priority", "slave-priority", "100", true, 0, kIntMax, kRepl),
-      strOpt("replica-announce-ip", "slave-announce-ip", true, kRepl),
-      intOpt("replica-announce-port", "slave-announce-port", "0", true, 0, kPortMax, kRepl),
-      boolOpt("replica-announced", nullptr, "yes", true, kRepl),
       boolOpt("replica-ignore-disk-write-errors", nullptr, "no", true, kRepl),
-      intOpt("min-replicas-to-write", "min-slaves-to-write", "0", true, 0, kIntMax, kRepl),
-      intOpt("min-replicas-max-lag", "min-slaves-max-lag", "10", true, 0, kIntMax, kRepl),
-      memOpt("repl-backlog-size", "1048576", true, 1, LLONG_MAX, kRepl),
-      intOpt("repl-backlog-ttl", nullptr, "3600", true, 0, kLongMax, kRepl),
       boolOpt("repl-disable-tcp-nodelay", nullptr, "no", true, kRepl),
-      enumOpt("repl-diskless-load", "disabled", true, "disabled|on-empty-db|swapdb", kRepl),
       enumOpt("propagation-error-behavior", "ignore", true, "ignore|panic|panic-on-replicas",
               kRepl),
-      strOpt("bind-source-addr", nullptr, true, kRepl),
       // Cluster mode.
       boolOpt("cluster-enabled", nullptr, "no", false, kCluster),
       strOpt("cluster-config-file", nullptr, false, kCluster, "nodes.conf"),
@@ -111,27 +93,6 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("cluster-allow-reads-when-down", nullptr, "no", true, kCluster),
       boolOpt("cluster-allow-pubsubshard-when-down", nullptr, "yes", true, kCluster),
       memOpt("cluster-link-sendbuf-limit", "0", true, 0, kLongMax, kCluster),
-      // TLS.
-      intOpt("tls-port", nullptr, "0", true, 0, kPortMax, kTls),
-      strOpt("tls-cert-file", nullptr, true, kTls),
-      strOpt("tls-key-file", nullptr, true, kTls),
-      strOpt("tls-key-file-pass", nullptr, true, kTls),
-      strOpt("tls-client-cert-file", nullptr, true, kTls),
-      strOpt("tls-client-key-file", nullptr, true, kTls),
-      strOpt("tls-client-key-file-pass", nullptr, true, kTls),
-      strOpt("tls-dh-params-file", nullptr, true, kTls),
-      strOpt("tls-ca-cert-file", nullptr, true, kTls),
-      strOpt("tls-ca-cert-dir", nullptr, true, kTls),
-      enumOpt("tls-auth-clients", "yes", true, "no|yes|optional", kTls),
-      boolOpt("tls-replication", nullptr, "no", true, kTls),
-      boolOpt("tls-cluster", nullptr, "no", true, kTls),
-      strOpt("tls-protocols", nullptr, true, kTls),
-      strOpt("tls-ciphers", nullptr, true, kTls),
-      strOpt("tls-ciphersuites", nullptr, true, kTls),
-      boolOpt("tls-prefer-server-ciphers", nullptr, "no", true, kTls),
-      boolOpt("tls-session-caching", nullptr, "yes", true, kTls),
-      intOpt("tls-session-cache-size", nullptr, "20480", true, 0, kIntMax, kTls),
-      intOpt("tls-session-cache-timeout", nullptr, "300", true, 0, kIntMax, kTls),
       boolOpt("activedefrag", nullptr, "no", true, kDefrag),
       memOpt("active-defrag-ignore-bytes", "104857600", true, 1, LLONG_MAX, kDefrag),
       intOpt("active-defrag-threshold-lower", nullptr, "10", true, 0, 1000, kDefrag),
@@ -253,7 +214,6 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       }
       if (rangeError(n, o.lo, o.hi, err)) return false;
       // Redis never makes the backlog smaller than 16 KiB.
-      if (strcmp(o.name, "repl-backlog-size") == 0 && n < 16384) n = 16384;
       *out = std::to_string(n);
       return true;
     }
@@ -333,8 +293,7 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
 
 // Passwords are not written to the log.
 std::string shownValue(const UnimplementedOption& o, const std::string& value) {
-  static const char* const kSecret[] = {"masterauth", "tls-key-file-pass",
-                                        "tls-client-key-file-pass"};
+  static const char* const kSecret[] = {"masterauth"};
   for (const char* name : kSecret) {
     if (strcmp(o.name, name) == 0) return "(redacted)";
   }

@@ -263,6 +263,31 @@ bool setMaxmemoryClients(Config& c, const Args& a, std::string* err) {
   return true;
 }
 
+// replicaof <host> <port> | no one (one argument holding both words too).
+bool setReplicaOf(Config& c, const std::vector<std::string>& a, std::string* e) {
+  std::vector<std::string> w;
+  for (const std::string& s : a) {
+    std::vector<std::string> parts;
+    if (!resp::splitArgs(s, &parts)) parts = {s};
+    w.insert(w.end(), parts.begin(), parts.end());
+  }
+  if (w.size() != 2) {
+    *e = "wrong number of arguments";
+    return false;
+  }
+  if (strcasecmp(w[0].c_str(), "no") == 0 && strcasecmp(w[1].c_str(), "one") == 0) {
+    c.replicaof.clear();
+    return true;
+  }
+  int64_t port;
+  if (!strutil::parseInt64(w[1], &port) || port < 0 || port > 65535) {
+    *e = "Invalid master port";
+    return false;
+  }
+  c.replicaof = w[0] + " " + w[1];
+  return true;
+}
+
 // appendfilename / appenddirname: a bare name inside `dir`.
 bool setAofName(std::string* field, const std::string& v, const char* what, std::string* e) {
   if (v.find('/') != std::string::npos) {

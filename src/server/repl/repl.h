@@ -1,9 +1,9 @@
 // Replication: the module's only entry (nothing outside repl/ includes its
 // other headers). Today the master side (master/), as Redis 7.0 serves SYNC
 // and PSYNC to a replica, to `redis-cli --rdb/--functions-rdb/--replica`
-// and to tools that read the replication stream; the replica side
-// (REPLICAOF, the link to a master, reading and running its stream through
-// request/call.h) is to come in repl/replica/. repl/ may include core/,
+// and to tools that read the replication stream; and the replica side
+// (replica/: REPLICAOF, the link to a master, reading and running its
+// stream through request/call.h). repl/ may include core/,
 // request/, propagate/, persist/ and below; commands/ and the top include
 // it. The entry points the rest of the server uses:
 //
@@ -15,11 +15,24 @@
 //                repl-timeout.
 //   INFO / ROLE  appendInfoReplication(), roleReply().
 //
-// There is no replication backlog yet: every PSYNC gets +FULLRESYNC. The
-// replica side is not implemented yet (REPLICAOF: repl/replica/, to come).
+// The replica side (replica/): REPLICAOF and the replicaof directive; the
+// link to the master, its RDB and stream. Its entry points:
+//
+//   start-up     startReplicaFromConfig() once the data set is loaded.
+//   dispatch     g_is_replica, then allowedOnReplica() (-READONLY,
+//                -MASTERDOWN); commands from the master client (kMaster)
+//                skip those checks.
+//   client I/O   masterApplied() through request/'s master-applied hook:
+//                each request of the master's stream once applied (offset,
+//                sub-replicas' copy of the stream).
+//   server cron  cron() also runs the replica's: connect, ACK, timeouts.
+//
+// PSYNC continues from the replication backlog (backlog.h) when it can
+// (+CONTINUE), else gets +FULLRESYNC.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "server/core/command.h"
 
@@ -30,6 +43,22 @@ class Client;
 namespace server::repl {
 
 void registerReplCommands(CommandTable& t);
+
+// True while this server follows a master (one load on the command path).
+extern bool g_is_replica;
+void startReplicaFromConfig();
+// The checks a replica adds for its clients; false with the error replied.
+bool allowedOnReplica(Client* c, const Command* cmd);
+// `bytes` of the master's stream were applied (one request, or bare
+// newlines) by the master client c.
+void masterApplied(Client* c, std::string_view bytes);
+// REPLCONF GETACK from the master.
+void ackToMaster();
+// min-replicas-to-write: false while too few replicas acknowledged within
+// min-replicas-max-lag (writes get -NOREPLICAS).
+bool enoughGoodReplicas();
+// CONFIG SET repl-backlog-size.
+void applyBacklogSize();
 // False when c is a replica and cmd is something it may not send; c is
 // then already scheduled to close.
 bool allowedFromReplica(Client* c, const Command* cmd);

@@ -12,6 +12,8 @@
 // persist/, script/, repl/, evict/, commands/ and the top.
 #pragma once
 
+#include <string_view>
+
 namespace server {
 
 class Client;
@@ -25,5 +27,10 @@ bool flushClient(Client* c);
 // (CLIENT PAUSE ended, a blocked client was served). Returns false if the
 // client was freed.
 bool resumeInput(Client* c);
+// The replica side (server/repl/) is told of every request of its master's
+// stream once applied, with its bytes (replication offset, the copy its own
+// replicas get).
+using MasterAppliedHook = void (*)(Client* c, std::string_view bytes);
+void setMasterAppliedHook(MasterAppliedHook hook);
 
 }  // namespace server
