@@ -1,6 +1,7 @@
 #include "server/dispatch.h"
 #include "server/persist/persist.h"
 
+#include <cstring>
 #include <string>
 
 #include "event/event_loop.h"
@@ -93,7 +94,7 @@ static bool dispatchUnmuted(Client* c) {
     return true;
   }
   // ACL (acl/check.h): the same check whatever the connection type.
-  if (!acl::checkClient(c, *cmd, inMulti(c) ? "multi" : "toplevel")) {
+  if (!acl::checkClient(c, *cmd, c->multi_state != nullptr && inMulti(c) ? "multi" : "toplevel")) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
@@ -119,7 +120,8 @@ static bool dispatchUnmuted(Client* c) {
     bool freed;
     if (!evict::beforeCommand(c, cmd, &freed)) return true;
   }
-  if (!pubsubAllowsCommand(c, cmd)) {
+  // Only a RESP2 client with subscriptions is limited (pubsub.h).
+  if (c->pubsub_state != nullptr && !pubsubAllowsCommand(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
@@ -138,7 +140,8 @@ static bool dispatchUnmuted(Client* c) {
   }
   // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
   // as in Redis, so health checks notice.
-  if ((cmd->flags & kWrite) || cmd->proc == s.commands.find("ping")->proc) {
+  // PING by its own name: rename-command changes only how it is called.
+  if ((cmd->flags & kWrite) || (cmd->name[0] == 'p' && strcmp(cmd->name, "ping") == 0)) {
     if (const char* e = persist::writeError()) {
       c->addError(e);
       cmd->rejected_calls++;
@@ -146,7 +149,7 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
-  if (multiQueueCommand(c, cmd)) return true;
+  if (c->multi_state != nullptr && multiQueueCommand(c, cmd)) return true;
   callCommand(c, cmd);
   return true;
 }
@@ -188,10 +191,15 @@ void callCommand(Client* c, Command* cmd) {
   s.stats.total_commands_processed++;
   c->last_cmd = cmd;
   c->last_interaction_ms = db::Clock::nowMs;
-  g_slowlog.maybeLog(c, *cmd, took);
+  // The hooks below are checked here first: a request that trips none of
+  // them makes no call for them.
+  const Config& cfg = s.config;
+  if (cfg.slowlog_log_slower_than >= 0 && took >= cfg.slowlog_log_slower_than)
+    g_slowlog.maybeLog(c, *cmd, took);
   latency::afterCommand(cmd, took);
   monitor::feed(c, *cmd);
-  enforceOutputBufferLimits(c);
+  if (outputLimitsMayApply(static_cast<int64_t>(c->outputBytes()), c->obuf_soft_since_ms, cfg))
+    enforceOutputBufferLimits(c);
 }
 
 }  // namespace server

@@ -21,8 +21,25 @@ namespace server {
 
 class Client;
 
+// The cap on pending replies of a client that must authenticate and has not.
+inline constexpr int64_t kUnauthenticatedOutputLimit = 16 * 1024;
+
 // Returns true when the client was scheduled to close now.
 bool enforceOutputBufferLimits(Client* c);
+
+// Whether enforceOutputBufferLimits can do anything for a client with
+// `used` pending bytes whose soft-limit clock reads soft_since_ms: only
+// when a limit of a class it may be in (normal, pubsub) or the
+// unauthenticated cap is reached, or the clock must be reset. The check
+// every command makes before calling it.
+inline bool outputLimitsMayApply(int64_t used, int64_t soft_since_ms, const Config& cfg) {
+  if (soft_since_ms != 0 || used > kUnauthenticatedOutputLimit) return true;
+  for (int cls : {Config::kClassNormal, Config::kClassPubSub}) {
+    const Config::OutputBufferLimit& l = cfg.obuf_limits[cls];
+    if ((l.hard > 0 && used >= l.hard) || (l.soft > 0 && used >= l.soft)) return true;
+  }
+  return false;
+}
 
 // The rule itself, for output counted elsewhere (a replica's stream held
 // while its RDB is on its way): `used` pending bytes against `lim`, hard
