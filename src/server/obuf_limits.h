@@ -33,12 +33,15 @@ bool enforceOutputBufferLimits(Client* c);
 // unauthenticated cap is reached, or the clock must be reset. The check
 // every command makes before calling it.
 inline bool outputLimitsMayApply(int64_t used, int64_t soft_since_ms, const Config& cfg) {
-  if (soft_since_ms != 0 || used > kUnauthenticatedOutputLimit) return true;
-  for (int cls : {Config::kClassNormal, Config::kClassPubSub}) {
-    const Config::OutputBufferLimit& l = cfg.obuf_limits[cls];
-    if ((l.hard > 0 && used >= l.hard) || (l.soft > 0 && used >= l.soft)) return true;
-  }
-  return false;
+  // limit <= used for a limit that is on: 0 (off) less one wraps to the
+  // largest value, which no byte count reaches. Without branches.
+  auto reached = [used](int64_t limit) {
+    return static_cast<uint64_t>(limit - 1) < static_cast<uint64_t>(used);
+  };
+  const Config::OutputBufferLimit& n = cfg.obuf_limits[Config::kClassNormal];
+  const Config::OutputBufferLimit& p = cfg.obuf_limits[Config::kClassPubSub];
+  return (soft_since_ms != 0) | (used > kUnauthenticatedOutputLimit) | reached(n.hard) |
+         reached(n.soft) | reached(p.hard) | reached(p.soft);
 }
 
 // The rule itself, for output counted elsewhere (a replica's stream held
