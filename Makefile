@@ -55,9 +55,11 @@ ifneq ($(shell cat $(FLAGS_STAMP) 2>/dev/null),$(FLAGS_NOW))
   $(shell mkdir -p build && echo '$(FLAGS_NOW)' > $(FLAGS_STAMP))
 endif
 
-# Sources are found by folder; files under an rdma/ folder only build with RDMA.
+# Sources are found by folder; files under an rdma/ folder only build with RDMA,
+# but for its settings.cpp (the rdma type's settings table: a redis.conf that
+# names them loads on a build without RDMA too).
 find_srcs = $(shell find $(1) -name '*.cpp' ! -name '*_test.cpp' 2>/dev/null | sort)
-filter_rdma = $(if $(filter yes,$(BUILD_RDMA)),$(1),$(foreach f,$(1),$(if $(findstring /rdma/,$(f)),,$(f))))
+filter_rdma = $(if $(filter yes,$(BUILD_RDMA)),$(1),$(foreach f,$(1),$(if $(and $(findstring /rdma/,$(f)),$(if $(filter %/rdma/settings.cpp,$(f)),,x)),,$(f))))
 
 BASE_SRCS := $(call filter_rdma,$(call find_srcs,src/common src/event src/resp))
 NET_SRCS := $(call filter_rdma,$(call find_srcs,src/net))
@@ -93,7 +95,7 @@ src/redis-cli: $(call obj,$(CLI_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 src/redis-benchmark: $(call obj,$(BENCH_SRCS) $(CLIENT_SRCS) $(NET_SRCS) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
-src/rdma-test-peer: $(call obj,$(PEER_SRCS) $(filter src/net/rdma/% src/net/rdma_settings.cpp src/net/connection.cpp,$(NET_SRCS)) $(BASE_SRCS))
+src/rdma-test-peer: $(call obj,$(PEER_SRCS) $(filter src/net/rdma/% src/net/connection.cpp,$(NET_SRCS)) $(BASE_SRCS))
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS) -lm
 
 build/unit-tests: $(call obj,$(TEST_SRCS) $(SERVER_SRCS) $(NET_SRCS) $(CLIENT_SRCS) $(BASE_SRCS))

@@ -25,7 +25,7 @@ bench::ServerConfig fetchServerConfig(const bench::Options& opt) {
   bench::ServerConfig cfg;
   client::Client c;
   if (!c.connect(opt.endpoint, kConfigTimeoutMs)) return cfg;
-  client::Reply r;
+  resp::Reply r;
   if (opt.resp3 && (!c.call({"HELLO", "3"}, &r, kConfigTimeoutMs) || r.isError())) return cfg;
   if (opt.auth) {
     std::vector<std::string> argv = {"AUTH"};

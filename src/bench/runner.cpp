@@ -53,7 +53,7 @@ class BenchClient {
   void shutdown() { closing_ = true; }
 
  private:
-  static void onReply(client::Client* c, const client::ReplySummary& r, void* data);
+  static void onReply(client::Client* c, const resp::ReplySummary& r, void* data);
   void connect();
   void issue();
   void batchDone();
@@ -172,10 +172,10 @@ void BenchClient::finish() {
   w_->clientDone();
 }
 
-void BenchClient::onReply(client::Client*, const client::ReplySummary& r, void* data) {
+void BenchClient::onReply(client::Client*, const resp::ReplySummary& r, void* data) {
   auto* self = static_cast<BenchClient*>(data);
   Shared* s = self->w_->shared();
-  bool is_error = r.type == client::ReplyType::kError;
+  bool is_error = r.type == resp::ReplyType::kError;
   if (self->prelude_pending_ > 0) {
     self->prelude_pending_--;
     if (is_error) {

@@ -4,8 +4,8 @@
 
 namespace cli {
 
-using client::Reply;
-using client::ReplyType;
+using resp::Reply;
+using resp::ReplyType;
 
 void appendQuoted(std::string* out, std::string_view s) {
   out->push_back('"');

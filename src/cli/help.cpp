@@ -8,8 +8,8 @@
 
 namespace cli {
 
-using client::Reply;
-using client::ReplyType;
+using resp::Reply;
+using resp::ReplyType;
 
 namespace {
 

@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "cli/session.h"
-#include "client/reply.h"
+#include "resp/reply.h"
 
 namespace cli {
 
 // The syntax line of a COMMAND DOCS "arguments" array, as redis-cli writes
 // it: "key value [NX|XX] [GET] [EX seconds|PX milliseconds|...]". Accepts
 // RESP2 (flat key/value arrays) and RESP3 maps alike.
-std::string renderArguments(const client::Reply& arguments);
+std::string renderArguments(const resp::Reply& arguments);
 
 // Handles "help ..." typed in line mode (topics = the words after "help").
 // Prints to stdout; colours (bold name, grey syntax, yellow labels) only

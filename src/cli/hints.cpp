@@ -15,26 +15,26 @@ std::string lower(std::string s) {
 }
 
 // A field of a COMMAND DOCS entry, in RESP2 (flat pairs) or RESP3 (map) form.
-const client::Reply* docField(const client::Reply& doc, const char* name) {
+const resp::Reply* docField(const resp::Reply& doc, const char* name) {
   for (size_t i = 0; i + 1 < doc.elements.size(); i += 2) {
     if (doc.elements[i].str == name) return &doc.elements[i + 1];
   }
   return nullptr;
 }
 
-void addDocs(const client::Reply& docs, const std::string& prefix,
+void addDocs(const resp::Reply& docs, const std::string& prefix,
              std::unordered_map<std::string, std::string>* out) {
   for (size_t i = 0; i + 1 < docs.elements.size(); i += 2) {
-    const client::Reply& doc = docs.elements[i + 1];
+    const resp::Reply& doc = docs.elements[i + 1];
     std::string name = lower(docs.elements[i].str);
     // Subcommands are named "container|sub": hints match "container sub".
     for (char& c : name) {
       if (c == '|') c = ' ';
     }
     std::string syntax;
-    if (const client::Reply* args = docField(doc, "arguments")) syntax = renderArguments(*args);
+    if (const resp::Reply* args = docField(doc, "arguments")) syntax = renderArguments(*args);
     (*out)[prefix + name] = syntax;
-    if (const client::Reply* subs = docField(doc, "subcommands")) addDocs(*subs, "", out);
+    if (const resp::Reply* subs = docField(doc, "subcommands")) addDocs(*subs, "", out);
   }
 }
 
@@ -42,7 +42,7 @@ void addDocs(const client::Reply& docs, const std::string& prefix,
 
 void Hints::load(Session* session) {
   if (loaded_) return;
-  client::Reply r;
+  resp::Reply r;
   if (!session->query({"COMMAND", "DOCS"}, &r) || r.isError()) return;
   addDocs(r, "", &syntax_);
   loaded_ = true;

@@ -103,9 +103,9 @@ char* completeCommand(const char* text, int state) {
   if (state == 0) {
     next = 0;
     if (g_command_names.empty() && g_complete_session != nullptr) {
-      client::Reply r;
+      resp::Reply r;
       if (g_complete_session->query({"COMMAND", "LIST"}, &r) && !r.isError()) {
-        for (const client::Reply& n : r.elements)
+        for (const resp::Reply& n : r.elements)
           if (n.str.find('|') == std::string::npos) g_command_names.push_back(n.str);
         g_command_names.push_back("help");
         std::sort(g_command_names.begin(), g_command_names.end());

@@ -11,8 +11,8 @@
 
 namespace cli {
 
-using client::Reply;
-using client::ReplyType;
+using resp::Reply;
+using resp::ReplyType;
 
 namespace {
 

@@ -31,7 +31,7 @@ class Session {
 
   // Sends one command and returns its reply without printing it (help,
   // completion). False when the connection is lost.
-  bool query(const std::vector<std::string>& argv, client::Reply* reply);
+  bool query(const std::vector<std::string>& argv, resp::Reply* reply);
 
   // Prompt for interactive mode: "127.0.0.1:6379[2]> ", "redis /tmp/s> " or
   // "not connected> ".
@@ -50,7 +50,7 @@ class Session {
  private:
   bool handshake();
   void installPushHandler();
-  void printReply(const client::Reply& r, bool force_raw);
+  void printReply(const resp::Reply& r, bool force_raw);
   RunResult streamReplies(bool pubsub, bool force_raw, int64_t start_ms);
 
   Options* opt_;

@@ -26,12 +26,23 @@
 #include <string_view>
 #include <vector>
 
-#include "client/parser.h"
-#include "client/reply.h"
 #include "event/event_loop.h"
 #include "net/connection.h"
+#include "resp/reply.h"
+#include "resp/reply_parser.h"
 
 namespace client {
+
+// The reply parser lives in src/resp/ (shared with the server); the client
+// library's users know it by these names.
+using Parser = resp::ReplyParser;
+using ParserLimits = resp::ReplyLimits;
+using resp::appendCommand;
+using resp::encodeCommand;
+using resp::Reply;
+using resp::ReplySummary;
+using resp::ReplyType;
+using resp::replyTypeName;
 
 struct Endpoint {
   std::string type = "tcp";  // a net::findType() name

@@ -12,7 +12,7 @@ ConnectionType* makeUnixType();
 #ifdef HAVE_RDMA
 ConnectionType* makeRdmaType();
 #endif
-// The rdma type's settings (net/rdma_settings.cpp): built with or without
+// The rdma type's settings (net/rdma/settings.cpp): built with or without
 // RDMA support, so redis.conf files naming them load either way.
 const std::vector<SettingSpec>& rdmaSettings();
 

@@ -4,23 +4,17 @@
 #include <cstring>
 #include <string>
 
-#include "event/event_loop.h"
 #include "server/acl/check.h"
-#include "server/client.h"
-#include "server/command.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/state.h"
 #include "server/evict/evict.h"
-#include "server/latency/monitor.h"
-#include "server/monitor.h"
-#include "server/multi.h"
-#include "server/obuf_limits.h"
-#include "server/pause.h"
-#include "server/propagate/propagate.h"
-#include "server/pubsub.h"
+#include "server/pubsub/pubsub.h"
 #include "server/repl/repl.h"
+#include "server/request/call.h"
+#include "server/request/multi.h"
+#include "server/request/pause.h"
 #include "server/script/script.h"
-#include "server/server.h"
-#include "server/slowlog.h"
-#include "server/tracking/tracking.h"
 
 namespace server {
 
@@ -152,54 +146,6 @@ static bool dispatchUnmuted(Client* c) {
   if (c->multi_state != nullptr && multiQueueCommand(c, cmd)) return true;
   callCommand(c, cmd);
   return true;
-}
-
-// The command as a propagation call bracket: its writes (the dirty counter
-// grew) are fed to the sinks. Out of line: the hot path without sinks does
-// not carry it.
-[[gnu::noinline]] static void callPropagated(Client* c, Command* cmd) {
-  int64_t dirty_before = g_server->dirty;
-  propagate::beginCall();
-  cmd->proc(c);
-  propagate::endCall(c->dbIndex(), c->argv(), g_server->dirty > dirty_before);
-}
-
-void callCommand(Client* c, Command* cmd) {
-  Server& s = *g_server;
-  uint64_t errors_before = s.stats.total_error_replies;
-  int64_t start = event::EventLoop::nowUs();
-  Client* outer = s.current_client;  // EXEC calls in here for its queue
-  bool track = tracking::anyClient();
-  if (track && outer == nullptr) tracking::beforeCommand();
-  s.current_client = c;
-  c->cur_cmd = cmd;
-  // Write effects for the AOF and replicas (propagate.h); with no sink the
-  // command runs with nothing around it.
-  if (propagate::wanted()) [[unlikely]]
-    callPropagated(c, cmd);
-  else
-    cmd->proc(c);
-  s.current_client = outer;
-  if (track) {
-    tracking::afterCommand(c, cmd);
-    if (outer == nullptr) tracking::afterOutermostCommand(c, cmd);
-  }
-  int64_t took = event::EventLoop::nowUs() - start;
-  cmd->calls++;
-  cmd->usec += static_cast<uint64_t>(took);
-  if (s.stats.total_error_replies != errors_before) cmd->failed_calls++;
-  s.stats.total_commands_processed++;
-  c->last_cmd = cmd;
-  c->last_interaction_ms = db::Clock::nowMs;
-  // The hooks below are checked here first: a request that trips none of
-  // them makes no call for them.
-  const Config& cfg = s.config;
-  if (cfg.slowlog_log_slower_than >= 0 && took >= cfg.slowlog_log_slower_than)
-    g_slowlog.maybeLog(c, *cmd, took);
-  latency::afterCommand(cmd, took);
-  monitor::feed(c, *cmd);
-  if (outputLimitsMayApply(static_cast<int64_t>(c->outputBytes()), c->obuf_soft_since_ms, cfg))
-    enforceOutputBufferLimits(c);
 }
 
 }  // namespace server

@@ -10,7 +10,7 @@
 #include "common/log.h"
 #include "server/process/proc_title.h"
 #include "server/server.h"
-#include "server/version.h"
+#include "server/core/version.h"
 
 namespace {
 
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   }
   if (line_open) extra += '\n';
 
-  server::Server srv;
+  server::Instance srv;
   srv.executable = argv[0];
   // Absolute, as INFO and CONFIG REWRITE need it after `dir` changes the
   // working directory.

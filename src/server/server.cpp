@@ -13,9 +13,9 @@
 #include "common/log.h"
 #include "net/registry.h"
 #include "server/acl/users.h"
-#include "server/blocking.h"
-#include "server/client.h"
-#include "server/client_io.h"
+#include "server/request/blocking.h"
+#include "server/core/client.h"
+#include "server/request/client_io.h"
 #include "server/commands/families.h"
 #include "server/crash/signals.h"
 #include "server/dispatch.h"
@@ -25,25 +25,21 @@
 #include "server/evict/lazyfree.h"
 #include "server/latency/monitor.h"
 #include "server/limits/open_files.h"
-#include "server/monitor.h"
-#include "server/multi.h"
-#include "server/notify/notify.h"
-#include "server/pause.h"
+#include "server/request/monitor.h"
+#include "server/request/multi.h"
+#include "server/pubsub/notify.h"
+#include "server/request/pause.h"
 #include "server/process/startup.h"
 #include "server/propagate/propagate.h"
-#include "server/pubsub.h"
+#include "server/pubsub/pubsub.h"
 #include "server/repl/repl.h"
 #include "server/script/script.h"
-#include "server/tracking/tracking.h"
-#include "server/version.h"
+#include "server/pubsub/tracking.h"
+#include "server/core/version.h"
 
 namespace server {
 
-Server* g_server = nullptr;
-
 namespace {
-constexpr size_t kSharedQueryBuffer = 64 * 1024;
-
 const char kProtectedModeError[] =
     "-DENIED Redis is running in protected mode because protected mode is enabled and no "
     "password is set for the default user. In this mode connections are only accepted from the "
@@ -59,29 +55,6 @@ const char kProtectedModeError[] =
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.\r\n";
 }  // namespace
-
-const char* kVersion() {
-  return kRedisVersion;
-}
-
-void Stats::countError(std::string_view msg) {
-  constexpr size_t kMaxErrorCodes = 128;
-  std::string_view code = "ERR";
-  if (!msg.empty() && msg[0] == '-') {
-    size_t end = msg.find(' ');
-    code = msg.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1);
-  }
-  auto it = error_codes.find(code);
-  if (it != error_codes.end()) {
-    it->second++;
-  } else if (error_codes.size() < kMaxErrorCodes) {
-    error_codes.emplace(std::string(code), 1);
-  }
-}
-
-int64_t uptimeSeconds() {
-  return (db::Clock::nowMs - g_server->stats.start_time_ms) / 1000;
-}
 
 namespace {
 
@@ -107,24 +80,18 @@ void installClientHooks() {
 
 }  // namespace
 
-Server::Server() {
-  g_server = this;
+Instance::Instance() {
   installClientHooks();
-  shared_qbuf.resize(kSharedQueryBuffer);
-  db::Clock::update();
-  stats.start_time_ms = db::Clock::nowMs;
-  static const char hex[] = "0123456789abcdef";
-  for (int i = 0; i < 40; i++) run_id[i] = hex[common::randomU64() & 15];
 }
 
-Server::~Server() {
+Instance::~Instance() {
+  // Clients first, then the listeners they were accepted on.
   for (Client* c : clients) delete c;
   clients.clear();
   listeners_.clear();
-  g_server = nullptr;
 }
 
-bool Server::start() {
+bool Instance::start() {
   // used_memory counts this thread's allocations (evict/allocator.h).
   evict::registerThread();
   logging::Level lvl;
@@ -199,7 +166,7 @@ bool Server::start() {
   return true;
 }
 
-bool Server::openListeners(std::string* err) {
+bool Instance::openListeners(std::string* err) {
   // Each connection type reads its own settings (net::openListeners): the
   // server names none of them.
   auto get = [this](const std::string& name) {
@@ -219,7 +186,7 @@ bool Server::openListeners(std::string* err) {
   return true;
 }
 
-bool Server::rebindListeners(std::string* err) {
+bool Instance::rebindListeners(std::string* err) {
   // Close first: the new port may be the same one with other addresses.
   std::vector<BoundListener> old = std::move(listeners_);
   old.clear();
@@ -227,8 +194,8 @@ bool Server::rebindListeners(std::string* err) {
   return false;
 }
 
-void Server::onAccept(net::Connection* conn, void* data) {
-  auto* s = static_cast<Server*>(data);
+void Instance::onAccept(net::Connection* conn, void* data) {
+  auto* s = static_cast<Instance*>(data);
   s->stats.total_connections_received++;
   if (conn->accept(onAccepted) == -1) {
     LOG_WARNING("Error accepting a client connection: %s", conn->lastError().c_str());
@@ -236,7 +203,7 @@ void Server::onAccept(net::Connection* conn, void* data) {
   }
 }
 
-void Server::onAccepted(net::Connection* conn) {
+void Instance::onAccepted(net::Connection* conn) {
   Server& s = *g_server;
   if (conn->state() != net::ConnState::kConnected) {
     LOG_VERBOSE("Error accepting a client connection: %s", conn->lastError().c_str());
@@ -259,63 +226,7 @@ void Server::onAccepted(net::Connection* conn) {
   LOG_VERBOSE("Accepted %s", conn->peerAddress().c_str());
 }
 
-void Server::refuseClient(net::Connection* conn, std::string_view error) {
-  stats.rejected_connections++;
-  // The error goes through the normal reply path rather than one write
-  // before close: a transport may not be able to take it yet (RDMA: until
-  // the peer registered its receive buffer). The client is never read from
-  // and is closed once the error is sent, or by the cron after
-  // kRefusedLingerMs if the peer never lets it be sent.
-  Client* c = newClient(conn);
-  c->flags |= kProtectedRefuse | kCloseAfterReply;
-  refused_clients++;
-  linkClient(c);
-  c->reply().raw(error);
-  queueWrite(c);
-}
-
-Client* Server::newClient(net::Connection* conn) {
-  auto* c = new Client(conn, next_client_id++, &dbAt(0));
-  acl::attachDefaultUser(c);
-  return c;
-}
-
-void Server::linkClient(Client* c) {
-  clients.push_back(c);
-  c->registry_pos = std::prev(clients.end());
-}
-
-void Server::unlinkClient(Client* c) {
-  clients.erase(c->registry_pos);
-  if (c->flags & kPendingWrite) {
-    auto it = std::find(pending_writes.begin(), pending_writes.end(), c);
-    if (it != pending_writes.end()) *it = nullptr;
-  }
-}
-
-void Server::freeClientAsync(Client* c) {
-  if (c->flags & kCloseAsap) return;
-  c->flags |= kCloseAsap;
-  if (c->flags & kProtectedRefuse) refused_clients--;
-  blocking::onClientFree(c);
-  // Stop reading right away: nothing more from this client is processed.
-  if (c->conn() != nullptr) c->conn()->setReadHandler(nullptr);
-  clients_to_close.push_back(c);
-}
-
-void Server::queueWrite(Client* c) {
-  c->flags |= kPendingWrite;
-  pending_writes.push_back(c);
-}
-
-Client* Server::findClientById(uint64_t id) {
-  for (Client* c : clients) {
-    if (c->id() == id) return c;
-  }
-  return nullptr;
-}
-
-void Server::handlePendingWrites() {
+void Instance::handlePendingWrites() {
   // Writing here rather than from a write handler saves an epoll round trip
   // per reply: most replies go out in one write right before we sleep.
   for (size_t i = 0; i < pending_writes.size(); i++) {
@@ -328,7 +239,7 @@ void Server::handlePendingWrites() {
   pending_writes.clear();
 }
 
-void Server::freeClosingClients() {
+void Instance::freeClosingClients() {
   while (!clients_to_close.empty()) {
     std::vector<Client*> batch;
     batch.swap(clients_to_close);
@@ -339,7 +250,7 @@ void Server::freeClosingClients() {
   }
 }
 
-void Server::beforeSleep() {
+void Instance::beforeSleep() {
   // Data a transport holds in user space has no fd event to wake us: the
   // service shared with the client library runs its handlers.
   net::servicePendingData(&loop);
@@ -370,7 +281,7 @@ void Server::beforeSleep() {
   }
 }
 
-void Server::clientsCron() {
+void Instance::clientsCron() {
   int64_t limit = config.timeout * 1000;
   for (Client* c : clients) {
     // A blocked client waits on its own timeout, not the idle one (Redis).
@@ -389,7 +300,7 @@ void Server::clientsCron() {
   }
 }
 
-void Server::databasesCron() {
+void Instance::databasesCron() {
   // Active expiry gets a bounded share of each cron period.
   int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
@@ -405,7 +316,7 @@ void Server::databasesCron() {
   latency::addSampleIfNeeded("expire-cycle", expire_us / 1000);
 }
 
-int Server::cron() {
+int Instance::cron() {
   int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
   // No cron work in the middle of a script: it is atomic, time included.
   if (script::running()) return static_cast<int>(period);
@@ -450,7 +361,7 @@ int Server::cron() {
   return static_cast<int>(1000 / hz);
 }
 
-void Server::prepareShutdown() {
+void Instance::prepareShutdown() {
   static bool done = false;  // once, even when a shutdown during loading asked first
   if (done) return;
   done = true;

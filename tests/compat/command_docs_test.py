@@ -84,7 +84,7 @@ def docs_line(conn, name):
 
 
 def key_spec(k):
-    """One key spec as "FLAGS; BEGIN; FIND" (server/key_spec.h's notation)."""
+    """One key spec as "FLAGS; BEGIN; FIND" (server/core/key_spec.h's notation)."""
     k = as_map(k)
     flags = " ".join(text(f) for f in k["flags"])
     begin, find = as_map(k["begin_search"]), as_map(k["find_keys"])

@@ -54,8 +54,8 @@ struct TypeStats {
 
 // Number of keys, for the progress percentage (0 when unknown).
 uint64_t dbSize(Session* s) {
-  client::Reply r;
-  if (!s->client().call({"DBSIZE"}, &r) || r.type != client::ReplyType::kInteger) return 0;
+  resp::Reply r;
+  if (!s->client().call({"DBSIZE"}, &r) || r.type != resp::ReplyType::kInteger) return 0;
   return static_cast<uint64_t>(r.integer);
 }
 
@@ -110,13 +110,13 @@ int sizeMode(Session* s, bool memory) {
         const uint64_t done_before = sampled;
         for (size_t j = 0; j < asked.size(); j++) {
           size_t i = asked[j];
-          const client::Reply& r = (*sizes)[j];
+          const resp::Reply& r = (*sizes)[j];
           if (r.isError()) {
             fprintf(stderr, "Error: %s\n", r.str.c_str());
             return false;
           }
           uint64_t size =
-              r.type == client::ReplyType::kInteger ? static_cast<uint64_t>(r.integer) : 0;
+              r.type == resp::ReplyType::kInteger ? static_cast<uint64_t>(r.integer) : 0;
           TypeStats& t = stats[static_cast<size_t>(idx[i])];
           const TypeInfo& ti = kTypes[static_cast<size_t>(idx[i])];
           sampled++;
@@ -188,7 +188,7 @@ int hotKeysMode(Session* s) {
         if (!freqs) return false;
         const uint64_t done_before = sampled;
         for (size_t i = 0; i < keys.size(); i++) {
-          const client::Reply& r = (*freqs)[i];
+          const resp::Reply& r = (*freqs)[i];
           if (r.isError()) {
             fflush(stdout);
             fprintf(stderr, "Error: %s\n", r.str.c_str());

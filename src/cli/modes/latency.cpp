@@ -33,7 +33,7 @@ void onInterrupt(int) {
 
 // One PING round trip in microseconds; -1 when the connection is lost.
 int64_t pingUs(Session* s) {
-  client::Reply r;
+  resp::Reply r;
   int64_t start = event::EventLoop::nowUs();
   if (!s->client().connected() || !s->client().call({"PING"}, &r)) return -1;
   return event::EventLoop::nowUs() - start;

@@ -47,20 +47,20 @@ int lruTestMode(Session* s) {
     while (event::EventLoop::nowMs() - start < kCycleMs) {
       for (int j = 0; j < kPipeline; j++) {
         counts.pending++;
-        c.command({"SET", pick(), "val"}, [&counts](client::Reply* r) {
+        c.command({"SET", pick(), "val"}, [&counts](resp::Reply* r) {
           counts.pending--;
           if (r == nullptr) counts.failed = true;
         });
       }
       for (int j = 0; j < kPipeline; j++) {
         counts.pending++;
-        c.command({"GET", pick()}, [&counts](client::Reply* r) {
+        c.command({"GET", pick()}, [&counts](resp::Reply* r) {
           counts.pending--;
           if (r == nullptr) {
             counts.failed = true;
           } else if (r->isError()) {
             printf("%s\n", r->str.c_str());
-          } else if (r->type == client::ReplyType::kNil) {
+          } else if (r->type == resp::ReplyType::kNil) {
             counts.misses++;
           } else {
             counts.hits++;

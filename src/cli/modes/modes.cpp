@@ -30,7 +30,7 @@ void sleepInterval(const Options& opt) {
   if (opt.interval_us > 0) usleep(static_cast<useconds_t>(opt.interval_us));
 }
 
-bool callOrReport(Session* s, const std::vector<std::string>& argv, client::Reply* reply) {
+bool callOrReport(Session* s, const std::vector<std::string>& argv, resp::Reply* reply) {
   if (s->client().connected() && s->client().call(argv, reply)) return true;
   fprintf(stderr, "Error: %s\n", s->lastReason().c_str());
   return false;

@@ -33,7 +33,7 @@ int rdbMode(Session* session);      // sync.cpp: --rdb, --functions-rdb
 void sleepInterval(const Options& opt);
 // Sends argv and waits for the reply; on a lost connection prints
 // "Error: <why>" as redis-cli does and returns false.
-bool callOrReport(Session* session, const std::vector<std::string>& argv, client::Reply* reply);
+bool callOrReport(Session* session, const std::vector<std::string>& argv, resp::Reply* reply);
 // "1.09M"-style sizes, as redis-cli prints them.
 std::string bytesToHuman(long double n);
 

@@ -33,14 +33,14 @@ struct PipeState {
   time_t last_reply = 0;
 };
 
-void onReply(client::Client*, const client::ReplySummary& r, void* data) {
+void onReply(client::Client*, const resp::ReplySummary& r, void* data) {
   auto* st = static_cast<PipeState*>(data);
   st->last_reply = time(nullptr);
-  if (st->eof && r.type == client::ReplyType::kBulk && r.text == st->token) {
+  if (st->eof && r.type == resp::ReplyType::kBulk && r.text == st->token) {
     st->done = true;
     return;
   }
-  if (r.type == client::ReplyType::kError) {
+  if (r.type == resp::ReplyType::kError) {
     fprintf(stderr, "%.*s\n", static_cast<int>(r.error.size()), r.error.data());
     st->errors++;
   }

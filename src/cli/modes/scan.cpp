@@ -20,7 +20,7 @@ bool scanWalk(Session* s, const std::function<bool(const std::vector<std::string
       argv.push_back("MATCH");
       argv.push_back(o.pattern);
     }
-    client::Reply r;
+    resp::Reply r;
     if (!callOrReport(s, argv, &r)) return false;
     if (r.isError()) {
       fprintf(stderr, "Error: %s\n", r.str.c_str());
@@ -41,14 +41,14 @@ bool scanWalk(Session* s, const std::function<bool(const std::vector<std::string
   return true;
 }
 
-std::optional<std::vector<client::Reply>> pipelined(
+std::optional<std::vector<resp::Reply>> pipelined(
     Session* s, const std::vector<std::vector<std::string>>& cmds) {
   client::Client& c = s->client();
-  std::vector<client::Reply> replies(cmds.size());
+  std::vector<resp::Reply> replies(cmds.size());
   size_t got = 0;
   bool failed = false;
   for (size_t i = 0; i < cmds.size(); i++) {
-    c.command(cmds[i], [&replies, &got, &failed, i](client::Reply* r) {
+    c.command(cmds[i], [&replies, &got, &failed, i](resp::Reply* r) {
       got++;
       if (r == nullptr) {
         failed = true;

@@ -19,7 +19,7 @@ bool scanWalk(Session* s, const std::function<bool(const std::vector<std::string
 
 // Sends every command without waiting, then collects the replies in order.
 // nullopt (after printing "Error: ...") when the connection is lost.
-std::optional<std::vector<client::Reply>> pipelined(
+std::optional<std::vector<resp::Reply>> pipelined(
     Session* s, const std::vector<std::vector<std::string>>& cmds);
 
 }  // namespace cli::modes

@@ -43,7 +43,7 @@ int statMode(Session* s) {
   int64_t interval = o.interval_us > 0 ? o.interval_us : kDefaultIntervalUs;
   long last_requests = 0;
   for (int line = 0;; line++) {
-    client::Reply r;
+    resp::Reply r;
     if (!callOrReport(s, {"INFO"}, &r)) return 1;
     if (r.isError()) {
       printf("ERROR: %s\n", r.str.c_str());

@@ -26,7 +26,7 @@ constexpr size_t kChunk = 16 * 1024;
 // may not know the option): false. A lost connection exits.
 bool sendReplconf(Session* s, const char* a, const char* b) {
   fprintf(stderr, "sending REPLCONF %s %s\n", a, b);
-  client::Reply r;
+  resp::Reply r;
   if (!s->client().call({"REPLCONF", a, b}, &r)) {
     fprintf(stderr, "\nI/O error\n");
     exit(1);
@@ -193,7 +193,7 @@ int replicaMode(Session* s) {
   } else {
     fprintf(stderr, "SYNC done. Logging commands from master.\n");
   }
-  client::Reply r;
+  resp::Reply r;
   while (s->client().readReply(&r)) {
     std::string line = formatCsv(r) + "\n";
     fwrite(line.data(), 1, line.size(), stdout);

@@ -1,6 +1,6 @@
 // The rdma type's option values and their bounds: the one place they live.
 // Header-only and free of verbs calls, so the server's settings table
-// (net/rdma_settings.cpp, compiled with or without RDMA support) and the
+// (net/rdma/settings.cpp, compiled with or without RDMA support) and the
 // type's configure() (rdma_type.cpp) parse with the same code.
 //
 // Each parser takes the text a user wrote and either stores the value or

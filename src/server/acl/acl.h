@@ -3,7 +3,7 @@
 // permission check in check.h, ACL LOG in acl_log.h.
 #pragma once
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace acl {
 

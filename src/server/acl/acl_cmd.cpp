@@ -11,9 +11,9 @@
 #include "server/acl/catalog.h"
 #include "server/acl/check.h"
 #include "server/acl/users.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
-#include "server/server.h"
+#include "server/core/client.h"
+#include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

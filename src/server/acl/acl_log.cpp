@@ -3,9 +3,9 @@
 #include <deque>
 #include <string>
 
-#include "server/client.h"
-#include "server/commands/introspection.h"
-#include "server/server.h"
+#include "server/core/client.h"
+#include "server/commands/server/introspection.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

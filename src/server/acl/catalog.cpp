@@ -1,7 +1,7 @@
 #include "server/acl/catalog.h"
 
 #include "common/strutil.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace acl {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace acl {
 

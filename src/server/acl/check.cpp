@@ -6,8 +6,8 @@
 #include "server/acl/acl_log.h"
 #include "server/acl/catalog.h"
 #include "server/acl/user.h"
-#include "server/client.h"
-#include "server/server.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "server/acl/user.h"
-#include "server/client.h"
-#include "server/command.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 
 namespace server {
 class Client;

@@ -9,7 +9,7 @@
 #include "server/acl/catalog.h"
 #include "server/acl/check.h"
 #include "server/commands/families.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

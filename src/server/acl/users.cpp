@@ -11,9 +11,9 @@
 #include "resp/request_parser.h"
 #include "server/acl/acl_log.h"
 #include "server/acl/catalog.h"
-#include "server/client.h"
-#include "server/pubsub.h"
-#include "server/server.h"
+#include "server/core/client.h"
+#include "server/pubsub/pubsub.h"
+#include "server/core/state.h"
 
 namespace acl {
 namespace {

@@ -2,7 +2,7 @@
 // commands/<family>.cpp and adds its Command entries to the table.
 #pragma once
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 

@@ -3,10 +3,10 @@
 #include "server/acl/acl.h"
 #include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
-#include "server/multi.h"
-#include "server/pubsub.h"
+#include "server/request/multi.h"
+#include "server/pubsub/pubsub.h"
 #include "server/script/script.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server {
 

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "server/command.h"
+#include "server/core/command.h"
 #include "server/db/db.h"
 
 namespace server {

@@ -339,7 +339,7 @@ constexpr Entry kSyntax[] = {
      "[AGGREGATE <SUM | MIN | MAX>]"},
 };
 
-// COMMAND INFO's key specs (notation in server/key_spec.h), for the
+// COMMAND INFO's key specs (notation in server/core/key_spec.h), for the
 // commands that have keys.
 constexpr Entry kKeySpecs[] = {
     {"append", "RW insert; index 1; range 0 1 0"},

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 
@@ -13,7 +13,7 @@ namespace server {
 // does not have. Commands without arguments have "".
 const char* commandSyntax(std::string_view full_name);
 
-// COMMAND INFO's key specs for the command (server/key_spec.h notation;
+// COMMAND INFO's key specs for the command (server/core/key_spec.h notation;
 // "" when it has no keys).
 const char* commandKeySpecs(std::string_view full_name);
 

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "resp/request_parser.h"
-#include "server/config.h"
+#include "server/conf/config.h"
 
 namespace server::conf {
 

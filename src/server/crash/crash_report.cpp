@@ -7,11 +7,11 @@
 #include <string>
 
 #include "common/log.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
+#include "server/core/client.h"
+#include "server/commands/server/introspection.h"
 #include "server/crash/safe_out.h"
-#include "server/server.h"
-#include "server/version.h"
+#include "server/core/state.h"
+#include "server/core/version.h"
 
 namespace server::crash {
 

@@ -7,7 +7,7 @@
 // - Entries are owned by the Db. A pointer from find() stays valid until the
 //   next call that adds or removes keys (add/remove/set/clear/expire cycle).
 // - Every write to a key must end with a call to the server's key-modified
-//   signal (see server/keyspace.h); the Db itself does not know about
+//   signal (see server/request/keyspace.h); the Db itself does not know about
 //   clients.
 #pragma once
 
@@ -166,7 +166,7 @@ class Db {
   // notification "new"), right after it is inserted. Set by the server.
   static void (*onAdded)(Db* db, std::string_view key);
 
-  // True while CLIENT PAUSE is in effect (set by server/pause.cpp): as in
+  // True while CLIENT PAUSE is in effect (set by server/request/pause.cpp): as in
   // Redis 7.0 the dataset then stays still, so expired keys read as absent
   // but are not deleted, and the active cycle deletes nothing. Writes are
   // held during a pause; add() still replaces an expired key kept this way.

@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "common/log.h"
-#include "server/client.h"
+#include "server/core/client.h"
 #include "server/evict/evict.h"
-#include "server/multi.h"
-#include "server/server.h"
+#include "server/request/multi.h"
+#include "server/core/state.h"
 
 namespace evict {
 

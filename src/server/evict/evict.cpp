@@ -6,17 +6,17 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "event/event_loop.h"
-#include "server/client.h"
-#include "server/command.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
 #include "server/evict/client_evict.h"
 #include "server/evict/lazyfree.h"
-#include "server/keyspace.h"
-#include "server/multi.h"
-#include "server/pause.h"
+#include "server/request/keyspace.h"
+#include "server/request/multi.h"
+#include "server/request/pause.h"
 #include "server/persist/persist.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace evict {
 

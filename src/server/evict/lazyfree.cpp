@@ -12,7 +12,7 @@
 #include "server/db/set.h"
 #include "server/db/zset.h"
 #include "server/evict/allocator.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace lazyfree {
 

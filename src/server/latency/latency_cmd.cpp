@@ -3,13 +3,13 @@
 #include <string>
 
 #include "common/strutil.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/commands/introspection.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/reply_helpers.h"
 #include "server/latency/histogram.h"
 #include "server/latency/latency_cmd.h"
 #include "server/latency/monitor.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::latency {
 

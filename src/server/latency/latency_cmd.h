@@ -1,7 +1,7 @@
 // The LATENCY command family (latency_cmd.cpp).
 #pragma once
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server::latency {
 

@@ -6,10 +6,10 @@
 #include <ctime>
 #include <memory>
 
-#include "server/command.h"
-#include "server/commands/introspection.h"
+#include "server/core/command.h"
+#include "server/core/reply_helpers.h"
 #include "server/latency/histogram.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::latency {
 

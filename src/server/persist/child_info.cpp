@@ -14,9 +14,9 @@
 
 #include "common/dict.h"
 #include "common/log.h"
-#include "server/commands/introspection.h"
+#include "server/core/reply_helpers.h"
 #include "server/process/os_tuning.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist {
 

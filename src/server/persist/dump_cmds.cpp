@@ -4,13 +4,13 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
-#include "server/client.h"
+#include "server/core/client.h"
 #include "server/db/lfu.h"
-#include "server/keyspace.h"
+#include "server/request/keyspace.h"
 #include "server/persist/dump_payload.h"
 #include "server/persist/snapshot.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist {
 

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <string>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 class Client;

@@ -4,12 +4,12 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
-#include "server/client.h"
+#include "server/core/client.h"
 #include "server/persist/aof/aof.h"
 #include "server/persist/digest.h"
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist {
 

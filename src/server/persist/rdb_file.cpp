@@ -14,7 +14,7 @@
 #include "server/persist/child_info.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
-#include "server/version.h"
+#include "server/core/version.h"
 
 namespace persist {
 

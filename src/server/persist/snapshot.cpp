@@ -17,14 +17,14 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "resp/request_parser.h"
-#include "server/commands/introspection.h"
-#include "server/keyspace.h"
+#include "server/commands/server/introspection.h"
+#include "server/request/keyspace.h"
 #include "server/persist/aof/aof.h"
 #include "server/persist/child_info.h"
 #include "server/persist/persist.h"
 #include "server/script/functions.h"
-#include "server/server.h"
-#include "server/tracking/tracking.h"
+#include "server/core/state.h"
+#include "server/pubsub/tracking.h"
 
 namespace persist {
 

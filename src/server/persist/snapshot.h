@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/command.h"
+#include "server/core/command.h"
 #include "server/db/db.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/rdb_value.h"

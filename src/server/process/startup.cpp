@@ -9,7 +9,7 @@
 #include "server/process/logo.h"
 #include "server/process/os_tuning.h"
 #include "server/process/supervise.h"
-#include "server/version.h"
+#include "server/core/version.h"
 
 namespace server::process {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "server/config.h"
+#include "server/conf/config.h"
 #include "server/process/proc_title.h"
 
 namespace server::process {

@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 class Client;

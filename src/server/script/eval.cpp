@@ -12,14 +12,14 @@ extern "C" {
 }
 
 #include "common/sha1.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
-#include "server/monitor.h"
+#include "server/core/client.h"
+#include "server/core/reply_helpers.h"
+#include "server/request/monitor.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/redis_api.h"
 #include "server/script/run_context.h"
 #include "server/script/script.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::script {
 

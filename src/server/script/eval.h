@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <string>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server::script {
 

@@ -6,15 +6,15 @@
 
 #include "common/strutil.h"
 #include "event/event_loop.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
-#include "server/monitor.h"
+#include "server/core/client.h"
+#include "server/core/reply_helpers.h"
+#include "server/request/monitor.h"
 #include "server/script/function_lib.h"
 #include "server/script/functions.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/run_context.h"
 #include "server/script/script.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::script {
 

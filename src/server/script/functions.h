@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server::script {
 

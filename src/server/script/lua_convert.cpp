@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "server/client.h"
+#include "server/core/client.h"
 
 namespace server::script {
 

@@ -14,15 +14,15 @@ extern "C" {
 #include "common/log.h"
 #include "common/sha1.h"
 #include "server/acl/check.h"
-#include "server/client.h"
-#include "server/command.h"
-#include "server/dispatch.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/request/call.h"
 #include "server/propagate/propagate.h"
 #include "server/script/lua_convert.h"
 #include "server/script/run_context.h"
-#include "server/server.h"
-#include "server/tracking/tracking.h"
-#include "server/version.h"
+#include "server/core/state.h"
+#include "server/pubsub/tracking.h"
+#include "server/core/version.h"
 
 namespace server::script {
 

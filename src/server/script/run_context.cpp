@@ -6,15 +6,15 @@
 
 #include "common/log.h"
 #include "event/event_loop.h"
-#include "server/client.h"
-#include "server/client_io.h"
-#include "server/command.h"
-#include "server/commands/introspection.h"
+#include "server/core/client.h"
+#include "server/request/client_io.h"
+#include "server/core/command.h"
+#include "server/commands/server/introspection.h"
 #include "server/db/db.h"
 #include "server/evict/evict.h"
 #include "server/script/lua_convert.h"
 #include "server/script/lua_sandbox.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace server::script {
 

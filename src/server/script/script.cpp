@@ -1,7 +1,7 @@
 #include "server/script/script.h"
 
 #include "common/strutil.h"
-#include "server/commands/introspection.h"
+#include "server/core/reply_helpers.h"
 #include "server/script/eval.h"
 #include "server/script/functions.h"
 #include "server/script/run_context.h"

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace server {
 class Client;

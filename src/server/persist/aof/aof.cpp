@@ -9,16 +9,16 @@
 #include <cstring>
 
 #include "common/log.h"
-#include "server/client.h"
-#include "server/commands/introspection.h"
-#include "server/keyspace.h"
+#include "server/core/client.h"
+#include "server/core/reply_helpers.h"
+#include "server/request/keyspace.h"
 #include "server/persist/aof/loader.h"
 #include "server/persist/aof/rewrite.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/child_info.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
-#include "server/tracking/tracking.h"
+#include "server/core/state.h"
+#include "server/pubsub/tracking.h"
 
 namespace persist::aof {
 

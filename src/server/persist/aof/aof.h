@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "server/command.h"
+#include "server/core/command.h"
 
 namespace persist::aof {
 

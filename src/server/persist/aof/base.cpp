@@ -7,7 +7,7 @@
 #include "server/persist/aof/base.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 

@@ -16,7 +16,7 @@
 #include "server/persist/aof/base.h"
 #include "server/persist/snapshot.h"
 #include "server/script/functions.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 

@@ -11,7 +11,7 @@
 #include "common/log.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 

@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "common/log.h"
-#include "server/client.h"
-#include "server/command.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
 #include "server/script/functions.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 

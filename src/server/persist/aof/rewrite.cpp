@@ -15,7 +15,7 @@
 #include "server/persist/aof/state.h"
 #include "server/persist/child_info.h"
 #include "server/persist/snapshot.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 

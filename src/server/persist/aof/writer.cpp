@@ -11,7 +11,7 @@
 #include "common/log.h"
 #include "server/persist/aof/state.h"
 #include "server/propagate/propagate.h"
-#include "server/server.h"
+#include "server/core/state.h"
 
 namespace persist::aof {
 

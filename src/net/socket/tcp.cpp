@@ -1,0 +1,74 @@
+// The "tcp" connection type: IPv4/IPv6 stream sockets.
+#include <unistd.h>
+
+#include "net/socket/socket.h"
+#include "net/socket/socket_connection.h"
+#include "net/transports.h"
+
+namespace net {
+namespace {
+
+class TcpType : public ConnectionType {
+ public:
+  const char* name() const override { return "tcp"; }
+
+  // Settings: port (0: no listener), bind, tcp-backlog.
+  bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,
+                      std::string* err) override {
+    long long port = 0, backlog = 511;
+    if (!settingInt(get("port"), &port) || port < 0 || port > 65535) {
+      *err = "tcp: bad port '" + get("port") + "'";
+      return false;
+    }
+    *wanted = port != 0;
+    spec->port = static_cast<int>(port);
+    spec->addrs = settingWords(get("bind"));
+    if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
+    return true;
+  }
+
+  Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb, void* cb_data,
+                   std::string* err) override {
+    std::vector<std::string> addrs = spec.addrs;
+    if (addrs.empty()) addrs = {"*", "-::*"};
+    std::vector<int> fds;
+    std::string desc;
+    for (const auto& a : addrs) {
+      std::string e;
+      int fd = sock::listenTcp(a, spec.port, spec.backlog, &e);
+      if (fd == -1) {
+        // "-addr" marks an optional address (e.g. IPv6 on a host without it).
+        if (!a.empty() && a[0] == '-') continue;
+        for (int f : fds) ::close(f);
+        *err = "Could not create server TCP listening socket " + e;
+        return nullptr;
+      }
+      fds.push_back(fd);
+      if (!desc.empty()) desc += " ";
+      desc += (a[0] == '-' ? a.substr(1) : a) + ":" + std::to_string(spec.port);
+    }
+    if (fds.empty()) {
+      *err = "Could not create server TCP listening socket: no address could be bound";
+      return nullptr;
+    }
+    return new SocketListener(this, loop, std::move(fds), desc, cb, cb_data, true);
+  }
+
+  Connection* connect(event::EventLoop* loop, const ConnectAddr& addr, ConnHandler cb,
+                      std::string* err) override {
+    int fd = sock::connectTcp(addr.host, addr.port, addr.source_addr, err);
+    if (fd == -1) return nullptr;
+    sock::setNoDelay(fd, true);
+    auto* c = new SocketConnection(this, loop, fd, ConnState::kConnecting);
+    c->startConnect(cb);
+    return c;
+  }
+};
+
+}  // namespace
+
+ConnectionType* makeTcpType() {
+  return new TcpType();
+}
+
+}  // namespace net

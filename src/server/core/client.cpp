@@ -1,0 +1,222 @@
+#include "server/core/client.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "common/log.h"
+#include "common/strutil.h"
+#include "server/core/command.h"
+
+namespace server {
+
+namespace {
+constexpr size_t kReadChunk = 16 * 1024;
+constexpr int kMaxIov = 64;
+// A private buffer bigger than this is freed once drained (one huge request
+// must not pin its memory for the client's lifetime).
+constexpr size_t kKeepQueryBuffer = 64 * 1024;
+
+// The hooks are few and registered at start: a vector scanned on close.
+std::vector<Client::CloseHook>& closeHooks() {
+  static std::vector<Client::CloseHook> hooks;
+  return hooks;
+}
+void (*g_error_hook)(std::string_view) = nullptr;
+}  // namespace
+
+void Client::addCloseHook(CloseHook hook) {
+  for (CloseHook h : closeHooks()) {
+    if (h == hook) return;
+  }
+  closeHooks().push_back(hook);
+}
+
+void Client::setErrorHook(void (*hook)(std::string_view msg)) {
+  g_error_hook = hook;
+}
+
+Client::Client(net::Connection* conn, uint64_t id, db::Db* db)
+    : id_(id), conn_(conn), db_(db), writer_(&replies_, 2) {
+  ctime_ms = last_interaction_ms = db::Clock::nowMs;
+  if (conn_ != nullptr) conn_->setPrivateData(this);
+}
+
+Client::~Client() {
+  for (CloseHook h : closeHooks()) h(this);
+  if (conn_ != nullptr) {
+    conn_->setPrivateData(nullptr);
+    conn_->close();
+  }
+  free(qbuf_);
+}
+
+void Client::muteReplies(bool mute) {
+  // One discard buffer serves every client: the server is single-threaded
+  // and it is emptied after each muted command.
+  static resp::ReplyBuffer discard;
+  if (mute) {
+    writer_.setBuffer(&discard);
+  } else {
+    writer_.setBuffer(&replies_);
+    discard.clear();
+  }
+}
+
+void Client::addError(std::string_view msg) {
+  if (g_error_hook != nullptr) g_error_hook(msg);
+  writer_.error(msg);
+}
+
+void Client::addErrorFormat(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  if (n < 0) n = 0;
+  if (static_cast<size_t>(n) >= sizeof(buf)) n = sizeof(buf) - 1;
+  addError(std::string_view(buf, static_cast<size_t>(n)));
+}
+
+void Client::addWrongArity() {
+  const char* name = cur_cmd ? cur_cmd->name : "unknown";
+  addErrorFormat("wrong number of arguments for '%s' command", name);
+}
+
+void Client::addWrongType() {
+  addError("-WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
+bool Client::argInt64(size_t i, int64_t* out) {
+  if (strutil::parseInt64(argv_[i], out)) return true;
+  addNotInteger();
+  return false;
+}
+
+bool Client::argInt64Msg(size_t i, int64_t* out, const char* msg) {
+  if (strutil::parseInt64(argv_[i], out)) return true;
+  addError(msg);
+  return false;
+}
+
+bool Client::argLongDouble(size_t i, long double* out) {
+  if (strutil::parseLongDouble(argv_[i], out)) return true;
+  addNotFloat();
+  return false;
+}
+
+std::string Client::eventsString() const {
+  std::string s;
+  if (conn_ == nullptr) return s;
+  if (conn_->hasReadHandler()) s += 'r';
+  if (conn_->hasWriteHandler()) s += 'w';
+  return s;
+}
+
+void Client::ensureQueryCapacity(size_t need) {
+  if (qcap_ >= need) return;
+  size_t cap = qcap_ ? qcap_ : kReadChunk;
+  while (cap < need) cap = cap < (64u << 20) ? cap * 2 : cap + (64u << 20);
+  char* p = static_cast<char*>(realloc(qbuf_, cap));
+  if (p == nullptr) throw std::bad_alloc();
+  qbuf_ = p;
+  qcap_ = cap;
+}
+
+void Client::keepLeftover(const char* data, size_t len) {
+  ensureQueryCapacity(len + kReadChunk);
+  memcpy(qbuf_, data, len);
+  qpos_ = 0;
+  qlen_ = len;
+}
+
+ssize_t Client::readInput(char* scratch, size_t scratch_len, const char** base, size_t* len) {
+  char* dst;
+  size_t room;
+  reading_scratch_ = qlen_ == qpos_;
+  if (reading_scratch_) {
+    // Nothing partial pending: read into the shared scratch buffer.
+    if (qbuf_ != nullptr && qcap_ > kKeepQueryBuffer) {
+      free(qbuf_);
+      qbuf_ = nullptr;
+      qcap_ = 0;
+    }
+    qlen_ = qpos_ = 0;
+    dst = scratch;
+    room = scratch_len;
+  } else {
+    // Compact, then make room for what the parser says the request needs.
+    if (qpos_ > 0) {
+      memmove(qbuf_, qbuf_ + qpos_, qlen_ - qpos_);
+      qlen_ -= qpos_;
+      qpos_ = 0;
+    }
+    size_t want = qlen_ + kReadChunk;
+    if (parser_.bytesHint() > want) want = parser_.bytesHint();
+    ensureQueryCapacity(want);
+    dst = qbuf_ + qlen_;
+    room = qcap_ - qlen_;
+  }
+  ssize_t n = conn_->read(dst, room);
+  if (n <= 0) return n;
+  if (reading_scratch_) {
+    *base = dst;
+    *len = static_cast<size_t>(n);
+  } else {
+    qlen_ += static_cast<size_t>(n);
+    *base = qbuf_;
+    *len = qlen_;
+  }
+  return n;
+}
+
+size_t Client::inputProcessed(const char* base, size_t len, size_t used) {
+  size_t left = len - used;
+  if (reading_scratch_) {
+    if (left > 0) keepLeftover(base + used, left);
+  } else {
+    qpos_ = used;
+    if (qpos_ == qlen_) qpos_ = qlen_ = 0;
+  }
+  return left;
+}
+
+void Client::consumeHeld(size_t used) {
+  qpos_ += used;
+  if (qpos_ == qlen_) qpos_ = qlen_ = 0;
+}
+
+resp::RequestParser::Result Client::parseRequest(const char* data, size_t len,
+                                                 const resp::ParserLimits& limits,
+                                                 size_t* consumed) {
+  resp::RequestParser::Result r = parser_.feed(data, len, limits);
+  if (r != resp::RequestParser::kDone) return r;
+  const char* argbase = parser_.isInline() ? parser_.inlineStorage().data() : data;
+  const auto& args = parser_.args();
+  argv_.resize(args.size());
+  for (size_t i = 0; i < args.size(); i++) argv_[i] = {argbase + args[i].off, args[i].len};
+  *consumed = parser_.consumed();
+  parser_.reset();
+  return r;
+}
+
+bool Client::writeReplies(uint64_t* written) {
+  struct iovec iov[kMaxIov];
+  while (!replies_.empty()) {
+    int n = replies_.iovecs(iov, kMaxIov);
+    if (n == 0) break;
+    ssize_t w = n == 1 ? conn_->write(iov[0].iov_base, iov[0].iov_len) : conn_->writev(iov, n);
+    if (w <= 0) {
+      if (conn_->state() == net::ConnState::kConnected) break;  // would block
+      return false;
+    }
+    replies_.consume(static_cast<size_t>(w));
+    *written += static_cast<uint64_t>(w);
+  }
+  return true;
+}
+
+}  // namespace server

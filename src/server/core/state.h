@@ -1,0 +1,120 @@
+// Server state: the configuration, the command table, the databases, the
+// clients and the statistics; one Server per process (g_server), as the
+// event loop is one. Start-up, listeners, the cron and before-sleep are the
+// process's (server/server.h, the class Instance that extends this one).
+// Part of core/: included by request/ and the floors above it (persist,
+// script, repl, evict, commands, the top); modules below request/ take what
+// they need through narrower headers.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <string>
+#include <vector>
+
+#include "event/event_loop.h"
+#include "net/connection.h"
+#include "server/core/command.h"
+#include "server/conf/config.h"
+#include "server/db/db.h"
+
+namespace server {
+
+class Client;
+
+struct Stats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t net_input_bytes = 0;
+  uint64_t net_output_bytes = 0;
+  uint64_t expired_keys = 0;
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t unexpected_error_replies = 0;
+  uint64_t client_qbuf_limit_disconnections = 0;
+  int64_t start_time_ms = 0;
+  // Instantaneous ops/sec: samples taken by the cron.
+  uint64_t ops_samples[16] = {};
+  int ops_sample_idx = 0;
+  int64_t last_sample_ms = 0;
+  uint64_t last_sample_ops = 0;
+  // INFO errorstats: error replies per code ("ERR", "WRONGTYPE", ...).
+  std::map<std::string, uint64_t, std::less<>> error_codes;
+  // Counts one error reply by its code: the first word of a message that
+  // carries its own code ("-WRONGTYPE ..."), else "ERR". New codes stop
+  // being tracked past a limit, as in Redis, so clients cannot grow it.
+  void countError(std::string_view msg);
+};
+
+class Server {
+ public:
+  Server();
+  virtual ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Client registry (request/clients.cpp). newClient makes a client with the next id, on db 0,
+  // authenticated unless a password is required; the caller links it.
+  Client* newClient(net::Connection* conn);
+  void linkClient(Client* c);
+  void unlinkClient(Client* c);
+  void freeClientAsync(Client* c);
+  void queueWrite(Client* c);
+  Client* findClientById(uint64_t id);
+  // Live clients: those registered minus those already scheduled to close.
+  // Connected clients as INFO and maxclients count them: not those being
+  // closed, nor those refused at accept that are only waiting to receive
+  // their error.
+  size_t clientCount() const { return clients.size() - clients_to_close.size() - refused_clients; }
+  // Refuses a connection at accept (maxclients, protected mode): `error`
+  // (a full RESP error line) is sent, then the connection is closed.
+  void refuseClient(net::Connection* conn, std::string_view error);
+  size_t refused_clients = 0;
+  static constexpr int64_t kRefusedLingerMs = 2000;
+
+  // Applies listener-related config changes at run time (CONFIG SET port).
+  // The process (server/server.h) owns the listeners; a bare state (unit
+  // tests) has none and refuses.
+  virtual bool rebindListeners(std::string* err);
+
+  db::Db& dbAt(int i) { return *dbs[static_cast<size_t>(i)]; }
+
+  event::EventLoop loop;
+  Config config;
+  CommandTable commands;
+  std::vector<std::unique_ptr<db::Db>> dbs;
+  std::list<Client*> clients;
+  std::vector<Client*> pending_writes;
+  std::vector<Client*> clients_to_close;
+  Stats stats;
+  uint64_t next_client_id = 1;
+  int64_t cron_loops = 0;
+  int64_t hz = 10;  // the cron's frequency now: config hz, raised by dynamic-hz
+  bool shutdown_asap = false;
+  int shutdown_exit_code = 0;
+  Client* current_client = nullptr;
+  std::string executable;
+  std::string config_file;
+  int64_t dirty = 0;  // writes since start (INFO persistence: rdb_changes_since_last_save)
+  // DEBUG SET-ACTIVE-EXPIRE 0 stops the cron's expiry (tests of lazy expiry).
+  bool active_expire = true;
+  char run_id[41] = {};
+
+  // The shared read buffer: clients read into it and keep a private buffer
+  // only for a partial request left over (memory stays flat with many idle
+  // clients).
+  std::vector<char> shared_qbuf;
+};
+
+extern Server* g_server;
+
+// Seconds since start, for INFO.
+int64_t uptimeSeconds();
+const char* kVersion();
+
+}  // namespace server

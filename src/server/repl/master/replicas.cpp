@@ -1,0 +1,320 @@
+// The replicas, the stream of write effects sent to them (a propagation
+// sink), and what INFO, ROLE and CLIENT LIST show of them.
+#include "server/repl/master/replicas.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+#include "common/hash.h"
+#include "common/log.h"
+#include "server/core/client.h"
+#include "server/request/client_info.h"
+#include "server/commands/server/introspection.h"
+#include "server/request/obuf_limits.h"
+#include "server/propagate/propagate.h"
+#include "server/repl/repl.h"
+#include "server/core/state.h"
+
+namespace server::repl {
+
+namespace {
+
+int64_t nowSec() {
+  return static_cast<int64_t>(time(nullptr));
+}
+
+struct Globals {
+  std::vector<ReplicaState*> replicas;
+  std::string replid;
+  int64_t offset = 0;
+  int stream_db = -1;   // db of the last SELECT in the stream; -1: none yet
+  int64_t seconds = 0;  // one-second ticks of the cron so far
+  int64_t last_newline_s = 0;
+  bool sink_added = false;
+};
+
+Globals& g() {
+  static Globals s;
+  return s;
+}
+
+void appendBulk(std::string* o, std::string_view s) {
+  *o += '$';
+  *o += std::to_string(s.size());
+  *o += "\r\n";
+  o->append(s.data(), s.size());
+  *o += "\r\n";
+}
+
+// client-output-buffer-limit replica, on the stream queued for the replica
+// (in its output, or held while its RDB is on its way). False when the
+// replica has been scheduled to close.
+bool withinLimits(ReplicaState* r) {
+  Client* c = r->client;
+  const Config::OutputBufferLimit& lim = g_server->config.obuf_limits[Config::kClassReplica];
+  bool streaming = r->state == SyncState::kOnline && !r->stream_on_ack;
+  int64_t used = static_cast<int64_t>(streaming ? c->outputBytes() : r->held.size());
+  return !closeIfOverLimit(c, lim, used, false, &r->obuf_soft_since_ms);
+}
+
+// Sends `bytes` of the stream to every replica that takes it now, keeps it
+// for those whose RDB is on its way, and advances the offset.
+void feedStream(const std::string& bytes) {
+  for (ReplicaState* r : std::vector<ReplicaState*>(g().replicas)) {
+    if (r->client->flags & kCloseAsap) continue;
+    if (r->rdb_only) continue;  // gets the RDB and nothing after it
+    if (r->state == SyncState::kOnline && !r->stream_on_ack) {
+      sendRaw(r, bytes);
+    } else if (r->state == SyncState::kWaitEnd ||
+               (r->state == SyncState::kOnline && r->stream_on_ack)) {
+      r->held += bytes;
+    }
+    withinLimits(r);
+  }
+  g().offset += static_cast<int64_t>(bytes.size());
+}
+
+class StreamSink : public propagate::Sink {
+ public:
+  void feed(int db, std::span<const std::string_view> argv) override {
+    if (g().replicas.empty()) return;
+    std::string out;
+    if (db != g().stream_db) {
+      std::string dbs = std::to_string(db);
+      out += "*2\r\n$6\r\nSELECT\r\n";
+      appendBulk(&out, dbs);
+      g().stream_db = db;
+    }
+    out += '*';
+    out += std::to_string(argv.size());
+    out += "\r\n";
+    for (std::string_view a : argv) appendBulk(&out, a);
+    feedStream(out);
+  }
+  // A replica stream: PUBLISH and redis.set_repl(REPL_REPLICA) effects come
+  // here, not to the AOF (propagate.h, Targets).
+  unsigned target() const override { return propagate::kToReplicas; }
+};
+
+StreamSink& sink() {
+  static StreamSink s;
+  return s;
+}
+
+const char* stateName(const ReplicaState& r) {
+  switch (r.state) {
+    case SyncState::kWaitStart:
+    case SyncState::kWaitEnd:
+      return "wait_bgsave";
+    case SyncState::kOnline:
+      return "online";
+    default:
+      return "none";
+  }
+}
+
+std::string replicaIp(const ReplicaState& r) {
+  if (!r.announced_ip.empty()) return r.announced_ip;
+  if (r.client->conn() == nullptr) return "?";
+  std::string a = r.client->conn()->peerAddress();
+  size_t colon = a.rfind(':');
+  if (colon != std::string::npos) a = a.substr(0, colon);
+  if (a.size() >= 2 && a.front() == '[' && a.back() == ']') a = a.substr(1, a.size() - 2);
+  return a;
+}
+
+void onClientClose(Client* c) {
+  ReplicaState* r = c->repl_state;
+  if (r == nullptr) return;
+  auto& v = g().replicas;
+  auto it = std::find(v.begin(), v.end(), r);
+  if (it != v.end()) {
+    v.erase(it);
+    LOG_WARNING("Connection with replica %s lost.", replicaName(*r).c_str());
+    forgetTransferTarget(r);
+    // With no replica left, commands go back to the path without
+    // propagation work (the AOF, when on, has its own sink).
+    if (v.empty() && g().sink_added) {
+      g().sink_added = false;
+      propagate::removeSink(&sink());
+    }
+  }
+  c->repl_state = nullptr;
+  delete r;
+}
+
+}  // namespace
+
+ReplicaState* stateOf(Client* c, bool create) {
+  if (c->repl_state == nullptr && create) {
+    static bool hook = false;
+    if (!hook) {
+      hook = true;
+      Client::addCloseHook(onClientClose);
+    }
+    c->repl_state = new ReplicaState();
+    c->repl_state->client = c;
+  }
+  return c->repl_state;
+}
+
+std::vector<ReplicaState*>& replicas() {
+  return g().replicas;
+}
+
+bool isFiltered(const ReplicaState& r) {
+  return r.exclude_data || r.exclude_functions;
+}
+
+const std::string& replId() {
+  if (g().replid.empty()) {
+    static const char hex[] = "0123456789abcdef";
+    g().replid.assign(40, '0');
+    for (char& ch : g().replid) ch = hex[common::randomU64() & 15];
+  }
+  return g().replid;
+}
+
+int64_t masterOffset() {
+  return g().offset;
+}
+
+void attachReplica(ReplicaState* r) {
+  if (!g().sink_added) {
+    g().sink_added = true;
+    propagate::addSink(&sink());
+  }
+  g().replicas.push_back(r);
+  r->client->flags |= kReplica;
+  r->sync_start_s = nowSec();
+}
+
+void resetStreamDb() {
+  g().stream_db = -1;
+}
+
+void sendRaw(ReplicaState* r, std::string_view bytes) {
+  Client* c = r->client;
+  if (c->flags & kCloseAsap) return;
+  c->writeUnmuted([&](resp::Writer& w) { w.raw(bytes); });
+  if (!(c->flags & kPendingWrite)) g_server->queueWrite(c);
+}
+
+void transferDone(ReplicaState* r) {
+  Client* c = r->client;
+  if (r->rdb_only) {
+    // Nothing follows the RDB: close once it is written out.
+    LOG_NOTICE("Close the connection with replica %s as RDB transfer is complete",
+               replicaName(*r).c_str());
+    c->flags |= kCloseAfterReply;
+    if (!(c->flags & kPendingWrite)) g_server->queueWrite(c);
+    r->state = SyncState::kOnline;
+    r->held.clear();
+    return;
+  }
+  r->state = SyncState::kOnline;
+  r->ack_time_s = nowSec();
+  LOG_NOTICE("Synchronization with replica %s succeeded", replicaName(*r).c_str());
+  // After a diskless transfer the replica still has to load what it got:
+  // the stream starts with its first REPLCONF ACK, as in Redis 7.0.
+  if (r->socket_target) {
+    r->stream_on_ack = true;
+    return;
+  }
+  if (!r->held.empty()) sendRaw(r, r->held);
+  r->held.clear();
+}
+
+void dropReplica(ReplicaState* r, const char* why) {
+  LOG_WARNING("%s %s", why, replicaName(*r).c_str());
+  g_server->freeClientAsync(r->client);
+}
+
+std::string replicaName(const ReplicaState& r) {
+  std::string port = r.listening_port > 0 ? std::to_string(r.listening_port)
+                                          : std::string("<unknown-replica-port>");
+  return replicaIp(r) + ":" + port;
+}
+
+// ------------------------------------------------------------ public hooks
+
+bool allowedFromReplica(Client* c, const Command* cmd) {
+  if (!(c->flags & kReplica)) return true;
+  std::string_view name = cmd->name;
+  if (name == "replconf" || name == "sync" || name == "psync") return true;
+  std::string line;
+  formatClientLine(describeClient(c), &line);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  LOG_WARNING("Replica generated a reply to command '%s', disconnecting it: %s", cmd->name,
+              line.c_str());
+  g_server->freeClientAsync(c);
+  return false;
+}
+
+void cron() {
+  Globals& s = g();
+  int64_t now = nowSec();
+  const Config& cfg = g_server->config;
+  bool tick = now != s.last_newline_s;
+  if (tick) {
+    s.last_newline_s = now;
+    s.seconds++;
+    // Replicas waiting for their RDB get a newline a second, so neither
+    // side times the link out (the replica ignores them).
+    for (ReplicaState* r : s.replicas) {
+      if (r->state == SyncState::kWaitStart ||
+          (r->state == SyncState::kWaitEnd && !r->socket_target && r->file_fd < 0))
+        sendRaw(r, "\n");
+    }
+    // A replica that speaks PSYNC acknowledges every second; one silent
+    // for repl-timeout is gone.
+    for (ReplicaState* r : std::vector<ReplicaState*>(s.replicas)) {
+      if (r->state == SyncState::kOnline && !r->pre_psync && !r->rdb_only &&
+          now - r->ack_time_s > cfg.repl_timeout)
+        dropReplica(r, "Disconnecting timedout replica (streaming sync):");
+    }
+  }
+  // PING every repl-ping-replica-period seconds of the clock of ticks, not
+  // of the replica's arrival (as Redis counts its replication cron).
+  if (tick && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
+    feedStream("*1\r\n$4\r\nping\r\n");
+  maybeStartTransfer(true);
+}
+
+void appendInfoReplication(std::string* o) {
+  Globals& s = g();
+  appendFormat(o, "role:master\r\nconnected_slaves:%zu\r\n", s.replicas.size());
+  int64_t now = nowSec();
+  size_t i = 0;
+  for (ReplicaState* r : s.replicas) {
+    appendFormat(o, "slave%zu:ip=%s,port=%lld,state=%s,offset=%lld,lag=%lld\r\n", i++,
+                 replicaIp(*r).c_str(), static_cast<long long>(r->listening_port), stateName(*r),
+                 static_cast<long long>(r->ack_offset),
+                 static_cast<long long>(now - (r->ack_time_s ? r->ack_time_s : r->sync_start_s)));
+  }
+  appendFormat(o, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n", replId().c_str());
+  appendFormat(o, "master_replid2:0000000000000000000000000000000000000000\r\n");
+  appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n",
+               static_cast<long long>(s.offset));
+  appendFormat(o, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n");
+  appendFormat(o, "repl_backlog_histlen:0\r\n");
+}
+
+void roleReply(Client* c) {
+  std::vector<ReplicaState*> online;
+  for (ReplicaState* r : g().replicas)
+    if (r->state == SyncState::kOnline && !r->rdb_only) online.push_back(r);
+  c->addArrayLen(3);
+  c->addBulk("master");
+  c->addInteger(g().offset);
+  c->addArrayLen(static_cast<int64_t>(online.size()));
+  for (ReplicaState* r : online) {
+    c->addArrayLen(3);
+    c->addBulk(replicaIp(*r));
+    c->addBulk(std::to_string(r->listening_port));
+    c->addBulk(std::to_string(r->ack_offset));
+  }
+}
+
+}  // namespace server::repl

@@ -1,0 +1,179 @@
+// REPLCONF, SYNC and PSYNC with Redis 7.0's replies and error texts.
+#include <strings.h>
+#include <time.h>
+
+#include <string>
+#include <vector>
+
+#include "common/log.h"
+#include "common/strutil.h"
+#include "resp/request_parser.h"
+#include "server/core/client.h"
+#include "server/request/multi.h"
+#include "server/persist/snapshot.h"
+#include "server/repl/repl.h"
+#include "server/repl/master/replicas.h"
+#include "server/core/state.h"
+
+namespace server::repl {
+
+namespace {
+
+// Redis's NET_HOST_STR_LEN: the longest ip-address a replica may announce.
+constexpr size_t kMaxHostLen = 256;
+
+bool argIs(std::string_view a, const char* s) {
+  return a.size() == strlen(s) && strncasecmp(a.data(), s, a.size()) == 0;
+}
+
+// The stream held back since the transfer ended starts now.
+void startStreamOnAck(ReplicaState* r) {
+  r->stream_on_ack = false;
+  if (r->rdb_only) {
+    dropReplica(r, "Close the connection with replica as RDB transfer is complete:");
+    return;
+  }
+  if (!r->held.empty()) sendRaw(r, r->held);
+  r->held.clear();
+}
+
+void replconfCommand(Client* c) {
+  if (c->argc() % 2 == 0) {
+    c->addSyntaxError();
+    return;
+  }
+  ReplicaState* r = stateOf(c, true);
+  for (size_t j = 1; j < c->argc(); j += 2) {
+    std::string_view opt = c->arg(j), val = c->arg(j + 1);
+    if (argIs(opt, "listening-port")) {
+      int64_t port;
+      if (!c->argInt64(j + 1, &port)) return;
+      r->listening_port = port;
+    } else if (argIs(opt, "ip-address")) {
+      if (val.size() >= kMaxHostLen) {
+        c->addErrorFormat("REPLCONF ip-address provided by replica instance is too long: %zu bytes",
+                          val.size());
+        return;
+      }
+      r->announced_ip.assign(val);
+    } else if (argIs(opt, "capa")) {
+      // Unknown capabilities are ignored: a newer replica may offer more.
+      if (argIs(val, "eof")) r->capa_eof = true;
+      if (argIs(val, "psync2")) r->capa_psync2 = true;
+    } else if (argIs(opt, "ack")) {
+      // ACK has no reply, whatever happens.
+      int64_t off;
+      if (!(c->flags & kReplica) || !strutil::parseInt64(val, &off)) return;
+      if (off > r->ack_offset) r->ack_offset = off;
+      r->ack_time_s = static_cast<int64_t>(time(nullptr));
+      if (r->stream_on_ack && r->state == SyncState::kOnline) startStreamOnAck(r);
+      return;
+    } else if (argIs(opt, "getack")) {
+      // Sent by a master to its replicas; this server is never a replica.
+      return;
+    } else if (argIs(opt, "rdb-only")) {
+      int64_t v;
+      if (!c->argInt64(j + 1, &v)) return;
+      if (v < 0 || v > 1) {
+        c->addError("value is out of range, value must between 0 and 1");
+        return;
+      }
+      r->rdb_only = v == 1;
+    } else if (argIs(opt, "rdb-filter-only")) {
+      std::vector<std::string> filters;
+      if (!resp::splitArgs(val, &filters)) {
+        c->addError("Missing rdb-filter-only values");
+        return;
+      }
+      // Everything is left out but what the filters name.
+      r->exclude_data = true;
+      r->exclude_functions = true;
+      for (const std::string& f : filters) {
+        if (argIs(f, "functions")) {
+          r->exclude_functions = false;
+        } else {
+          c->addErrorFormat("Unsupported rdb-filter-only option: %s", f.c_str());
+          return;
+        }
+      }
+    } else {
+      std::string o(opt);
+      c->addErrorFormat("Unrecognized REPLCONF option: %s", o.c_str());
+      return;
+    }
+  }
+  c->addOk();
+}
+
+void syncCommand(Client* c) {
+  // A second SYNC from a replica is ignored, without a reply.
+  if (c->flags & kReplica) return;
+  bool psync = argIs(c->arg(0), "psync");
+  if (psync && c->argc() > 3 && argIs(c->arg(3), "failover")) {
+    std::string id(c->arg(1));
+    LOG_WARNING("Failover request received for replid %s.", id.c_str());
+    c->addError("PSYNC FAILOVER can't be sent to a master.");
+    return;
+  }
+  if (c->hasPendingReplies()) {
+    c->addError("SYNC and PSYNC are invalid with pending output");
+    return;
+  }
+  ReplicaState* r = stateOf(c, true);
+  if (isFiltered(*r) && !r->capa_eof) {
+    c->addError("Filtered replica requires EOF capability");
+    return;
+  }
+  LOG_NOTICE("Replica %s asks for synchronization", replicaName(*r).c_str());
+  if (psync) {
+    std::string id(c->arg(1));
+    if (id != "?") {
+      if (id != replId()) {
+        LOG_NOTICE(
+            "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for "
+            "'%s', my replication IDs are '%s' and '0000000000000000000000000000000000000000')",
+            id.c_str(), replId().c_str());
+      } else {
+        // There is no backlog to continue from.
+        std::string off(c->arg(2));
+        LOG_NOTICE(
+            "Unable to partial resync with replica %s for lack of backlog (Replica request was: "
+            "%s).",
+            replicaName(*r).c_str(), off.c_str());
+      }
+    } else {
+      LOG_NOTICE("Full resync requested by replica %s", replicaName(*r).c_str());
+    }
+  } else {
+    r->pre_psync = true;
+  }
+  // Clear CLIENT REPLY OFF/SKIP: what is written from now on is the RDB and
+  // the stream, never replies.
+  c->flags &= ~(kReplyOff | kReplySkipNext);
+  r->state = SyncState::kWaitStart;
+  attachReplica(r);
+  const Config& cfg = g_server->config;
+  if (persist::childActive()) {
+    LOG_NOTICE("Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
+  } else if (cfg.repl_diskless_sync && r->capa_eof && cfg.repl_diskless_sync_delay > 0) {
+    LOG_NOTICE("Delay next BGSAVE for diskless SYNC");
+  } else {
+    maybeStartTransfer(false);
+  }
+}
+
+}  // namespace
+
+void registerReplCommands(CommandTable& t) {
+  installTransferHooks();
+  t.add({"sync", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0, "server",
+         "Internal command used for replication", "1.0.0", nullptr, "admin slow dangerous"});
+  t.add({"psync", -3, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0,
+         "server", "Internal command used for replication", "2.8.0", nullptr,
+         "admin slow dangerous"});
+  t.add({"replconf", -1, kAdmin | kNoScript | kLoading | kStale | kAllowBusy, replconfCommand, 0, 0,
+         0, "server", "An internal command for configuring the replication stream", "3.0.0", "O(1)",
+         "admin slow dangerous"});
+}
+
+}  // namespace server::repl

@@ -1,0 +1,136 @@
+#include "server/request/client_io.h"
+
+#include <cstdint>
+
+#include "common/log.h"
+#include "server/core/client.h"
+#include "server/dispatch.h"
+#include "server/request/obuf_limits.h"
+#include "server/core/state.h"
+
+namespace server {
+
+namespace {
+
+void onWritable(net::Connection* conn) {
+  auto* c = static_cast<Client*>(conn->privateData());
+  if (c != nullptr) flushClient(c);
+}
+
+// Parses and runs every complete request in [base, base+len). Returns the
+// number of bytes consumed, or SIZE_MAX if the client was freed.
+size_t processInput(Client* c, const char* base, size_t len) {
+  Server& s = *g_server;
+  resp::ParserLimits limits;
+  limits.max_bulk_len = s.config.proto_max_bulk_len;
+  limits.authenticated = (c->flags & kAuthenticated) != 0;
+  size_t pos = 0;
+  while (pos < len && !(c->flags & (kCloseAfterReply | kCloseAsap | kPostponed | kBlocked))) {
+    size_t request_len = 0;
+    resp::RequestParser::Result r = c->parseRequest(base + pos, len - pos, limits, &request_len);
+    if (r == resp::RequestParser::kNeedMore) break;
+    if (r == resp::RequestParser::kError) {
+      LOG_VERBOSE("Protocol error (%s) from client: id=%llu addr=%s", c->parseError(),
+                  static_cast<unsigned long long>(c->id()), c->conn()->peerAddress().c_str());
+      c->addError(c->parseError());
+      c->flags |= kCloseAfterReply;
+      c->resetParser();
+      pos = len;
+      break;
+    }
+    if (c->argc() == 0) {
+      pos += request_len;
+      continue;
+    }
+    if (!dispatchCommand(c)) return SIZE_MAX;  // client freed by the command
+    // Errors refused before a command runs (NOAUTH, unknown command) are
+    // not seen by callCommand's check; an unauthenticated client must not
+    // pile them up without reading.
+    if (!(c->flags & kAuthenticated)) enforceOutputBufferLimits(c);
+    // A paused request is left unconsumed: it runs again from the buffer.
+    if (c->flags & kPostponed) break;
+    pos += request_len;
+    limits.authenticated = (c->flags & kAuthenticated) != 0;
+  }
+  if (c->hasPendingReplies() && !(c->flags & kPendingWrite)) s.queueWrite(c);
+  if ((c->flags & kCloseAfterReply) && !c->hasPendingReplies()) s.freeClientAsync(c);
+  return pos;
+}
+
+void readFromConnection(Client* c) {
+  Server& s = *g_server;
+  if (c->flags & kCloseAsap) return;
+  net::Connection* conn = c->conn();
+  const char* base = nullptr;
+  size_t len = 0;
+  ssize_t n = c->readInput(s.shared_qbuf.data(), s.shared_qbuf.size(), &base, &len);
+  if (n <= 0) {
+    if (n == -1 && conn->state() == net::ConnState::kConnected) return;  // would block
+    if (n == 0) {
+      LOG_VERBOSE("Client closed connection id=%llu addr=%s",
+                  static_cast<unsigned long long>(c->id()), conn->peerAddress().c_str());
+    } else {
+      LOG_VERBOSE("Reading from client: %s", conn->lastError().c_str());
+    }
+    s.freeClientAsync(c);
+    return;
+  }
+  s.stats.net_input_bytes += static_cast<uint64_t>(n);
+  c->last_interaction_ms = db::Clock::nowMs;
+  size_t used = processInput(c, base, len);
+  if (used == SIZE_MAX) return;
+  size_t left = c->inputProcessed(base, len, used);
+  if (static_cast<int64_t>(left) > s.config.client_query_buffer_limit) {
+    LOG_WARNING("Closing client that reached max query buffer length: id=%llu addr=%s qbuf=%zu",
+                static_cast<unsigned long long>(c->id()), conn->peerAddress().c_str(), left);
+    s.stats.client_qbuf_limit_disconnections++;
+    s.freeClientAsync(c);
+  }
+}
+
+void onReadable(net::Connection* conn) {
+  auto* c = static_cast<Client*>(conn->privateData());
+  if (c != nullptr) readFromConnection(c);
+}
+
+}  // namespace
+
+void startReading(Client* c) {
+  c->conn()->setReadHandler(onReadable);
+}
+
+bool resumeInput(Client* c) {
+  std::string_view held = c->heldInput();
+  if (held.empty()) return true;
+  size_t used = processInput(c, held.data(), held.size());
+  if (used == SIZE_MAX) return false;
+  c->consumeHeld(used);
+  return true;
+}
+
+bool flushClient(Client* c) {
+  Server& s = *g_server;
+  net::Connection* conn = c->conn();
+  uint64_t written = 0;
+  bool ok = c->writeReplies(&written);
+  s.stats.net_output_bytes += written;
+  if (!ok) {
+    LOG_VERBOSE("Error writing to client: %s", conn->lastError().c_str());
+    s.freeClientAsync(c);
+    return false;
+  }
+  if (!c->hasPendingReplies()) {
+    if (conn->hasWriteHandler()) conn->setWriteHandler(nullptr);
+    if (c->flags & kCloseAfterReply) {
+      s.freeClientAsync(c);
+      return false;
+    }
+  } else if (!conn->hasWriteHandler()) {
+    // The transport is full: let it tell us when it can take more. The
+    // barrier flushes replies before more requests are read.
+    conn->setWriteHandler(onWritable, true);
+  }
+  return true;
+}
+
+}  // namespace server
