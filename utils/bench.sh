@@ -350,6 +350,8 @@ added() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%+.1f%%" : "-"), (a -
 utils/bench-scripting.sh >>BENCHMARKS.md
 echo "bench: RDB snapshots (utils/bench-rdb.sh)"
 utils/bench-rdb.sh >> BENCHMARKS.md
+echo "bench: loading an RDB in old encodings (utils/bench-rdb-legacy.sh)"
+utils/bench-rdb-legacy.sh >> BENCHMARKS.md
 echo "bench: AOF (utils/bench-aof.sh)"
 utils/bench-aof.sh >>BENCHMARKS.md
 utils/bench-cli.sh >>BENCHMARKS.md

@@ -120,6 +120,25 @@ def populate(r):
                        "f": float("-inf"), "g": 1e20, "h": 1234567})
     r.zadd("zset:big", {"m%d" % i: i * 1.5 for i in range(500)})
     r.zadd("zset:longmember", {"x" * 100: 1, "y": 2})
+    # Streams: several nodes (small node size), tombstones, a trimmed head,
+    # an empty stream, consumer groups with pending entries and consumers.
+    x = r.execute_command
+    x("XADD", "stream:small", "1-1", "a", 1, "b", "x")
+    x("XADD", "stream:small", "1-2", "a", 2, "b", "y")
+    x("XADD", "stream:small", "2-0", "c", "other", "d", "v" * 100)
+    x("XDEL", "stream:small", "1-2")
+    x("XGROUP", "CREATE", "stream:small", "g1", "0")
+    x("XGROUP", "CREATE", "stream:small", "g2", "$", "ENTRIESREAD", 2)
+    x("XREADGROUP", "GROUP", "g1", "alice", "COUNT", 1, "STREAMS", "stream:small", ">")
+    x("XGROUP", "CREATECONSUMER", "stream:small", "g1", "bob")
+    r.config_set("stream-node-max-entries", 7)
+    for i in range(300):
+        x("XADD", "stream:big", "%d-%d" % (i // 5 + 1, i % 5), "f%d" % (i % 3), i * 1000)
+    r.config_set("stream-node-max-entries", 100)
+    x("XTRIM", "stream:big", "MAXLEN", "~", 250)
+    x("XDEL", "stream:big", "30-0", "30-1")
+    x("XADD", "stream:empty", "5-5", "x", 1)
+    x("XDEL", "stream:empty", "5-5")
     r.select(3)
     r.set("db3:key", "in db 3")
     r.rpush("db3:list", "x", "y")
@@ -140,6 +159,26 @@ def read_value(r, key):
         v = sorted(r.hgetall(key).items())
     elif t == "zset":
         v = r.zrange(key, 0, -1, withscores=True)
+    elif t == "stream":
+        # Entries, counters and groups; not the times (idle, seen-time),
+        # nor radix-tree-nodes (Redis's tree, estimated here).
+        def x(*args):  # unparsed replies (redis-py turns some into dicts)
+            conn = r.connection_pool.get_connection("x")
+            try:
+                conn.send_command(*args)
+                return conn.read_response()
+            finally:
+                r.connection_pool.release(conn)
+        info = x("XINFO", "STREAM", key)
+        info = [info[i:i + 2] for i in range(0, len(info), 2) if info[i] != b"radix-tree-nodes"]
+        groups = x("XINFO", "GROUPS", key)
+        detail = []
+        for g in groups:
+            name = g[1]
+            pending = [p[:2] + p[3:] for p in x("XPENDING", key, name, "-", "+", 1000)]
+            consumers = [c[:4] for c in x("XINFO", "CONSUMERS", key, name)]
+            detail.append((pending, consumers))
+        v = (x("XRANGE", key, "-", "+"), info, groups, detail)
     else:
         v = None
     ttl = r.pttl(key)

@@ -23,5 +23,6 @@ void registerListCommands(CommandTable& t);          // LPUSH ... LMPOP
 void registerListBlockingCommands(CommandTable& t);  // BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP
 void registerZsetBlockingCommands(CommandTable& t);  // BZPOPMIN BZPOPMAX BZMPOP
 void registerSortCommands(CommandTable& t);          // SORT SORT_RO
+void registerStreamCommands(CommandTable& t);        // XADD XRANGE ... XREADGROUP XINFO
 
 }  // namespace server

@@ -27,6 +27,7 @@ void registerAllCommands() {
   registerListBlockingCommands(t);
   registerZsetBlockingCommands(t);
   registerSortCommands(t);
+  registerStreamCommands(t);
   script::registerScriptingCommands(t);
   acl::registerAclCommand(t);
   attachCommandDocs(t);

@@ -41,7 +41,15 @@ struct Option {
   int max_args;  // -1: any
   Setter set;
   Getter get;
+  // Redis's hidden configs (test aids): CONFIG GET shows them only when
+  // asked by their exact name, never for a pattern.
+  bool hidden = false;
 };
+
+Option hiddenOption(Option o) {
+  o.hidden = true;
+  return o;
+}
 
 ConfigApplyHook g_apply_hook = nullptr;
 ConfigUserLinesHook g_user_lines_hook = nullptr;
@@ -609,8 +617,11 @@ std::vector<Option> builtinOptions() {
              [](const Config& c) { return c.sanitize_dump_payload; }},
       BOOL_OPT("rdb-del-sync-files", rdb_del_sync_files, true),
       BOOL_OPT("rdb-save-incremental-fsync", rdb_save_incremental_fsync, true),
-      INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true),
-      INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true),
+      hiddenOption(INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true)),
+      hiddenOption(INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true)),
+      hiddenOption(INT_OPT("loading-process-events-interval-bytes",
+                           loading_process_events_interval_bytes, 1024, INT32_MAX, true)),
+      hiddenOption(BOOL_OPT("use-exit-on-panic", use_exit_on_panic, true)),
       INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
@@ -657,6 +668,8 @@ std::vector<Option> builtinOptions() {
       INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
+      MEM_OPT("stream-node-max-bytes", stream_node_max_bytes, 0, INT64_MAX, true),
+      INT_OPT("stream-node-max-entries", stream_node_max_entries, 0, INT64_MAX, true),
       MEM_OPT("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
@@ -879,7 +892,9 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
                                                            const std::string& pattern) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& o : options()) {
-    if (strutil::globMatch(pattern, o.name, true)) out.emplace_back(o.name, o.get(cfg));
+    bool match = o.hidden ? strcasecmp(pattern.c_str(), o.name) == 0
+                          : strutil::globMatch(pattern, o.name, true);
+    if (match) out.emplace_back(o.name, o.get(cfg));
   }
   for (const auto& a : kAliases) {
     if (strutil::globMatch(pattern, a.alias, true)) {
@@ -888,6 +903,11 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   }
   for (const auto& u : conf::unimplementedOptions()) {
     if (u.kind == conf::Kind::kFileOnly) continue;
+    if (u.hidden) {
+      if (strcasecmp(pattern.c_str(), u.name) == 0)
+        out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
+      continue;
+    }
     if (strutil::globMatch(pattern, u.name, true)) {
       out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
     }

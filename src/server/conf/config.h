@@ -67,6 +67,9 @@ struct Config {
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
+  // While a file loads, clients are served every this many bytes read.
+  int64_t loading_process_events_interval_bytes = 2 * 1024 * 1024;
+  bool use_exit_on_panic = false;  // a failed assertion exits(1) after its report
   // Append-only file (server/persist/aof/).
   bool appendonly = false;
   std::string appendfilename = "appendonly.aof";
@@ -128,6 +131,10 @@ struct Config {
   // Sorted sets stay "listpack" encoded up to this many members, each of at
   // most this many bytes (aliases: zset-max-ziplist-*).
   int64_t zset_max_listpack_entries = 128;
+  // Stream nodes (db/stream.h) close at this many bytes / entries (0: no
+  // limit; bytes are capped at 1 GiB as Redis does).
+  int64_t stream_node_max_bytes = 4096;
+  int64_t stream_node_max_entries = 100;
   int64_t zset_max_listpack_value = 64;
   // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
   // protected options (CONFIG SET dir) are refused by default, as in Redis.

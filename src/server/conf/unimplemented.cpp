@@ -19,10 +19,16 @@ namespace server::conf {
 namespace {
 
 constexpr int64_t kIntMax = INT_MAX;
+
 constexpr int64_t kLongMax = LONG_MAX;
 constexpr int64_t kPortMax = 65535;
 
 // Shorthands for the table rows.
+UnimplementedOption hiddenOpt(UnimplementedOption o) {
+  o.hidden = true;
+  return o;
+}
+
 UnimplementedOption boolOpt(const char* name, const char* alias, const char* def, bool mut,
                             const char* feature) {
   return {name, alias, Kind::kBool, def, mut, 0, 0, nullptr, feature};
@@ -52,7 +58,6 @@ const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
 const char kTls[] = "TLS";
 const char kDefrag[] = "active defragmentation";
-const char kStreams[] = "streams";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
 const char kShutdown[] = "shutdown options";
@@ -135,8 +140,6 @@ std::vector<UnimplementedOption> buildTable() {
       intOpt("active-defrag-cycle-max", nullptr, "25", true, 1, 99, kDefrag),
       intOpt("active-defrag-max-scan-fields", nullptr, "1000", true, 1, kLongMax, kDefrag),
       // Streams.
-      memOpt("stream-node-max-bytes", "4096", true, 0, LLONG_MAX, kStreams),
-      intOpt("stream-node-max-entries", nullptr, "100", true, 0, LLONG_MAX, kStreams),
       // Modules.
       enumOpt("enable-module-command", "no", false, "no|yes|local", kModules),
       fileOnly("loadmodule", 1, -1, kModules),
@@ -153,6 +156,7 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("crash-log-enabled", nullptr, "yes", true, kCrash),
       boolOpt("crash-memcheck-enabled", nullptr, "yes", true, kCrash),
       intOpt("socket-mark-id", nullptr, "0", false, 0, UINT_MAX, "socket marks (SO_MARK)"),
+      hiddenOpt(intOpt("watchdog-period", nullptr, "0", true, 0, kIntMax, "the software watchdog")),
       strOpt("ignore-warnings", nullptr, true, "kernel bug warnings (ARM64-COW-BUG)"),
       // Read and ignored by Redis 7.0 as well.
       fileOnly("list-max-ziplist-entries", 1, 1, kDeprecated),

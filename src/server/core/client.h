@@ -67,6 +67,10 @@ enum ClientFlag : uint32_t {
   // Waiting in a blocking command (server/request/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
+  // Replays effects that must apply as written (the AOF loader): commands
+  // skip the limits they put on users (XADD/XTRIM's LIMIT), as Redis's
+  // mustObeyClient().
+  kMustObey = 1 << 17,
 };
 
 class Client {

@@ -19,6 +19,7 @@ constexpr uint8_t kInt32 = 0xe1;
 constexpr uint8_t kInt64 = 0xe2;
 constexpr uint8_t kStr16 = 0xe3;
 constexpr uint8_t kStr32 = 0xe4;
+constexpr uint8_t kInt24 = 0xe5;  // 3 bytes, as Redis's listpack has (saves a byte per value)
 
 uint32_t load32(const uint8_t* p) {
   uint32_t v;
@@ -89,6 +90,13 @@ void encodeInt(int64_t v, Encoded* e) {
     e->head[0] = kInt16;
     memcpy(e->head + 1, &x, 2);
     e->head_len = 3;
+  } else if (v >= -8388608 && v <= 8388607) {
+    uint32_t u = static_cast<uint32_t>(v);
+    e->head[0] = kInt24;
+    e->head[1] = static_cast<uint8_t>(u);
+    e->head[2] = static_cast<uint8_t>(u >> 8);
+    e->head[3] = static_cast<uint8_t>(u >> 16);
+    e->head_len = 4;
   } else if (v >= INT32_MIN && v <= INT32_MAX) {
     int32_t x = static_cast<int32_t>(v);
     e->head[0] = kInt32;
@@ -136,6 +144,8 @@ size_t bodySize(const uint8_t* p) {
   switch (t) {
     case kInt16:
       return 3;
+    case kInt24:
+      return 4;
     case kInt32:
       return 5;
     case kInt64:
@@ -298,6 +308,11 @@ LpValue Listpack::get(Pos p) const {
     memcpy(&x, e + 1, 2);
     v.is_int = true;
     v.ival = x;
+  } else if (t == kInt24) {
+    uint32_t u = static_cast<uint32_t>(e[1]) | (static_cast<uint32_t>(e[2]) << 8) |
+                 (static_cast<uint32_t>(e[3]) << 16);
+    v.is_int = true;
+    v.ival = static_cast<int32_t>(u << 8) >> 8;  // sign-extend the 24 bits
   } else if (t == kInt32) {
     int32_t x;
     memcpy(&x, e + 1, 4);

@@ -12,6 +12,7 @@
 //   0xc0..0xdf  integer -4096..4095 in 13 bits: ((tag & 0x1f) << 8 | next) - 4096
 //   0xe0/0xe1/0xe2  int16 / int32 / int64 payload
 //   0xe3/0xe4  string with a u16 / u32 length, then the bytes
+//   0xe5       int24 payload (-8388608..8388607)
 // and backlen is the byte size of tag+payload as a varint read from the
 // element's end backwards (7 bits per byte, high bit = more bytes before).
 //

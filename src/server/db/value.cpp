@@ -23,6 +23,8 @@ const char* typeName(Kind k) {
       return "set";
     case Kind::kZSet:
       return "zset";
+    case Kind::kStream:
+      return "stream";
     case Kind::kNone:
       break;
   }

@@ -23,6 +23,7 @@ enum class Kind : uint8_t {
   kHash,
   kSet,
   kZSet,
+  kStream,
 };
 
 // Redis's TYPE names. kNone answers "none".

@@ -10,6 +10,7 @@
 #include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/set.h"
+#include "server/db/stream.h"
 #include "server/db/zset.h"
 #include "server/evict/allocator.h"
 #include "server/core/state.h"
@@ -119,6 +120,15 @@ size_t freeEffort(const db::Value& v) {
     case db::Kind::kZSet: {
       auto* z = static_cast<const db::ZSet*>(v.collection());
       return z->isListpack() ? 1 : z->size();
+    }
+    case db::Kind::kStream: {
+      // Redis's estimate: a node per allocation, then every group times the
+      // first group's PEL.
+      auto* s = static_cast<const db::Stream*>(v.collection());
+      size_t effort = s->nodes.size();
+      if (!s->groups.empty())
+        effort += s->groups.size() * (1 + s->groups.begin()->second->pel.size());
+      return effort;
     }
     default:
       return 1;

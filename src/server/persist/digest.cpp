@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "common/sha1.h"
 #include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/set.h"
+#include "server/db/stream.h"
 #include "server/db/zset.h"
 
 namespace persist {
@@ -49,6 +51,8 @@ uint32_t typeNumber(db::Kind k) {
       return 3;
     case db::Kind::kHash:
       return 4;
+    case db::Kind::kStream:
+      return 6;
     default:
       return 0;
   }
@@ -86,6 +90,23 @@ void valueDigestInto(uint8_t* dig, const db::Value& v, bool has_expire) {
         return true;
       });
       break;
+    case db::Kind::kStream: {
+      // Entries only, as Redis: "ms.seq", then each field and value.
+      db::StreamIterator it(*db::asStream(v), db::StreamID{}, db::StreamID::max(), false);
+      db::StreamID id;
+      int64_t nf;
+      while (it.next(&id, &nf)) {
+        std::string itemid = std::to_string(id.ms) + "." + std::to_string(id.seq);
+        mixStr(dig, itemid);
+        for (int64_t i = 0; i < nf; i++) {
+          std::string_view f, fv;
+          it.field(&f, &fv);
+          mixStr(dig, f);
+          mixStr(dig, fv);
+        }
+      }
+      break;
+    }
     default:
       mixStr(dig, v.str(scratch));
       break;

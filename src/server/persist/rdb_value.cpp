@@ -13,6 +13,7 @@
 #include "server/db/list.h"
 #include "server/db/zset.h"
 #include "server/persist/rdb_format.h"
+#include "server/persist/rdb_stream.h"
 #include "server/persist/rdb_value_load.h"
 #include "server/persist/redis_listpack.h"
 
@@ -154,6 +155,8 @@ uint8_t rdbTypeOf(const db::Value& v) {
       return db::asHash(v)->isListpack() ? kTypeHashListpack : kTypeHash;
     case db::Kind::kZSet:
       return static_cast<db::ZSet*>(v.collection())->isListpack() ? kTypeZSetListpack : kTypeZSet2;
+    case db::Kind::kStream:
+      return kTypeStreamListpacks2;
     default:
       return kTypeString;
   }
@@ -173,6 +176,9 @@ void saveValue(RdbWriter& w, const db::Value& v) {
     case db::Kind::kZSet:
       saveZSet(w, *static_cast<db::ZSet*>(v.collection()));
       return;
+    case db::Kind::kStream:
+      saveStream(w, *db::asStream(v));
+      return;
     default:
       break;
   }
@@ -185,6 +191,8 @@ void saveValue(RdbWriter& w, const db::Value& v) {
 }
 
 bool loadValue(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
+  if (type == kTypeStreamListpacks || type == kTypeStreamListpacks2 || type == kTypeStreamListpacks3)
+    return loadStream(r, type, out);
   if (type != kTypeString) return loadCollection(r, type, lim, out);
   static std::string scratch;
   std::string_view s;
@@ -194,7 +202,9 @@ bool loadValue(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out
   return true;
 }
 
-std::string rdbTypeName(uint8_t type) {
+std::string rdbTypeName(uint8_t type, bool valkey) {
+  if (valkey && type == kTypeValkeyHash2) return "hash-2 (Valkey, field expiry)";
+  if (valkey && type == kTypeValkeyPathHash) return "path-hash (Valkey)";
   switch (type) {
     case kTypeString:
       return "string";
@@ -225,7 +235,16 @@ std::string rdbTypeName(uint8_t type) {
       return "list-quicklist";
     case kTypeStreamListpacks:
     case kTypeStreamListpacks2:
+    case kTypeStreamListpacks3:
       return "stream";
+    case kTypeHashMetadataPreGa:
+      return "hash-metadata-pre-ga (field expiry)";
+    case kTypeHashListpackExPreGa:
+      return "hash-listpack-ex-pre-ga (field expiry)";
+    case kTypeHashMetadata:
+      return "hash-metadata (field expiry)";
+    case kTypeHashListpackEx:
+      return "hash-listpack-ex (field expiry)";
     case kTypeHashListpack:
       return "hash-listpack";
     case kTypeZSetListpack:

@@ -42,7 +42,7 @@
 // past deletes the key here (Redis keeps it, logically expired), so it is
 // fed as DEL/UNLINK, not SET ... PXAT <past>. A sink registered in the
 // middle of a unit (CONFIG SET inside MULTI) gets that unit's remaining
-// effects one by one. There are no streams here, so no XREAD/XADD forms.
+// effects one by one.
 #pragma once
 
 #include <initializer_list>

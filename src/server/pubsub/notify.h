@@ -35,7 +35,7 @@ enum : int {
   kZset = 1 << 7,      // z
   kExpired = 1 << 8,   // x
   kEvicted = 1 << 9,   // e
-  kStream = 1 << 10,   // t (accepted; this server has no streams)
+  kStream = 1 << 10,   // t
   kKeyMiss = 1 << 11,  // m (not part of A)
   kModule = 1 << 13,   // d (accepted; this server has no modules)
   kNew = 1 << 14,      // n (not part of A)

@@ -143,7 +143,10 @@ bool rerun(Client* c, bool timing_out) {
   bool prop = propagate::wanted();
   int64_t dirty_before = srv.dirty;
   if (prop) propagate::beginCall();
+  uint64_t errors_before = srv.stats.total_error_replies;
   b.cmd->proc(c);
+  // A late error (XREADGROUP's -NOGROUP) counts as a failed call.
+  if (srv.stats.total_error_replies != errors_before) const_cast<Command*>(b.cmd)->failed_calls++;
   if (prop) propagate::endCall(c->dbIndex(), c->argv(), srv.dirty > dirty_before);
   if (muted) c->muteReplies(false);
   srv.current_client = saved_current;
@@ -200,6 +203,13 @@ bool blockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
   c->flags |= kBlocked;
   armTimer();
   return true;
+}
+
+void setBlockedArg(Client* c, size_t i, std::string value) {
+  State& s = st();
+  auto it = s.blocked.find(c);
+  if (it == s.blocked.end() || i >= it->second->argv.size()) return;
+  it->second->argv[i] = std::move(value);
 }
 
 void popFirstOrBlock(Client* c, db::Kind kind,

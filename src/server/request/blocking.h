@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,10 @@ bool parseBlockTimeout(Client* c, size_t argi, int64_t* timeout_ms);
 // the client blocks on all of them, or gets a null array when it may not.
 void popFirstOrBlock(Client* c, db::Kind kind,
                      const std::function<void(db::Entry*, std::string_view)>& serve);
+// Replaces argument i of the request saved when c blocked (call right
+// after blockForKeys() returned true): XREAD's "$" is fixed to the ID it
+// meant at that time.
+void setBlockedArg(Client* c, size_t i, std::string value);
 // True while the command runs again for a blocked client.
 bool isRetryingBlocked(const Client* c);
 bool isBlocked(const Client* c);

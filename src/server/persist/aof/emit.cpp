@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/set.h"
+#include "server/db/stream.h"
 #include "server/db/zset.h"
 #include "server/persist/aof/base.h"
 #include "server/persist/snapshot.h"
@@ -109,6 +111,51 @@ class Batcher {
   size_t batch_size_ = 0;
 };
 
+// A stream as Redis 7.0 rewrites it: its entries as XADDs (an empty
+// stream as "XADD key MAXLEN 0 0-1 x y"), XSETID with the counters, then
+// per group XGROUP CREATE and, per consumer, its pending entries as XCLAIM
+// (XGROUP CREATECONSUMER for one with none).
+void emitStream(CommandWriter& w, std::string_view key, const db::Stream& s) {
+  if (s.length) {
+    db::StreamIterator it(s, db::StreamID{}, db::StreamID::max(), false);
+    db::StreamID id;
+    int64_t nf;
+    while (it.next(&id, &nf)) {
+      w.header(3 + static_cast<size_t>(nf) * 2);
+      w.bulk("XADD");
+      w.bulk(key);
+      w.bulk(id.toString());
+      for (int64_t i = 0; i < nf; i++) {
+        std::string_view f, v;
+        it.field(&f, &v);
+        w.bulk(f);
+        w.bulk(v);
+      }
+    }
+  } else {
+    w.command({"XADD", key, "MAXLEN", "0", "0-1", "x", "y"});
+  }
+  std::string last = s.last_id.toString(), added = std::to_string(s.entries_added),
+              maxdel = s.max_deleted_id.toString();
+  w.command({"XSETID", key, last, "ENTRIESADDED", added, "MAXDELETEDID", maxdel});
+  for (const auto& [name, g] : s.groups) {
+    std::string gid = g->last_id.toString(), read = std::to_string(g->entries_read);
+    w.command({"XGROUP", "CREATE", key, name, gid, "ENTRIESREAD", read});
+    for (const auto& [cname, c] : g->consumers) {
+      if (c->pel.empty()) {
+        w.command({"XGROUP", "CREATECONSUMER", key, name, cname});
+        continue;
+      }
+      for (const auto& [id, nack] : c->pel) {
+        std::string ids = id.toString(), time = std::to_string(nack->delivery_time),
+                    count = std::to_string(nack->delivery_count);
+        w.command({"XCLAIM", key, name, cname, "0", ids, "TIME", time, "RETRYCOUNT", count,
+                   "JUSTID", "FORCE"});
+      }
+    }
+  }
+}
+
 void emitValue(CommandWriter& w, std::string_view key, const db::Value& v) {
   char scratch[64];
   switch (v.kind()) {
@@ -153,6 +200,9 @@ void emitValue(CommandWriter& w, std::string_view key, const db::Value& v) {
       });
       break;
     }
+    case db::Kind::kStream:
+      emitStream(w, key, *db::asStream(v));
+      break;
     default:
       w.command({"SET", key, v.str(scratch)});
       break;
