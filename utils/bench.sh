@@ -355,4 +355,6 @@ utils/bench-rdb-legacy.sh >> BENCHMARKS.md
 echo "bench: AOF (utils/bench-aof.sh)"
 utils/bench-aof.sh >>BENCHMARKS.md
 utils/bench-cli.sh >>BENCHMARKS.md
+echo "bench: TLS (utils/bench-tls.sh)"
+utils/bench-tls.sh >>BENCHMARKS.md
 cat BENCHMARKS.md

@@ -44,6 +44,9 @@ struct Option {
   // Redis's hidden configs (test aids): CONFIG GET shows them only when
   // asked by their exact name, never for a pattern.
   bool hidden = false;
+  // CONFIG SET applies it even when the value is unchanged (it names a
+  // file whose content may have changed).
+  bool apply_unchanged = false;
 };
 
 Option hiddenOption(Option o) {
@@ -391,18 +394,23 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
 Option transportOption(const net::SettingSpec* spec) {
-  return Option{spec->name, spec->is_mutable, 1, spec->is_list ? -1 : 1,
-                [spec](Config& c, const Args& a, std::string* e) {
-                  std::string v;
-                  if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
-                  c.transport_settings[spec->name] = v;
-                  return true;
-                },
-                [spec](const Config& c) {
-                  auto it = c.transport_settings.find(spec->name);
-                  return it != c.transport_settings.end() ? it->second
-                                                          : std::string(spec->default_value);
-                }};
+  Option o{spec->name,
+           spec->is_mutable,
+           1,
+           spec->is_list ? -1 : 1,
+           [spec](Config& c, const Args& a, std::string* e) {
+             std::string v;
+             if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
+             c.transport_settings[spec->name] = v;
+             return true;
+           },
+           [spec](const Config& c) {
+             auto it = c.transport_settings.find(spec->name);
+             return it != c.transport_settings.end() ? it->second
+                                                     : std::string(spec->default_value);
+           }};
+  o.apply_unchanged = spec->reapply_unchanged;
+  return o;
 }
 
 std::vector<Option> builtinOptions();
@@ -881,7 +889,8 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
   }
   // Unchanged values need no applying (CONFIG SET port <same port> must
   // not rebind the listeners).
-  if (g_apply_hook != nullptr && o->get(backup) != o->get(*cfg) && !g_apply_hook(o->name, err)) {
+  if (g_apply_hook != nullptr && (o->apply_unchanged || o->get(backup) != o->get(*cfg)) &&
+      !g_apply_hook(o->name, err)) {
     *cfg = backup;
     return false;
   }
@@ -932,6 +941,13 @@ std::vector<std::string> configOptionNames() {
 
 bool configIsProtected(const std::string& name) {
   return strcasecmp(name.c_str(), "dir") == 0 || strcasecmp(name.c_str(), "dbfilename") == 0;
+}
+
+bool configIsSensitive(const std::string& name) {
+  if (strcasecmp(name.c_str(), "requirepass") == 0) return true;
+  std::string canonical = configCanonicalName(name);
+  const net::SettingSpec* spec = net::findSetting(canonical);
+  return spec != nullptr && spec->sensitive;
 }
 
 bool configSetArity(const std::string& name, size_t nvalues) {

@@ -199,6 +199,9 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
 // True for options that CONFIG SET may change only when
 // enable-protected-configs allows it (dir, dbfilename).
 bool configIsProtected(const std::string& name);
+// True for options whose value SLOWLOG and MONITOR show as "(redacted)"
+// (requirepass, and the connection types' secrets: key pass phrases).
+bool configIsSensitive(const std::string& name);
 // True if `name` is an option CONFIG SET accepts with `nvalues` values.
 bool configSetArity(const std::string& name, size_t nvalues);
 // The canonical (table) name of an option, or "" if unknown.

@@ -56,7 +56,6 @@ UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_arg
 
 const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
-const char kTls[] = "TLS";
 const char kDefrag[] = "active defragmentation";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
@@ -111,27 +110,6 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("cluster-allow-reads-when-down", nullptr, "no", true, kCluster),
       boolOpt("cluster-allow-pubsubshard-when-down", nullptr, "yes", true, kCluster),
       memOpt("cluster-link-sendbuf-limit", "0", true, 0, kLongMax, kCluster),
-      // TLS.
-      intOpt("tls-port", nullptr, "0", true, 0, kPortMax, kTls),
-      strOpt("tls-cert-file", nullptr, true, kTls),
-      strOpt("tls-key-file", nullptr, true, kTls),
-      strOpt("tls-key-file-pass", nullptr, true, kTls),
-      strOpt("tls-client-cert-file", nullptr, true, kTls),
-      strOpt("tls-client-key-file", nullptr, true, kTls),
-      strOpt("tls-client-key-file-pass", nullptr, true, kTls),
-      strOpt("tls-dh-params-file", nullptr, true, kTls),
-      strOpt("tls-ca-cert-file", nullptr, true, kTls),
-      strOpt("tls-ca-cert-dir", nullptr, true, kTls),
-      enumOpt("tls-auth-clients", "yes", true, "no|yes|optional", kTls),
-      boolOpt("tls-replication", nullptr, "no", true, kTls),
-      boolOpt("tls-cluster", nullptr, "no", true, kTls),
-      strOpt("tls-protocols", nullptr, true, kTls),
-      strOpt("tls-ciphers", nullptr, true, kTls),
-      strOpt("tls-ciphersuites", nullptr, true, kTls),
-      boolOpt("tls-prefer-server-ciphers", nullptr, "no", true, kTls),
-      boolOpt("tls-session-caching", nullptr, "yes", true, kTls),
-      intOpt("tls-session-cache-size", nullptr, "20480", true, 0, kIntMax, kTls),
-      intOpt("tls-session-cache-timeout", nullptr, "300", true, 0, kIntMax, kTls),
       boolOpt("activedefrag", nullptr, "no", true, kDefrag),
       memOpt("active-defrag-ignore-bytes", "104857600", true, 1, LLONG_MAX, kDefrag),
       intOpt("active-defrag-threshold-lower", nullptr, "10", true, 0, 1000, kDefrag),
@@ -333,8 +311,7 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
 
 // Passwords are not written to the log.
 std::string shownValue(const UnimplementedOption& o, const std::string& value) {
-  static const char* const kSecret[] = {"masterauth", "tls-key-file-pass",
-                                        "tls-client-key-file-pass"};
+  static const char* const kSecret[] = {"masterauth"};
   for (const char* name : kSecret) {
     if (strcmp(o.name, name) == 0) return "(redacted)";
   }
