@@ -17,6 +17,12 @@
 #   stop_server PORT PID SHUTDOWN NOSAVE, then waits for the process
 #   median              the median of the numbers on stdin, one a line
 #   ratio A B           A / B with two decimals ("-" when B is not above 0)
+#   ratio3 A B          the same with three
+#
+#   instr_per_op BIN TEST [acl|tracking]
+#                       server instructions per request of redis-benchmark's
+#                       TEST (get, set) under callgrind (bench.sh's table,
+#                       bench-instr.sh)
 #
 #   round_order R       "ours redis" for odd rounds R, "redis ours" for even
 #                       ones: a machine whose speed drifts within a round
@@ -24,11 +30,13 @@
 #   server_bin SIDE     the binary of side "ours" or "redis"
 #
 # Also sets OURS, REDIS (the two servers), RB (Debian's redis-benchmark),
-# RCLI and PY, and SRV_CPU / GEN_CPU: servers are pinned to CPU 0, load
+# RB_OURS (ours: the load generator of the tracking cases, since Debian's has
+# no way to send CLIENT TRACKING ON on its connections), RCLI and PY, and SRV_CPU / GEN_CPU: servers are pinned to CPU 0, load
 # generators to CPU 1 when there are at least two.
 
 # shellcheck disable=SC2034  # used by the scripts that source this file
 OURS=src/redis-server REDIS=/usr/bin/redis-server RB=/usr/bin/redis-benchmark
+RB_OURS=src/redis-benchmark
 RCLI=/usr/bin/redis-cli
 PY=/usr/bin/python3
 # shellcheck disable=SC2034  # used by the scripts that source this file
@@ -79,3 +87,30 @@ server_bin() { if [ "$1" = redis ]; then echo "$REDIS"; else echo "$OURS"; fi; }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}'; }
+ratio3() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.3f" : "-"), a / b}'; }
+
+# Instructions per request: callgrind over two request counts; the
+# difference divided by the extra requests cancels start-up and shutdown.
+# With "acl" as third argument the requests run as an ACL user whose rules
+# allow every command but only the benchmark's keys (~key:*), so that the
+# permission check (command bit and key pattern) is part of each request.
+# With "tracking" they come from RESP3 connections with CLIENT TRACKING ON
+# (our redis-benchmark, for both servers): every key read is remembered.
+instr_per_op() {  # binary test [acl|tracking]
+  local bin=$1 t=$2 counts=() srv_acl=() gen_acl=() gen=$RB
+  if [ "${3:-}" = acl ]; then
+    srv_acl=(--user bench on '>benchpw' '~key:*' '+@all')
+    gen_acl=(--user bench -a benchpw)
+  elif [ "${3:-}" = tracking ]; then
+    gen=$RB_OURS
+    gen_acl=(-3 --tracking)
+  fi
+  for n in 20000 60000; do
+    start_server callgrind "$work/cg.log" valgrind --tool=callgrind \
+      --callgrind-out-file="$work/cg.out" "$bin" "${srv_acl[@]}"
+    "$gen" -p "$PORT" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+    stop_server "$PORT" "$PID"
+    counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
+  done
+  echo $(( (counts[1] - counts[0]) / 40000 ))
+}

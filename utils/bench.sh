@@ -16,9 +16,6 @@ N=${BENCH_N:-200000}
 KEYS=${BENCH_KEYS:-1000000}
 BP_US=${BENCH_BUSY_POLL_US:-100}
 MAXMEM=${BENCH_MAXMEMORY:-64mb}
-# Our redis-benchmark: the load generator of the tracking cases (Debian's has
-# no way to send CLIENT TRACKING ON on its connections), for both servers.
-RB_OURS=src/redis-benchmark
 # shellcheck source=utils/bench-lib.sh
 . utils/bench-lib.sh
 bench_init bench
@@ -134,32 +131,6 @@ round_ratio() {  # srv case
   done | median | awk '{printf "%.2f", $1}'
 }
 
-# Instructions per request: callgrind over two request counts; the
-# difference divided by the extra requests cancels start-up and shutdown.
-# With "acl" as third argument the requests run as an ACL user whose rules
-# allow every command but only the benchmark's keys (~key:*), so that the
-# permission check (command bit and key pattern) is part of each request.
-# With "tracking" they come from RESP3 connections with CLIENT TRACKING ON
-# (our redis-benchmark, for both servers): every key read is remembered.
-instr_per_op() {  # binary test [acl|tracking]
-  local bin=$1 t=$2 counts=() srv_acl=() gen_acl=() gen=$RB
-  if [ "${3:-}" = acl ]; then
-    srv_acl=(--user bench on '>benchpw' '~key:*' '+@all')
-    gen_acl=(--user bench -a benchpw)
-  elif [ "${3:-}" = tracking ]; then
-    gen=$RB_OURS
-    gen_acl=(-3 --tracking)
-  fi
-  for n in 20000 60000; do
-    start_server callgrind "$work/cg.log" valgrind --tool=callgrind \
-      --callgrind-out-file="$work/cg.out" "$bin" "${srv_acl[@]}"
-    "$gen" -p "$PORT" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
-    stop_server "$PORT" "$PID"
-    counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
-  done
-  echo $(( (counts[1] - counts[0]) / 40000 ))
-}
-
 # RESP commands that load one memory data set, on stdout.
 gen_dataset() {  # strings|hashes|sets-int|sets-str|zset
   $PY - "$1" "$KEYS" <<'PYEOF'
@@ -242,6 +213,7 @@ ev_ratio() {
 echo "bench: callgrind instruction counts"
 ig_ours=$(instr_per_op $OURS get); ig_redis=$(instr_per_op $REDIS get)
 is_ours=$(instr_per_op $OURS set); is_redis=$(instr_per_op $REDIS set)
+echo "bench: SET+GET instructions per request: ours $((is_ours + ig_ours)), Redis $((is_redis + ig_redis)), ratio $(ratio3 $((is_ours + ig_ours)) $((is_redis + ig_redis)))"
 echo "bench: callgrind instruction counts, ACL user with a key pattern"
 iga_ours=$(instr_per_op $OURS get acl); iga_redis=$(instr_per_op $REDIS get acl)
 isa_ours=$(instr_per_op $OURS set acl); isa_redis=$(instr_per_op $REDIS set acl)
@@ -346,6 +318,7 @@ added() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%+.1f%%" : "-"), (a -
   echo "|---|---|---|---|"
   echo "| GET | $ig_ours | $ig_redis | $(ratio "$ig_ours" "$ig_redis") |"
   echo "| SET | $is_ours | $is_redis | $(ratio "$is_ours" "$is_redis") |"
+  echo "| SET+GET (one of each) | $((is_ours + ig_ours)) | $((is_redis + ig_redis)) | $(ratio3 $((is_ours + ig_ours)) $((is_redis + ig_redis))) |"
   echo "| GET as an ACL user (~key:* +@all) | $iga_ours | $iga_redis | $(ratio "$iga_ours" "$iga_redis") |"
   echo "| SET as an ACL user (~key:* +@all) | $isa_ours | $isa_redis | $(ratio "$isa_ours" "$isa_redis") |"
   echo "| GET, RESP3 with CLIENT TRACKING ON | $igt_ours | $igt_redis | $(ratio "$igt_ours" "$igt_redis") |"

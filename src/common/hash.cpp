@@ -42,11 +42,21 @@ HashSecret makeHashSecret(uint64_t seed) {
   return s;
 }
 
-const HashSecret& processHashSecret() {
-  // Function-local static: safe to use from other static initialisers.
-  static const HashSecret secret = makeHashSecret(kernelRandom());
-  return secret;
+namespace hash_detail {
+HashSecret g_secret;
+std::atomic<bool> g_secret_ready{false};
+
+const HashSecret& makeProcessHashSecret() {
+  // A function-local static makes it once, whichever thread comes first.
+  static const bool made = [] {
+    g_secret = makeHashSecret(kernelRandom());
+    g_secret_ready.store(true, std::memory_order_release);
+    return true;
+  }();
+  (void)made;
+  return g_secret;
 }
+}  // namespace hash_detail
 
 uint64_t randomSeedForThread() {
   static std::atomic<uint64_t> counter{0};

@@ -19,6 +19,7 @@
 //   seeded differently in every process. Not for secrets.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,8 +34,21 @@ struct HashSecret {
 
 // Expands a 64-bit seed into a secret (deterministic).
 HashSecret makeHashSecret(uint64_t seed);
-// The process-wide secret, made from getrandom() on first use.
-const HashSecret& processHashSecret();
+namespace hash_detail {
+// The process secret once made (zero before: constant-initialised, so any
+// static initialiser may hash), and whether it is made yet.
+extern HashSecret g_secret;
+extern std::atomic<bool> g_secret_ready;
+const HashSecret& makeProcessHashSecret();
+}  // namespace hash_detail
+
+// The process-wide secret, made from getrandom() on first use. Inline: every
+// key hash reads it, and after the first use it is one load and a branch.
+inline const HashSecret& processHashSecret() {
+  if (hash_detail::g_secret_ready.load(std::memory_order_acquire)) [[likely]]
+    return hash_detail::g_secret;
+  return hash_detail::makeProcessHashSecret();
+}
 
 namespace hash_detail {
 

@@ -98,12 +98,6 @@ int64_t EventLoop::nowMs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t EventLoop::nowUs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
-}
-
 int EventLoop::timerWaitMs() const {
   int64_t nearest = -1;
   for (const auto& [id, t] : timers_) {

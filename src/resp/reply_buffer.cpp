@@ -112,6 +112,14 @@ int ReplyBuffer::iovecs(struct iovec* iov, int max) const {
 
 void ReplyBuffer::consume(size_t n) {
   pending_ -= n;
+  // Request/reply: the one first-size chunk is drained. It stays the tail,
+  // emptied, so the next reply appends inline (what the spare would give,
+  // without the detour; the memory counted is the same).
+  if (head_ == tail_ && head_ != nullptr && pending_ == 0 && !head_->sealed &&
+      head_->cap == kChunkSize && spare_ == nullptr) {
+    head_->used = head_->sent = 0;
+    return;
+  }
   while (n > 0 && head_ != nullptr) {
     size_t avail = head_->used - head_->sent;
     if (n < avail) {

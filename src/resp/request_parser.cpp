@@ -111,6 +111,26 @@ bool splitInline(std::string_view line, std::string* out, std::vector<ArgRef>* a
     args->push_back({start, out->size() - start});
   }
 }
+// The lengths of a well-formed request: 1 to 18 digits, no sign, no
+// leading zero, then '\r' and at least one more byte. Returns the '\r', or
+// nullptr when the text is anything else (or incomplete): the caller then
+// takes the general path, which decides exactly as before. Every request
+// reads its lengths here, without memchr() and a parse call per length.
+inline const char* fastLength(const char* p, const char* end, int64_t* out) {
+  const char* q = p;
+  uint64_t v = 0;
+  while (q < end) {
+    unsigned d = static_cast<unsigned>(static_cast<unsigned char>(*q)) - '0';
+    if (d > 9) break;
+    v = v * 10 + d;
+    q++;
+  }
+  size_t digits = static_cast<size_t>(q - p);
+  if (digits == 0 || digits > 18 || (digits > 1 && *p == '0') || end - q < 2 || *q != '\r')
+    return nullptr;
+  *out = static_cast<int64_t>(v);
+  return q;
+}
 }  // namespace
 
 bool splitArgs(std::string_view line, std::vector<std::string>* out) {
@@ -172,16 +192,20 @@ RequestParser::Result RequestParser::parseInline(const char* base, size_t len,
 RequestParser::Result RequestParser::parseMultibulk(const char* base, size_t len,
                                                     const ParserLimits& limits) {
   if (pos_ == 0) {
-    const char* cr = static_cast<const char*>(memchr(base, '\r', len));
-    if (cr == nullptr) {
-      if (len > limits.max_inline_len) return fail("Protocol error: too big mbulk count string");
-      return kNeedMore;
-    }
-    // Need the '\n' after '\r' too.
-    if (static_cast<size_t>(cr - base) + 1 >= len) return kNeedMore;
     int64_t count;
-    bool ok =
-        strutil::parseInt64(std::string_view(base + 1, static_cast<size_t>(cr - base - 1)), &count);
+    bool ok = true;
+    const char* cr = fastLength(base + 1, base + len, &count);
+    if (cr == nullptr) {
+      cr = static_cast<const char*>(memchr(base, '\r', len));
+      if (cr == nullptr) {
+        if (len > limits.max_inline_len) return fail("Protocol error: too big mbulk count string");
+        return kNeedMore;
+      }
+      // Need the '\n' after '\r' too.
+      if (static_cast<size_t>(cr - base) + 1 >= len) return kNeedMore;
+      ok = strutil::parseInt64(std::string_view(base + 1, static_cast<size_t>(cr - base - 1)),
+                               &count);
+    }
     if (!ok || count > INT_MAX || count > limits.max_multibulk_len) {
       return fail("Protocol error: invalid multibulk length");
     }
@@ -199,21 +223,24 @@ RequestParser::Result RequestParser::parseMultibulk(const char* base, size_t len
     if (bulk_len_ == -1) {
       if (pos_ >= len) return kNeedMore;
       const char* p = base + pos_;
-      const char* cr = static_cast<const char*>(memchr(p, '\r', len - pos_));
-      if (cr == nullptr) {
-        if (len - pos_ > limits.max_inline_len) {
-          return fail("Protocol error: too big bulk count string");
-        }
-        return kNeedMore;
-      }
-      if (static_cast<size_t>(cr - base) + 1 >= len) return kNeedMore;
-      if (p[0] != '$') {
-        snprintf(errbuf_, sizeof(errbuf_), "Protocol error: expected '$', got '%c'", p[0]);
-        return fail(errbuf_);
-      }
       int64_t blen;
-      bool ok =
-          strutil::parseInt64(std::string_view(p + 1, static_cast<size_t>(cr - p - 1)), &blen);
+      bool ok = true;
+      const char* cr = p[0] == '$' ? fastLength(p + 1, base + len, &blen) : nullptr;
+      if (cr == nullptr) {
+        cr = static_cast<const char*>(memchr(p, '\r', len - pos_));
+        if (cr == nullptr) {
+          if (len - pos_ > limits.max_inline_len) {
+            return fail("Protocol error: too big bulk count string");
+          }
+          return kNeedMore;
+        }
+        if (static_cast<size_t>(cr - base) + 1 >= len) return kNeedMore;
+        if (p[0] != '$') {
+          snprintf(errbuf_, sizeof(errbuf_), "Protocol error: expected '$', got '%c'", p[0]);
+          return fail(errbuf_);
+        }
+        ok = strutil::parseInt64(std::string_view(p + 1, static_cast<size_t>(cr - p - 1)), &blen);
+      }
       if (!ok || blen < 0 || blen > limits.max_bulk_len) {
         return fail("Protocol error: invalid bulk length");
       }

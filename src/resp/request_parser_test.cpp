@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -141,6 +142,39 @@ TEST(RequestParser, ProtocolErrors) {
             "Protocol error: too big mbulk count string");
   EXPECT_EQ(parseInSteps("*1\r\n$" + std::string(70000, '1'), 100000).error,
             "Protocol error: too big bulk count string");
+}
+
+// Lengths take a fast path when they are plain digits; anything else goes
+// the general way and must be decided exactly as before.
+TEST(RequestParser, LengthEdgeCases) {
+  ParserLimits big;
+  big.max_bulk_len = INT64_MAX;
+  EXPECT_EQ(parseInSteps("*01\r\n$1\r\na\r\n", 100).error,
+            "Protocol error: invalid multibulk length");
+  EXPECT_EQ(parseInSteps("*1\r\n$01\r\na\r\n", 100).error, "Protocol error: invalid bulk length");
+  EXPECT_EQ(parseInSteps("*1\r\n$+1\r\na\r\n", 100).error, "Protocol error: invalid bulk length");
+  EXPECT_EQ(parseInSteps("*1\r\n$1 \r\na\r\n", 100).error, "Protocol error: invalid bulk length");
+  EXPECT_EQ(parseInSteps("*1\r\n$\r\na\r\n", 100).error, "Protocol error: invalid bulk length");
+  EXPECT_EQ(parseInSteps("*-1\r\n", 100).result, RequestParser::kDone);
+  EXPECT_EQ(parseInSteps("*0\r\n", 100).result, RequestParser::kDone);
+  // 18 digits (fast path) and 19 (general path): both parsed, both too big
+  // for the default limit, fine for an unlimited one.
+  EXPECT_EQ(parseInSteps("*1\r\n$100000000000000000\r\n", 100).error,
+            "Protocol error: invalid bulk length");
+  EXPECT_EQ(parseInSteps("*1\r\n$1000000000000000000\r\n", 100).error,
+            "Protocol error: invalid bulk length");
+  EXPECT_EQ(parseInSteps("*1\r\n$100000000000000000\r\n", 100, big).result,
+            RequestParser::kNeedMore);
+  EXPECT_EQ(parseInSteps("*1\r\n$1000000000000000000\r\n", 100, big).result,
+            RequestParser::kNeedMore);
+  EXPECT_EQ(parseInSteps("*1\r\n$10000000000000000000\r\n", 100, big).error,
+            "Protocol error: invalid bulk length");
+  // A length whose '\n' has not arrived yet waits for it.
+  EXPECT_EQ(parseInSteps("*1\r\n$3\r", 100).result, RequestParser::kNeedMore);
+  EXPECT_EQ(parseInSteps("*1\r", 100).result, RequestParser::kNeedMore);
+  Parsed r = parseInSteps("*2\r\n$0\r\n\r\n$12\r\nhello world!\r\n", 1000);
+  ASSERT_EQ(r.result, RequestParser::kDone);
+  EXPECT_EQ(r.args, (std::vector<std::string>{"", "hello world!"}));
 }
 
 TEST(RequestParser, UnauthenticatedLimits) {

@@ -100,5 +100,21 @@ TEST(ReplyBuffer, LargeAndPartialConsume) {
   EXPECT_LE(b.allocated(), ReplyBuffer::kChunkSize);
 }
 
+// Request/reply: the drained chunk stays in place for the next reply;
+// nothing more is allocated, whatever the number of rounds.
+TEST(ReplyBuffer, DrainedChunkIsReused) {
+  ReplyBuffer b;
+  for (int i = 0; i < 1000; i++) {
+    b.append("+OK\r\n", 5);
+    struct iovec iov[2];
+    ASSERT_EQ(b.iovecs(iov, 2), 1);
+    EXPECT_EQ(std::string(static_cast<char*>(iov[0].iov_base), iov[0].iov_len), "+OK\r\n");
+    b.consume(iov[0].iov_len);
+    EXPECT_TRUE(b.empty());
+    EXPECT_EQ(b.iovecs(iov, 2), 0);
+    EXPECT_EQ(b.allocated(), ReplyBuffer::kChunkSize);
+  }
+}
+
 }  // namespace
 }  // namespace resp

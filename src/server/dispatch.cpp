@@ -1,6 +1,7 @@
 #include "server/dispatch.h"
 #include "server/persist/persist.h"
 
+#include <cstring>
 #include <string>
 
 #include "server/acl/check.h"
@@ -109,7 +110,7 @@ static bool dispatchUnmuted(Client* c) {
     return true;
   }
   // ACL (acl/check.h): the same check whatever the connection type.
-  if (!acl::checkClient(c, *cmd, inMulti(c) ? "multi" : "toplevel")) {
+  if (!acl::checkClient(c, *cmd, c->multi_state != nullptr && inMulti(c) ? "multi" : "toplevel")) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
@@ -135,7 +136,8 @@ static bool dispatchUnmuted(Client* c) {
     bool freed;
     if (!evict::beforeCommand(c, cmd, &freed)) return true;
   }
-  if (!pubsubAllowsCommand(c, cmd)) {
+  // Only a RESP2 client with subscriptions is limited (pubsub.h).
+  if (c->pubsub_state != nullptr && !pubsubAllowsCommand(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
@@ -160,7 +162,8 @@ static bool dispatchUnmuted(Client* c) {
   }
   // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
   // as in Redis, so health checks notice.
-  if ((cmd->flags & kWrite) || cmd->proc == s.commands.find("ping")->proc) {
+  // PING by its own name: rename-command changes only how it is called.
+  if ((cmd->flags & kWrite) || (cmd->name[0] == 'p' && strcmp(cmd->name, "ping") == 0)) {
     if (const char* e = persist::writeError()) {
       c->addError(e);
       cmd->rejected_calls++;
@@ -175,10 +178,12 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
-  // A command queued in MULTI still trims the tracking table first (Redis
-  // does it for every command it processes).
-  if (inMulti(c) && tracking::anyClient()) tracking::beforeCommand();
-  if (multiQueueCommand(c, cmd)) return true;
+  if (c->multi_state != nullptr) [[unlikely]] {
+    // A command queued in MULTI still trims the tracking table first (Redis
+    // does it for every command it processes).
+    if (inMulti(c) && tracking::anyClient()) tracking::beforeCommand();
+    if (multiQueueCommand(c, cmd)) return true;
+  }
   callCommand(c, cmd);
   return true;
 }

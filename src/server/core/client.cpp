@@ -195,8 +195,9 @@ resp::RequestParser::Result Client::parseRequest(const char* data, size_t len,
   resp::RequestParser::Result r = parser_.feed(data, len, limits);
   if (r != resp::RequestParser::kDone) return r;
   const char* argbase = parser_.isInline() ? parser_.inlineStorage().data() : data;
-  argv_.clear();
-  for (const resp::ArgRef& a : parser_.args()) argv_.emplace_back(argbase + a.off, a.len);
+  const auto& args = parser_.args();
+  argv_.resize(args.size());
+  for (size_t i = 0; i < args.size(); i++) argv_[i] = {argbase + args[i].off, args[i].len};
   *consumed = parser_.consumed();
   parser_.reset();
   return r;

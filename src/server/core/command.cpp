@@ -1,6 +1,7 @@
 #include "server/core/command.h"
 
 #include <cctype>
+#include <cstring>
 
 #include "common/hash.h"
 #include "common/strutil.h"
@@ -23,15 +24,69 @@ void CommandTable::add(Command cmd) {
   rebuildIndex();
 }
 
+namespace {
+
+// A name of up to 16 bytes as two little-endian words, ASCII lower-cased
+// (equalsIgnoreCase folds A-Z only, as lowerAscii8 does) and zero-padded.
+// Reads only [p, p+n): overlapping loads, shifted.
+struct NameKey {
+  uint64_t w0 = 0, w1 = 0;
+};
+inline uint64_t load8(const char* p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+inline uint64_t load4(const char* p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+inline NameKey shortKey(const char* p, size_t n) {
+  NameKey k;
+  if (n > 8) {
+    k.w0 = load8(p);
+    k.w1 = load8(p + n - 8) >> (8 * (16 - n));
+  } else if (n == 8) {
+    k.w0 = load8(p);
+  } else if (n >= 4) {
+    k.w0 = load4(p) | ((load4(p + n - 4) >> (8 * (8 - n))) << 32);
+  } else if (n > 0) {
+    const auto* u = reinterpret_cast<const unsigned char*>(p);
+    k.w0 = static_cast<uint64_t>(u[0]) | (static_cast<uint64_t>(u[n / 2]) << (8 * (n / 2))) |
+           (static_cast<uint64_t>(u[n - 1]) << (8 * (n - 1)));
+  }
+  k.w0 = common::hash_detail::lowerAscii8(k.w0);
+  k.w1 = common::hash_detail::lowerAscii8(k.w1);
+  return k;
+}
+// No secret is needed: the table's names are fixed, so a request can only
+// choose which probe sequence it walks, never make one longer.
+inline size_t shortHash(const NameKey& k, size_t n) {
+  uint64_t h = (k.w0 ^ n) * 0x9E3779B97F4A7C15ull + k.w1 * 0xD1B54A32D192ED03ull;
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+constexpr size_t kShortName = 16;
+inline size_t nameHash(const char* p, size_t n, NameKey* key) {
+  if (n <= kShortName) {
+    *key = shortKey(p, n);
+    return shortHash(*key, n);
+  }
+  return common::hashBytesNoCase(p, n);
+}
+
+}  // namespace
+
 void CommandTable::rebuildIndex() {
   size_t size = 16;
   while (size < names_.size() * 4) size *= 2;
-  index_.assign(size, -1);
+  index_.assign(size, Slot{});
   for (size_t k = 0; k < names_.size(); k++) {
     const std::string& n = names_[k].first;
-    size_t i = common::hashBytesNoCase(n.data(), n.size()) & (size - 1);
-    while (index_[i] != -1) i = (i + 1) & (size - 1);
-    index_[i] = static_cast<int32_t>(k);
+    NameKey key;
+    size_t i = nameHash(n.data(), n.size(), &key) & (size - 1);
+    while (index_[i].idx != -1) i = (i + 1) & (size - 1);
+    index_[i] = Slot{static_cast<int32_t>(k), static_cast<uint32_t>(n.size()), key.w0, key.w1};
   }
 }
 
@@ -96,10 +151,17 @@ void CommandTable::setKeyFlagsProc(std::string_view name, KeyFlagsProc proc) {
 Command* CommandTable::find(std::string_view name) {
   if (index_.empty()) return nullptr;
   size_t mask = index_.size() - 1;
-  size_t i = common::hashBytesNoCase(name.data(), name.size()) & mask;
-  while (index_[i] != -1) {
-    const auto& entry = names_[static_cast<size_t>(index_[i])];
-    if (strutil::equalsIgnoreCase(entry.first, name)) return entry.second;
+  NameKey key;
+  size_t i = nameHash(name.data(), name.size(), &key) & mask;
+  const bool is_short = name.size() <= kShortName;
+  while (index_[i].idx != -1) {
+    const Slot& s = index_[i];
+    if (s.len == name.size()) {
+      const auto& entry = names_[static_cast<size_t>(s.idx)];
+      if (is_short ? (s.w0 == key.w0 && s.w1 == key.w1)
+                   : strutil::equalsIgnoreCase(entry.first, name))
+        return entry.second;
+    }
     i = (i + 1) & mask;
   }
   return nullptr;

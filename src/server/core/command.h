@@ -158,9 +158,16 @@ class CommandTable {
   std::vector<Command*> cmds_;
   // Lookup names (a command's own, unless renamed) and what they reach.
   std::vector<std::pair<std::string, Command*>> names_;
-  // Open addressing on lower-case names, indices into names_ (-1 empty);
-  // sized at build time.
-  std::vector<int32_t> index_;
+  // Open addressing on lower-case names (-1 empty); sized at build time.
+  // A slot keeps a name of up to 16 bytes lower-cased in two words, so a
+  // lookup compares words instead of folding bytes (every request does
+  // one); longer names compare against names_.
+  struct Slot {
+    int32_t idx = -1;  // into names_
+    uint32_t len = 0;
+    uint64_t w0 = 0, w1 = 0;
+  };
+  std::vector<Slot> index_;
   void rebuildIndex();
 };
 

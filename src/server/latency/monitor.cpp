@@ -67,9 +67,11 @@ size_t resetAll() {
 }
 
 void afterCommand(Command* cmd, int64_t usec) {
-  addSampleIfNeeded((cmd->flags & kFast) ? "fast-command" : "command", usec / 1000);
-  if (!g_config->latency_tracking) return;
-  if (cmd->latency_histogram == nullptr) {
+  const Config& cfg = *g_config;
+  if (cfg.latency_monitor_threshold > 0)
+    addSampleIfNeeded((cmd->flags & kFast) ? "fast-command" : "command", usec / 1000);
+  if (!cfg.latency_tracking) return;
+  if (cmd->latency_histogram == nullptr) [[unlikely]] {
     g_histograms.push_back(std::make_unique<Histogram>());
     cmd->latency_histogram = g_histograms.back().get();
     g_tracked.push_back(cmd);

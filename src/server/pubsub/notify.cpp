@@ -70,9 +70,17 @@ int enabledFlags() {
   return static_cast<int>(g_config->notify_keyspace_events);
 }
 
+[[gnu::noinline]] static void publishKeyspaceEvent(int flags, std::string_view event,
+                                                   std::string_view key, int dbid);
+
 void keyspaceEvent(int type, std::string_view event, std::string_view key, int dbid) {
   int flags = enabledFlags();
   if (!(flags & type) || !(flags & (kKeyspace | kKeyevent))) return;
+  publishKeyspaceEvent(flags, event, key, dbid);
+}
+
+static void publishKeyspaceEvent(int flags, std::string_view event, std::string_view key,
+                                 int dbid) {
   std::string channel;
   std::string db = std::to_string(dbid);
   if (flags & kKeyspace) {
@@ -88,7 +96,9 @@ void keyspaceEvent(int type, std::string_view event, std::string_view key, int d
 }
 
 void keyEvent(Client* c, int type, std::string_view event, std::string_view key) {
-  keyspaceEvent(type, event, key, c->dbIndex());
+  int flags = enabledFlags();
+  if (!(flags & type) || !(flags & (kKeyspace | kKeyevent))) return;
+  publishKeyspaceEvent(flags, event, key, c->dbIndex());
 }
 
 }  // namespace server::notify

@@ -71,7 +71,8 @@ struct State {
   bool timing_out = false;
 };
 
-State& st() {
+// Inline: every write asks whether anyone is blocked (signalKey).
+[[gnu::always_inline]] inline State& st() {
   static State s;
   return s;
 }
@@ -279,9 +280,15 @@ bool unblockClient(Client* c, bool with_error) {
   return true;
 }
 
+[[gnu::noinline]] static void signalKeySlow(db::Db* d, std::string_view key);
+
 void signalKey(db::Db* d, std::string_view key) {
+  if (st().blocked.empty()) return;
+  signalKeySlow(d, key);
+}
+
+static void signalKeySlow(db::Db* d, std::string_view key) {
   State& s = st();
-  if (s.blocked.empty()) return;
   int db = d->id();
   auto& w = waitingIn(db);
   if (w.find(key) == w.end()) return;

@@ -50,10 +50,15 @@ void callCommand(Client* c, Command* cmd) {
   s.stats.total_commands_processed++;
   c->last_cmd = cmd;
   c->last_interaction_ms = db::Clock::nowMs;
-  g_slowlog.maybeLog(c, *cmd, took);
+  // The hooks below are checked here first: a request that trips none of
+  // them makes no call for them.
+  const Config& cfg = s.config;
+  if (cfg.slowlog_log_slower_than >= 0 && took >= cfg.slowlog_log_slower_than)
+    g_slowlog.maybeLog(c, *cmd, took);
   latency::afterCommand(cmd, took);
   monitor::feed(c, *cmd);
-  enforceOutputBufferLimits(c);
+  if (outputLimitsMayApply(static_cast<int64_t>(c->outputBytes()), c->obuf_soft_since_ms, cfg))
+    enforceOutputBufferLimits(c);
 }
 
 }  // namespace server

@@ -115,8 +115,14 @@ void discardTransaction(Client* c) {
 // Touches the watchers of one key. gone: the key no longer exists after
 // this change (deleted by expiry), so a watch taken on an already expired
 // key sees no logical change.
+[[gnu::noinline]] void touchKeySlow(db::Db* d, std::string_view key, bool gone);
+
 void touchKey(db::Db* d, std::string_view key, bool gone) {
   if (g_watched_total == 0) return;
+  touchKeySlow(d, key, gone);
+}
+
+void touchKeySlow(db::Db* d, std::string_view key, bool gone) {
   WatchIndex& idx = indexFor(d->id());
   auto it = idx.find(key);
   if (it == idx.end()) return;

@@ -10,15 +10,13 @@
 
 namespace server {
 
-namespace {
-// A client that must authenticate and has not may have this many bytes of
-// replies pending, whatever client-output-buffer-limit says (the
-// CVE-2025-21605 fix). Redis counts only what overflows its 16 KiB static
-// reply buffer against a 1 KiB allowance, and the first overflow allocates a
-// whole 16 KiB chunk: in effect a client is closed as soon as its pending
-// replies pass 16 KiB, which is the rule here.
-constexpr int64_t kUnauthenticatedOutputLimit = 16 * 1024;
-}  // namespace
+// kUnauthenticatedOutputLimit (obuf_limits.h): a client that must
+// authenticate and has not may have this many bytes of replies pending,
+// whatever client-output-buffer-limit says (the CVE-2025-21605 fix). Redis
+// counts only what overflows its 16 KiB static reply buffer against a 1 KiB
+// allowance, and the first overflow allocates a whole 16 KiB chunk: in
+// effect a client is closed as soon as its pending replies pass 16 KiB,
+// which is the rule here.
 
 bool closeIfOverLimit(Client* c, const Config::OutputBufferLimit& lim, int64_t used,
                       bool force_hard, int64_t* soft_since_ms) {

@@ -21,8 +21,28 @@ namespace server {
 
 class Client;
 
+// The cap on pending replies of a client that must authenticate and has not.
+inline constexpr int64_t kUnauthenticatedOutputLimit = 16 * 1024;
+
 // Returns true when the client was scheduled to close now.
 bool enforceOutputBufferLimits(Client* c);
+
+// Whether enforceOutputBufferLimits can do anything for a client with
+// `used` pending bytes whose soft-limit clock reads soft_since_ms: only
+// when a limit of a class it may be in (normal, pubsub) or the
+// unauthenticated cap is reached, or the clock must be reset. The check
+// every command makes before calling it.
+inline bool outputLimitsMayApply(int64_t used, int64_t soft_since_ms, const Config& cfg) {
+  // limit <= used for a limit that is on: 0 (off) less one wraps to the
+  // largest value, which no byte count reaches. Without branches.
+  auto reached = [used](int64_t limit) {
+    return static_cast<uint64_t>(limit - 1) < static_cast<uint64_t>(used);
+  };
+  const Config::OutputBufferLimit& n = cfg.obuf_limits[Config::kClassNormal];
+  const Config::OutputBufferLimit& p = cfg.obuf_limits[Config::kClassPubSub];
+  return (soft_since_ms != 0) | (used > kUnauthenticatedOutputLimit) | reached(n.hard) |
+         reached(n.soft) | reached(p.hard) | reached(p.soft);
+}
 
 // The rule itself, for output counted elsewhere (a replica's stream held
 // while its RDB is on its way): `used` pending bytes against `lim`, hard

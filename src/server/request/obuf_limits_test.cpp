@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "server/conf/config.h"
+#include "server/request/obuf_limits.h"
 
 namespace server {
 namespace {
@@ -58,6 +59,27 @@ TEST(OutputBufferLimits, ErrorsLeaveTheOldValue) {
   EXPECT_TRUE(configSet(&c, "client-output-buffer-limit", {"PUBSUB 1mb 512kb 5"}, &err, &unknown,
                         &immutable));
   EXPECT_EQ(limitsOf(c), "normal 0 0 0 slave 268435456 67108864 60 pubsub 1048576 524288 5");
+}
+
+// The pre-check every command makes: no call unless some limit can act.
+TEST(OutputBufferLimits, PrecheckMatchesTheLimits) {
+  Config c;
+  // Defaults: normal unlimited, pubsub soft 8mb: only the unauthenticated
+  // cap and the pubsub soft limit matter.
+  EXPECT_FALSE(outputLimitsMayApply(0, 0, c));
+  EXPECT_FALSE(outputLimitsMayApply(kUnauthenticatedOutputLimit, 0, c));
+  EXPECT_TRUE(outputLimitsMayApply(kUnauthenticatedOutputLimit + 1, 0, c));
+  EXPECT_TRUE(outputLimitsMayApply(0, 12345, c));  // a soft clock to reset
+  std::string err;
+  bool unknown, immutable;
+  ASSERT_TRUE(configSet(&c, "client-output-buffer-limit", {"normal 100 0 0 pubsub 0 0 0"}, &err,
+                        &unknown, &immutable));
+  EXPECT_FALSE(outputLimitsMayApply(99, 0, c));
+  EXPECT_TRUE(outputLimitsMayApply(100, 0, c));
+  ASSERT_TRUE(configSet(&c, "client-output-buffer-limit", {"normal 0 0 0 pubsub 0 10 5"}, &err,
+                        &unknown, &immutable));
+  EXPECT_FALSE(outputLimitsMayApply(9, 0, c));
+  EXPECT_TRUE(outputLimitsMayApply(10, 0, c));
 }
 
 }  // namespace

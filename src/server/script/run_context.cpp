@@ -225,8 +225,14 @@ void killScript(Client* c, bool is_eval) {
   c->addOk();
 }
 
+[[gnu::noinline]] static bool rejectWhileBusySlow(Client* c, const Command* cmd);
+
 bool rejectWhileBusy(Client* c, const Command* cmd) {
   if (!busy() || c == g_current->caller) return false;
+  return rejectWhileBusySlow(c, cmd);
+}
+
+static bool rejectWhileBusySlow(Client* c, const Command* cmd) {
   bool allowed = (cmd->flags & kAllowBusy) != 0;
   if (strcmp(cmd->name, "shutdown") == 0) {
     // Only SHUTDOWN NOSAVE may stop the server under a busy script.
