@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#ifdef USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
 #include "common/strutil.h"
 
 namespace db {
@@ -186,14 +190,24 @@ bool Stream::destroyGroup(std::string_view name) {
   return true;
 }
 
+// ------------------------------------------------------------ node index
+
+size_t StreamNodeIndex::nextCapacity(size_t need) {
+  size_t want = need + need / 8;
+#ifdef USE_JEMALLOC
+  // Whatever the size class holds beyond want is used, not wasted.
+  return nallocx(want * sizeof(Slot), 0) / sizeof(Slot);
+#else
+  return want;
+#endif
+}
+
 // ------------------------------------------------------------ stream
 
 Collection* Stream::clone() const {
   auto* s = new Stream();
   for (const auto& [k, n] : nodes) {
-    StreamNode& c = s->nodes[k];
-    c.lp = n.lp.clone();
-    c.redis_bytes = n.redis_bytes;
+    s->nodes.insert(k).lp = n.lp.clone();
   }
   s->length = length;
   s->entries_added = entries_added;
@@ -216,8 +230,8 @@ Collection* Stream::clone() const {
 }
 
 size_t Stream::memoryUsage() const {
-  size_t total = sizeof(Stream);
-  for (const auto& [k, n] : nodes) total += 64 + n.lp.bytes();
+  size_t total = sizeof(Stream) + nodes.allocatedBytes();
+  for (const auto& [k, n] : nodes) total += n.lp.bytes();
   for (const auto& [name, g] : groups) {
     total += sizeof(StreamGroup) + 64 + name.size();
     total += g->pel.size() * (sizeof(StreamNack) + 64);
@@ -228,9 +242,22 @@ size_t Stream::memoryUsage() const {
 }
 
 void Stream::setNodeInt(StreamNode& n, Listpack::Pos p, int64_t v) {
-  n.redis_bytes -= static_cast<uint32_t>(redisLpElementSize(n.lp.get(p)));
+  bool tail = tail_known_ && &n == &nodes.back().second && nodes.back().first == tail_master_;
+  if (tail) tail_redis_bytes_ -= static_cast<uint32_t>(redisLpElementSize(n.lp.get(p)));
   n.lp.replace(p, std::to_string(v));
-  n.redis_bytes += static_cast<uint32_t>(redisIntSize(v));
+  if (tail) tail_redis_bytes_ += static_cast<uint32_t>(redisIntSize(v));
+}
+
+uint32_t& Stream::tailRedisBytes() {
+  const auto& last = nodes.back();
+  if (!tail_known_ || last.first != tail_master_) {
+    tail_redis_bytes_ = kRedisLpEmpty;
+    for (Listpack::Pos p = last.second.lp.first(); p != Listpack::kNone; p = last.second.lp.next(p))
+      tail_redis_bytes_ += static_cast<uint32_t>(redisLpElementSize(last.second.lp.get(p)));
+    tail_master_ = last.first;
+    tail_known_ = true;
+  }
+  return tail_redis_bytes_;
 }
 
 Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const StreamID* use_id,
@@ -259,13 +286,13 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
   if (totelelen > kMaxNodeBytes) return AddResult::kTooLarge;
   int64_t numfields = static_cast<int64_t>(n / 2);
 
-  StreamNode* node = nodes.empty() ? nullptr : &nodes.rbegin()->second;
+  StreamNode* node = nodes.empty() ? nullptr : &nodes.back().second;
   StreamID master;
   if (node) {
     size_t max_bytes = static_cast<size_t>(lim.node_max_bytes);
     if (max_bytes == 0 || max_bytes > kMaxNodeBytes) max_bytes = kMaxNodeBytes;
     Listpack::Pos p = node->lp.first();
-    if (node->redis_bytes + totelelen >= max_bytes) {
+    if (tailRedisBytes() + totelelen >= max_bytes) {
       node = nullptr;
     } else if (lim.node_max_entries) {
       int64_t count = intAt(node->lp, p) + intAt(node->lp, node->lp.next(p));
@@ -275,16 +302,18 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
   uint32_t flags = 0;
   auto addInt = [&](int64_t v) {
     node->lp.appendInt(v);
-    node->redis_bytes += static_cast<uint32_t>(redisIntSize(v));
+    tail_redis_bytes_ += static_cast<uint32_t>(redisIntSize(v));
   };
   auto addStr = [&](std::string_view s) {
     node->lp.append(s);
-    node->redis_bytes += static_cast<uint32_t>(redisStrSize(s));
+    tail_redis_bytes_ += static_cast<uint32_t>(redisStrSize(s));
   };
   if (node == nullptr) {
     master = id;
-    node = &nodes[id];
-    node->redis_bytes = kRedisLpEmpty;
+    node = &nodes.insert(id);
+    tail_master_ = id;
+    tail_redis_bytes_ = kRedisLpEmpty;
+    tail_known_ = true;
     addInt(1);
     addInt(0);
     addInt(numfields);
@@ -292,7 +321,7 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
     addInt(0);
     flags = kItemSameFields;
   } else {
-    master = nodes.rbegin()->first;
+    master = nodes.back().first;
     Listpack::Pos p = node->lp.first();
     setNodeInt(*node, p, intAt(node->lp, p) + 1);
     p = node->lp.next(node->lp.next(node->lp.first()));
@@ -446,11 +475,7 @@ int64_t Stream::estimateDistance(StreamID id) const {
 }
 
 void Stream::adoptNode(StreamID master, Listpack lp) {
-  StreamNode& n = nodes[master];
-  n.redis_bytes = kRedisLpEmpty;
-  for (Listpack::Pos p = lp.first(); p != Listpack::kNone; p = lp.next(p))
-    n.redis_bytes += static_cast<uint32_t>(redisLpElementSize(lp.get(p)));
-  n.lp = std::move(lp);
+  nodes.insert(master).lp = std::move(lp);
 }
 
 // ------------------------------------------------------------ iterator
