@@ -101,9 +101,20 @@ int64_t intAt(const Listpack& lp, Listpack::Pos p) {
   return x;
 }
 
-// The master entry's field positions and the start of each entry of a node.
-void walkNode(const Listpack& lp, std::vector<Listpack::Pos>* fields,
-              std::vector<Listpack::Pos>* entries) {
+// The position after the entry that starts at p (kNone at the node's end);
+// nf: the master entry's number of fields.
+Listpack::Pos skipEntry(const Listpack& lp, Listpack::Pos p, int64_t nf) {
+  int64_t flags = intAt(lp, p);
+  p = lp.next(lp.next(lp.next(p)));  // past flags, ms, seq
+  int64_t skip = (flags & kItemSameFields) ? nf : 2 * intAt(lp, p) + 1;
+  for (int64_t i = 0; i < skip; i++) p = lp.next(p);
+  return lp.next(p);  // past lp-count
+}
+
+// The master entry's field positions and the start of each entry of a node
+// (entries may be null); returns the first entry's position (kNone if none).
+Listpack::Pos walkNode(const Listpack& lp, std::vector<Listpack::Pos>* fields,
+                       std::vector<Listpack::Pos>* entries) {
   fields->clear();
   if (entries) entries->clear();
   Listpack::Pos p = lp.next(lp.next(lp.first()));  // num-fields
@@ -114,20 +125,9 @@ void walkNode(const Listpack& lp, std::vector<Listpack::Pos>* fields,
     p = lp.next(p);
   }
   p = lp.next(p);  // past the master terminator
-  if (!entries) return;
-  while (p != Listpack::kNone) {
-    entries->push_back(p);
-    int64_t flags = intAt(lp, p);
-    p = lp.next(lp.next(lp.next(p)));  // past flags, ms, seq
-    int64_t skip;
-    if (flags & kItemSameFields) {
-      skip = nf;
-    } else {
-      skip = 2 * intAt(lp, p) + 1;
-    }
-    for (int64_t i = 0; i < skip; i++) p = lp.next(p);
-    p = lp.next(p);  // past lp-count
-  }
+  if (!entries) return p;
+  for (Listpack::Pos e = p; e != Listpack::kNone; e = skipEntry(lp, e, nf)) entries->push_back(e);
+  return p;
 }
 
 StreamID entryId(const Listpack& lp, Listpack::Pos flags_pos, StreamID master) {
@@ -487,7 +487,9 @@ StreamIterator::StreamIterator(const Stream& s, StreamID start, StreamID end, bo
 bool StreamIterator::enterNode() {
   lp_ = &node_->second.lp;
   master_ = node_->first;
-  walkNode(*lp_, &master_fields_, &entries_);
+  // Forward, entries are found one by one (a read of a few entries stops
+  // early); backward needs them all first.
+  fwd_ = walkNode(*lp_, &master_fields_, rev_ ? &entries_ : nullptr);
   idx_ = rev_ ? entries_.size() : 0;
   return true;
 }
@@ -522,7 +524,7 @@ bool StreamIterator::next(StreamID* id, int64_t* numfields) {
   }
   if (node_ == s_.nodes.end()) return false;
   for (;;) {
-    if (rev_ ? idx_ == 0 : idx_ == entries_.size()) {
+    if (rev_ ? idx_ == 0 : fwd_ == Listpack::kNone) {
       if (rev_) {
         if (node_ == s_.nodes.begin()) {
           node_ = s_.nodes.end();
@@ -535,7 +537,13 @@ bool StreamIterator::next(StreamID* id, int64_t* numfields) {
       enterNode();
       continue;
     }
-    Listpack::Pos p = rev_ ? entries_[--idx_] : entries_[idx_++];
+    Listpack::Pos p;
+    if (rev_) {
+      p = entries_[--idx_];
+    } else {
+      p = fwd_;
+      fwd_ = skipEntry(*lp_, p, static_cast<int64_t>(master_fields_.size()));
+    }
     StreamID eid = entryId(*lp_, p, master_);
     if (!rev_) {
       if (eid > end_) {

@@ -158,8 +158,9 @@ class StreamIterator {
   const Listpack* lp_ = nullptr;
   StreamID master_;
   std::vector<Listpack::Pos> master_fields_;
-  std::vector<Listpack::Pos> entries_;  // entry starts of the node, walked by idx_
+  std::vector<Listpack::Pos> entries_;  // backward: entry starts of the node, walked by idx_
   size_t idx_ = 0;
+  Listpack::Pos fwd_ = Listpack::kNone;  // forward: the next entry's start
   // current entry
   uint32_t cur_flags_ = 0;
   Listpack::Pos fpos_ = Listpack::kNone;  // next field/value position
