@@ -93,6 +93,9 @@ class Listpack {
   void appendInt(int64_t v);
   // Appends every element of other, in order (one copy of its bytes).
   void appendAll(const Listpack& other);
+  // Appends n elements (integers where is_int, else strings, stored as
+  // append()/appendInt() store them) with one reallocation.
+  void appendBatch(const LpValue* vals, size_t n);
   void prepend(std::string_view s);
   // Inserts s before the element at p (p == kNone appends). Returns the
   // position of the new element.

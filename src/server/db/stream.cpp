@@ -299,15 +299,28 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
       if (count >= lim.node_max_entries) node = nullptr;
     }
   }
-  uint32_t flags = 0;
+  // The elements to append (a new node's master entry, then the entry),
+  // added in one go; the Redis-listpack size of the tail follows them.
+  LpValue local[24];
+  std::vector<LpValue> big;
+  size_t want = 2 * n + 10;
+  LpValue* out = local;
+  if (want > 24) {
+    big.resize(want);
+    out = big.data();
+  }
+  size_t k = 0;
   auto addInt = [&](int64_t v) {
-    node->lp.appendInt(v);
+    out[k].is_int = true;
+    out[k++].ival = v;
     tail_redis_bytes_ += static_cast<uint32_t>(redisIntSize(v));
   };
   auto addStr = [&](std::string_view s) {
-    node->lp.append(s);
+    out[k].is_int = false;
+    out[k++].str = s;
     tail_redis_bytes_ += static_cast<uint32_t>(redisStrSize(s));
   };
+  uint32_t flags = 0;
   if (node == nullptr) {
     master = id;
     node = &nodes.insert(id);
@@ -345,6 +358,7 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
   int64_t lp_count = numfields + 3;
   if (!(flags & kItemSameFields)) lp_count += numfields + 1;
   addInt(lp_count);
+  node->lp.appendBatch(out, k);
   length++;
   entries_added++;
   last_id = id;
