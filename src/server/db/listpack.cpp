@@ -265,7 +265,7 @@ size_t Listpack::elementBytes(Pos p) const {
   return body + backlenSize(body);
 }
 
-Listpack::Pos Listpack::next(Pos p) const {
+Listpack::Pos Listpack::nextSlow(Pos p) const {
   size_t n = p + elementBytes(p);
   return n >= bytes() ? kNone : static_cast<Pos>(n);
 }
