@@ -34,6 +34,8 @@ LDFLAGS := -pthread
 LIBS :=
 # sd_notify for `supervised systemd` (server/process/supervise.cpp).
 LIBS += -lsystemd
+# OpenSSL 3 for the tls connection type (src/net/tls/).
+LIBS += -lssl -lcrypto
 ifeq ($(BUILD_RDMA),yes)
   CXXFLAGS += -DHAVE_RDMA=1
   LIBS += -lrdmacm -libverbs

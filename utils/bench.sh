@@ -381,7 +381,11 @@ echo "bench: streams and geo (utils/bench-streams.sh)"
 utils/bench-streams.sh >>BENCHMARKS.md
 echo "bench: RDB snapshots (utils/bench-rdb.sh)"
 utils/bench-rdb.sh >> BENCHMARKS.md
+echo "bench: loading an RDB in old encodings (utils/bench-rdb-legacy.sh)"
+utils/bench-rdb-legacy.sh >> BENCHMARKS.md
 echo "bench: AOF (utils/bench-aof.sh)"
 utils/bench-aof.sh >>BENCHMARKS.md
 utils/bench-cli.sh >>BENCHMARKS.md
+echo "bench: TLS (utils/bench-tls.sh)"
+utils/bench-tls.sh >>BENCHMARKS.md
 cat BENCHMARKS.md

@@ -30,6 +30,7 @@ void printUsage() {
           " --rdma-keepalive-interval <ms>  Liveness probe period over RDMA (default\n"
           "                    3000, 0 = off): a server that vanished without a\n"
           "                    disconnect fails its clients within two periods.\n"
+          "%s"
           " -a <password>      Password for AUTH.\n"
           " --user <username>  ACL user name: sends AUTH <user> <pass>. Needs -a.\n"
           " -c <clients>       Number of parallel connections (default 50).\n"
@@ -71,7 +72,8 @@ void printUsage() {
           "Examples:\n"
           "  redis-benchmark -p 6380 -t set,get -n 100000 -q\n"
           "  redis-benchmark -c 100 -P 16 --threads 2 -t set -r 1000000\n"
-          "  redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__\n");
+          "  redis-benchmark -r 10000 -n 10000 lpush mylist __rand_int__\n",
+          client::tlsUsage(" ").c_str());
 }
 
 namespace {
@@ -146,6 +148,11 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     } else if (is("--rdma-keepalive-interval")) {
       if (!needsArg()) return ParseOutcome::kExitError;
       rdma_opts.emplace_back("keepalive-interval", argv[++i]);
+    } else if (bool missing = false; client::parseTlsOption(argc, argv, &i, &opt->tls, &missing)) {
+      if (missing) {
+        fprintf(stderr, "Invalid option \"%s\" or option argument missing\n\n", a);
+        return ParseOutcome::kExitError;
+      }
     } else if (is("-a")) {
       if (!needsArg()) return ParseOutcome::kExitError;
       opt->auth = argv[++i];
@@ -220,6 +227,14 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     opt->endpoint.type = "rdma";
   }
   if (std::string err; !net::applyRdmaClientOptions(rdma, rdma_opts, "redis-benchmark", &err)) {
+    fprintf(stderr, "%s\n", err.c_str());
+    return ParseOutcome::kExitError;
+  }
+  if (opt->tls.enabled && (rdma || !opt->endpoint.path.empty())) {
+    fprintf(stderr, "Option --tls cannot be used with %s.\n", rdma ? "--rdma" : "-s");
+    return ParseOutcome::kExitError;
+  }
+  if (std::string err; !client::applyTlsOptions(opt->tls, &opt->endpoint, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
     return ParseOutcome::kExitError;
   }

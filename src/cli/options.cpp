@@ -33,11 +33,13 @@ void printUsage() {
           "  --rdma-keepalive-interval <ms>  Liveness probe period over RDMA (default\n"
           "                     3000, 0 = off): a server that vanished without a\n"
           "                     disconnect is an error within two periods.\n"
+          "%s"
           "  -a <password>      Password for AUTH (REDISCLI_AUTH in the environment\n"
           "                     keeps it off the command line; -a wins if both are set).\n"
           "  --user <username>  ACL user name for AUTH <user> <pass> (needs -a).\n"
           "  --pass <password>  Same as -a.\n"
-          "  -u <uri>           Server URI: redis://[[user]:pass@]host[:port][/db].\n"
+          "  -u <uri>           Server URI: redis://[[user]:pass@]host[:port][/db]\n"
+          "                     (rediss:// for TLS).\n"
           "  -r <repeat>        Run the command this many times (negative: forever).\n"
           "  -i <interval>      With -r, wait this many seconds between runs (e.g. 0.1).\n"
           "  -n <db>            Database number.\n"
@@ -102,7 +104,7 @@ void printUsage() {
           "\n"
           "Without a command, redis-cli reads commands interactively (or one per line\n"
           "from standard input when it is not a terminal). Type \"help\" at the prompt.\n",
-          cliVersion());
+          cliVersion(), client::tlsUsage("  ").c_str());
 }
 
 namespace {
@@ -145,13 +147,13 @@ bool unrecognized(const char* arg) {
 }  // namespace
 
 bool parseUri(const std::string& uri, Options* opt) {
-  const std::string scheme = "redis://";
+  std::string scheme = "redis://";
+  if (strncasecmp(uri.c_str(), "rediss://", 9) == 0) {
+    scheme = "rediss://";
+    opt->tls.enabled = true;
+  }
   if (uri.size() < scheme.size() || strncasecmp(uri.c_str(), scheme.c_str(), scheme.size()) != 0) {
-    if (strncasecmp(uri.c_str(), "rediss://", 9) == 0) {
-      fprintf(stderr, "TLS (rediss://) is not supported by this redis-cli\n");
-    } else {
-      fprintf(stderr, "Invalid URI scheme\n");
-    }
+    fprintf(stderr, "Invalid URI scheme\n");
     return false;
   }
   std::string rest = uri.substr(scheme.size());
@@ -268,10 +270,12 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->scan = true;
     } else if (is("--replica") || is("--slave")) {
       opt->replica = true;
-    } else if (is("--tls") || is("--sni") || is("--cacert") || is("--cacertdir") ||
-               is("--insecure") || is("--cert") || is("--key") || is("--tls-ciphers") ||
-               is("--tls-ciphersuites") || is("--ldb") || is("--ldb-sync-mode") ||
-               is("--cluster")) {
+    } else if (bool missing = false; client::parseTlsOption(argc, argv, &i, &opt->tls, &missing)) {
+      if (missing) {
+        unrecognized(a);
+        return ParseOutcome::kExitError;
+      }
+    } else if (is("--ldb") || is("--ldb-sync-mode") || is("--cluster")) {
       fprintf(stderr, "Option '%s' is not supported by this redis-cli\n", a);
       return ParseOutcome::kExitError;
     } else if (!has_value) {
@@ -372,6 +376,14 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     opt->endpoint.type = "rdma";
   }
   if (std::string err; !net::applyRdmaClientOptions(rdma, rdma_opts, "redis-cli", &err)) {
+    fprintf(stderr, "%s\n", err.c_str());
+    return ParseOutcome::kExitError;
+  }
+  if (opt->tls.enabled && (rdma || !opt->endpoint.path.empty())) {
+    fprintf(stderr, "Option --tls cannot be used with %s.\n", rdma ? "--rdma" : "-s");
+    return ParseOutcome::kExitError;
+  }
+  if (std::string err; !client::applyTlsOptions(opt->tls, &opt->endpoint, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
     return ParseOutcome::kExitError;
   }

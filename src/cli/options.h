@@ -10,11 +10,13 @@
 
 #include "cli/format.h"
 #include "client/client.h"
+#include "client/tls_options.h"
 
 namespace cli {
 
 struct Options {
-  client::Endpoint endpoint;        // type "tcp", "unix" (-s) or "rdma" (--rdma)
+  client::Endpoint endpoint;        // type "tcp", "unix" (-s), "rdma" (--rdma) or "tls" (--tls)
+  client::TlsOptions tls;           // --tls, --cacert, ... (rediss:// sets --tls)
   std::optional<std::string> user;  // --user or URI user (AUTH user pass)
   std::optional<std::string> auth;
   bool auth_from_cli = false;  // -a/--pass/-u (warn about the command line)

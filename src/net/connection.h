@@ -181,6 +181,13 @@ struct SettingSpec {
   // Validates the value's words and gives the canonical value; false with
   // *err (the reason, as CONFIG SET and redis.conf errors show it).
   bool (*parse)(const std::vector<std::string>& words, std::string* canonical, std::string* err);
+  // The value names a file whose content may change (a certificate): CONFIG
+  // SET applies it even when the value itself is unchanged.
+  bool reapply_unchanged = false;
+  // A change reopens the server's listeners (a port).
+  bool reopens_listeners = false;
+  // The value is a secret: SLOWLOG and MONITOR show "(redacted)".
+  bool sensitive = false;
 };
 
 class ConnectionType {
@@ -205,6 +212,18 @@ class ConnectionType {
   virtual const std::vector<SettingSpec>& settings() const {
     static const std::vector<SettingSpec> kNone;
     return kNone;
+  }
+  // CONFIG SET changed `names`, mutable settings of this type (every value
+  // of the command is already stored, so a certificate and its key change
+  // as a pair): apply them to new connections. False with *err (the reason
+  // CONFIG SET returns) leaves the type as it was; the server then restores
+  // the previous values and calls this again with them.
+  virtual bool applySettings(const SettingLookup& get, const std::vector<std::string>& names,
+                             std::string* err) {
+    (void)get;
+    (void)names;
+    (void)err;
+    return true;
   }
   // The log line for a listener of this type once it is open.
   virtual std::string announce(const Listener& l) const {

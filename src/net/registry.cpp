@@ -19,6 +19,7 @@ void registerBuiltinTypes() {
   if (!types().empty()) return;
   types().emplace_back(makeTcpType());
   types().emplace_back(makeUnixType());
+  types().emplace_back(makeTlsType());
 #ifdef HAVE_RDMA
   types().emplace_back(makeRdmaType());
 #endif
@@ -90,6 +91,36 @@ const std::vector<SettingSpec>& allSettings() {
     return v;
   }();
   return all;
+}
+
+const SettingSpec* findSetting(const std::string& name) {
+  for (const SettingSpec& s : allSettings()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+bool applySettings(const SettingLookup& get, const std::vector<std::string>& names, bool* reopen,
+                   std::string* err, std::string* failed) {
+  registerBuiltinTypes();
+  *reopen = false;
+  for (auto& t : types()) {
+    std::vector<std::string> mine;
+    for (const SettingSpec& s : t->settings()) {
+      for (const std::string& n : names) {
+        if (n != s.name) continue;
+        mine.push_back(n);
+        if (s.reopens_listeners) *reopen = true;
+        break;
+      }
+    }
+    if (mine.empty()) continue;
+    if (!t->applySettings(get, mine, err)) {
+      *failed = mine.front();
+      return false;
+    }
+  }
+  return true;
 }
 
 bool openListeners(event::EventLoop* loop, const SettingLookup& get, AcceptCallback cb,

@@ -43,6 +43,14 @@ int servicePendingData(event::EventLoop* loop);
 // its settings, so a redis.conf written for a build with it keeps loading
 // (openListeners refuses to start a listener it cannot open).
 const std::vector<SettingSpec>& allSettings();
+// The spec of a setting a connection type owns; nullptr if none is named so.
+const SettingSpec* findSetting(const std::string& name);
+// CONFIG SET changed these settings (names as allSettings() spells them):
+// each owning type applies its own (ConnectionType::applySettings). False
+// with *err and *failed (the first name of the type that refused). Sets
+// *reopen when a changed setting moves a listener.
+bool applySettings(const SettingLookup& get, const std::vector<std::string>& names, bool* reopen,
+                   std::string* err, std::string* failed);
 
 struct OpenedListener {
   std::string type;

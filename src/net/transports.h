@@ -1,4 +1,5 @@
 // Factories of the built-in connection types; only registry.cpp calls them.
+// (tls: net/tls/tls_type.cpp; OpenSSL is a required build dependency.)
 #pragma once
 
 #include <vector>
@@ -9,6 +10,7 @@ namespace net {
 
 ConnectionType* makeTcpType();
 ConnectionType* makeUnixType();
+ConnectionType* makeTlsType();
 #ifdef HAVE_RDMA
 ConnectionType* makeRdmaType();
 #endif

@@ -206,7 +206,9 @@ void Instance::onAccept(net::Connection* conn, void* data) {
 void Instance::onAccepted(net::Connection* conn) {
   Server& s = *g_server;
   if (conn->state() != net::ConnState::kConnected) {
-    LOG_VERBOSE("Error accepting a client connection: %s", conn->lastError().c_str());
+    // A warning, as Redis 7.0 logs it: a failed TLS handshake (a plain-text
+    // client on the TLS port, an untrusted certificate) must be visible.
+    LOG_WARNING("Error accepting a client connection: %s", conn->lastError().c_str());
     conn->close();
     return;
   }

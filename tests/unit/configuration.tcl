@@ -313,3 +313,16 @@ start_server {tags {config external:skip} overrides {replica-priority 5}} {
     assert_match "*\nreplica-priority 9\n*" $text
   }
 }
+
+start_server {tags {config external:skip} overrides {loading-process-events-interval-bytes 4096}} {
+  test {Hidden test-aid configs: by exact name only, never in CONFIG GET *} {
+    foreach name {key-load-delay rdb-key-save-delay use-exit-on-panic
+                  loading-process-events-interval-bytes watchdog-period} {
+      assert_equal [llength [r config get $name]] 2 $name
+      assert_equal [llength [r config get ${name}*]] 0 "$name by pattern"
+    }
+    assert_equal [lsearch [r config get *] use-exit-on-panic] -1
+    assert_error {*must be between 1024 and*} {r config set loading-process-events-interval-bytes 10}
+    r config get loading-process-events-interval-bytes
+  } {loading-process-events-interval-bytes 4096}
+}

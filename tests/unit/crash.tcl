@@ -89,6 +89,17 @@ tags {crash external:skip} {
     }
   }
 
+  test {With use-exit-on-panic a failed assertion exits with status 1 after its report} {
+    with_crash_server {use-exit-on-panic yes} {
+      set c [crash_client $srv]
+      catch {$c debug assert}
+      catch {$c close}
+      assert_equal [crash_wait_exit $srv] 1
+      assert_match "*# === ASSERTION FAILED ===*REDIS BUG REPORT END*" \
+          [read_file [dict get $srv stdout]]
+    }
+  }
+
   test {SIGHUP is ignored} {
     with_crash_server {} {
       exec kill -HUP [dict get $srv pid]

@@ -44,7 +44,29 @@ ssize_t SocketConnection::checkIo(ssize_t n) {
 }
 
 ssize_t SocketConnection::doRead(void* buf, size_t len) {
-  return checkIo(::read(fd_, buf, len));
+  ssize_t n = checkIo(::read(fd_, buf, len));
+  if (watch_tls_hello_ && n > 0) [[unlikely]]
+    return checkFirstBytes(buf, n);
+  return n;
+}
+
+ssize_t SocketConnection::checkFirstBytes(const void* buf, ssize_t n) {
+  watch_tls_hello_ = false;
+  // A TLS record header: handshake (22), protocol major version 3, minor
+  // 0..4. No Redis request starts with byte 22.
+  const auto* b = static_cast<const unsigned char*>(buf);
+  if (n < 3 || b[0] != 22 || b[1] != 3 || b[2] > 4) return n;
+  static int64_t last_log_ms = 0;
+  int64_t now = event::EventLoop::nowMs();
+  if (now - last_log_ms >= 1000) {  // a storm of them must not flood the log
+    last_log_ms = now;
+    LOG_WARNING(
+        "Closing connection from %s: it began a TLS handshake on a plain-text %s port "
+        "(a client set up for TLS on the wrong port?)",
+        doAddress(true).c_str(), type_->name());
+  }
+  setError("TLS handshake received on a plain-text port");
+  return -1;
 }
 
 ssize_t SocketConnection::doWrite(const void* buf, size_t len) {
@@ -127,14 +149,17 @@ bool SocketConnection::doIsLocal() const {
 
 SocketListener::SocketListener(const ConnectionType* type, event::EventLoop* loop,
                                std::vector<int> fds, std::string description, AcceptCallback cb,
-                               void* cb_data, bool tcp)
+                               void* cb_data, bool tcp, SocketConnFactory factory,
+                               void* factory_data)
     : type_(type),
       loop_(loop),
       fds_(std::move(fds)),
       description_(std::move(description)),
       cb_(cb),
       cb_data_(cb_data),
-      tcp_(tcp) {
+      tcp_(tcp),
+      factory_(factory),
+      factory_data_(factory_data) {
   for (int fd : fds_) loop_->addFileEvent(fd, event::kReadable, onAcceptable, this);
 }
 
@@ -166,7 +191,14 @@ void SocketListener::onAcceptable(event::EventLoop* loop, int lfd, void* data, i
       break;
     }
     if (l->tcp_) sock::setNoDelay(fd, true);
-    auto* conn = new SocketConnection(l->type_, loop, fd, ConnState::kAccepting);
+    Connection* conn = nullptr;
+    if (l->factory_ != nullptr) {
+      conn = l->factory_(l->type_, loop, fd, l->factory_data_);
+    } else {
+      auto* sc = new SocketConnection(l->type_, loop, fd, ConnState::kAccepting);
+      if (l->tcp_) sc->watchForTlsHello();
+      conn = sc;
+    }
     l->cb_(conn, l->cb_data_);
   }
 }

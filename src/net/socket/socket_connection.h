@@ -18,6 +18,10 @@ class SocketConnection : public Connection {
 
   // Outbound: waits for the pending connect, then calls cb.
   void startConnect(ConnHandler cb);
+  // Accepted on a plain-text TCP port: the first bytes read are checked for
+  // a TLS ClientHello (a client configured for TLS on the wrong port), which
+  // is logged and ends the connection instead of being parsed as a command.
+  void watchForTlsHello() { watch_tls_hello_ = true; }
 
  protected:
   int doAccept(ConnHandler cb) override;
@@ -34,16 +38,25 @@ class SocketConnection : public Connection {
  private:
   static void onEvent(event::EventLoop* loop, int fd, void* data, int mask);
   ssize_t checkIo(ssize_t n);
+  ssize_t checkFirstBytes(const void* buf, ssize_t n);
 
   int fd_;
+  bool watch_tls_hello_ = false;
   ConnHandler connect_cb_ = nullptr;
 };
+
+// Makes the connection of an accepted fd (taking ownership of it), for
+// types that run their own protocol over a stream socket (tls); nullptr
+// means a plain SocketConnection.
+using SocketConnFactory = Connection* (*)(const ConnectionType* type, event::EventLoop* loop,
+                                          int fd, void* data);
 
 // Listener over one or more listening fds (one per bound address).
 class SocketListener : public Listener {
  public:
   SocketListener(const ConnectionType* type, event::EventLoop* loop, std::vector<int> fds,
-                 std::string description, AcceptCallback cb, void* cb_data, bool tcp);
+                 std::string description, AcceptCallback cb, void* cb_data, bool tcp,
+                 SocketConnFactory factory = nullptr, void* factory_data = nullptr);
   ~SocketListener() override;
   std::string describe() const override { return description_; }
 
@@ -62,8 +75,17 @@ class SocketListener : public Listener {
   AcceptCallback cb_;
   void* cb_data_;
   bool tcp_;
+  SocketConnFactory factory_;
+  void* factory_data_;
   std::vector<event::TimerId> backoff_timers_;
   int64_t last_error_log_ms_ = 0;
 };
+
+// Binds spec's addresses (all of them when empty) on spec.port for `type`
+// (the tcp type's listener, and any type over TCP). `what` names the
+// listener in errors ("TCP", "TLS"). nullptr with *err on failure.
+Listener* listenTcpSpec(const ConnectionType* type, event::EventLoop* loop, const ListenSpec& spec,
+                        AcceptCallback cb, void* cb_data, const char* what, std::string* err,
+                        SocketConnFactory factory = nullptr, void* factory_data = nullptr);
 
 }  // namespace net

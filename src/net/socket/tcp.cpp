@@ -29,29 +29,7 @@ class TcpType : public ConnectionType {
 
   Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb, void* cb_data,
                    std::string* err) override {
-    std::vector<std::string> addrs = spec.addrs;
-    if (addrs.empty()) addrs = {"*", "-::*"};
-    std::vector<int> fds;
-    std::string desc;
-    for (const auto& a : addrs) {
-      std::string e;
-      int fd = sock::listenTcp(a, spec.port, spec.backlog, &e);
-      if (fd == -1) {
-        // "-addr" marks an optional address (e.g. IPv6 on a host without it).
-        if (!a.empty() && a[0] == '-') continue;
-        for (int f : fds) ::close(f);
-        *err = "Could not create server TCP listening socket " + e;
-        return nullptr;
-      }
-      fds.push_back(fd);
-      if (!desc.empty()) desc += " ";
-      desc += (a[0] == '-' ? a.substr(1) : a) + ":" + std::to_string(spec.port);
-    }
-    if (fds.empty()) {
-      *err = "Could not create server TCP listening socket: no address could be bound";
-      return nullptr;
-    }
-    return new SocketListener(this, loop, std::move(fds), desc, cb, cb_data, true);
+    return listenTcpSpec(this, loop, spec, cb, cb_data, "TCP", err);
   }
 
   Connection* connect(event::EventLoop* loop, const ConnectAddr& addr, ConnHandler cb,
@@ -66,6 +44,36 @@ class TcpType : public ConnectionType {
 };
 
 }  // namespace
+
+Listener* listenTcpSpec(const ConnectionType* type, event::EventLoop* loop, const ListenSpec& spec,
+                        AcceptCallback cb, void* cb_data, const char* what, std::string* err,
+                        SocketConnFactory factory, void* factory_data) {
+  std::vector<std::string> addrs = spec.addrs;
+  if (addrs.empty()) addrs = {"*", "-::*"};
+  std::vector<int> fds;
+  std::string desc;
+  for (const auto& a : addrs) {
+    std::string e;
+    int fd = sock::listenTcp(a, spec.port, spec.backlog, &e);
+    if (fd == -1) {
+      // "-addr" marks an optional address (e.g. IPv6 on a host without it).
+      if (!a.empty() && a[0] == '-') continue;
+      for (int f : fds) ::close(f);
+      *err = std::string("Could not create server ") + what + " listening socket " + e;
+      return nullptr;
+    }
+    fds.push_back(fd);
+    if (!desc.empty()) desc += " ";
+    desc += (a[0] == '-' ? a.substr(1) : a) + ":" + std::to_string(spec.port);
+  }
+  if (fds.empty()) {
+    *err = std::string("Could not create server ") + what +
+           " listening socket: no address could be bound";
+    return nullptr;
+  }
+  return new SocketListener(type, loop, std::move(fds), desc, cb, cb_data, true, factory,
+                            factory_data);
+}
 
 ConnectionType* makeTcpType() {
   return new TcpType();

@@ -41,7 +41,18 @@ struct Option {
   int max_args;  // -1: any
   Setter set;
   Getter get;
+  // Redis's hidden configs (test aids): CONFIG GET shows them only when
+  // asked by their exact name, never for a pattern.
+  bool hidden = false;
+  // CONFIG SET applies it even when the value is unchanged (it names a
+  // file whose content may have changed).
+  bool apply_unchanged = false;
 };
+
+Option hiddenOption(Option o) {
+  o.hidden = true;
+  return o;
+}
 
 ConfigApplyHook g_apply_hook = nullptr;
 ConfigUserLinesHook g_user_lines_hook = nullptr;
@@ -383,18 +394,23 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
 Option transportOption(const net::SettingSpec* spec) {
-  return Option{spec->name, spec->is_mutable, 1, spec->is_list ? -1 : 1,
-                [spec](Config& c, const Args& a, std::string* e) {
-                  std::string v;
-                  if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
-                  c.transport_settings[spec->name] = v;
-                  return true;
-                },
-                [spec](const Config& c) {
-                  auto it = c.transport_settings.find(spec->name);
-                  return it != c.transport_settings.end() ? it->second
-                                                          : std::string(spec->default_value);
-                }};
+  Option o{spec->name,
+           spec->is_mutable,
+           1,
+           spec->is_list ? -1 : 1,
+           [spec](Config& c, const Args& a, std::string* e) {
+             std::string v;
+             if (!spec->parse(spec->is_list ? splitWords(a) : a, &v, e)) return false;
+             c.transport_settings[spec->name] = v;
+             return true;
+           },
+           [spec](const Config& c) {
+             auto it = c.transport_settings.find(spec->name);
+             return it != c.transport_settings.end() ? it->second
+                                                     : std::string(spec->default_value);
+           }};
+  o.apply_unchanged = spec->reapply_unchanged;
+  return o;
 }
 
 std::vector<Option> builtinOptions();
@@ -609,8 +625,11 @@ std::vector<Option> builtinOptions() {
              [](const Config& c) { return c.sanitize_dump_payload; }},
       BOOL_OPT("rdb-del-sync-files", rdb_del_sync_files, true),
       BOOL_OPT("rdb-save-incremental-fsync", rdb_save_incremental_fsync, true),
-      INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true),
-      INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true),
+      hiddenOption(INT_OPT("rdb-key-save-delay", rdb_key_save_delay, INT32_MIN, INT32_MAX, true)),
+      hiddenOption(INT_OPT("key-load-delay", key_load_delay, INT32_MIN, INT32_MAX, true)),
+      hiddenOption(INT_OPT("loading-process-events-interval-bytes",
+                           loading_process_events_interval_bytes, 1024, INT32_MAX, true)),
+      hiddenOption(BOOL_OPT("use-exit-on-panic", use_exit_on_panic, true)),
       INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
@@ -870,7 +889,8 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
   }
   // Unchanged values need no applying (CONFIG SET port <same port> must
   // not rebind the listeners).
-  if (g_apply_hook != nullptr && o->get(backup) != o->get(*cfg) && !g_apply_hook(o->name, err)) {
+  if (g_apply_hook != nullptr && (o->apply_unchanged || o->get(backup) != o->get(*cfg)) &&
+      !g_apply_hook(o->name, err)) {
     *cfg = backup;
     return false;
   }
@@ -881,7 +901,9 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
                                                            const std::string& pattern) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& o : options()) {
-    if (strutil::globMatch(pattern, o.name, true)) out.emplace_back(o.name, o.get(cfg));
+    bool match = o.hidden ? strcasecmp(pattern.c_str(), o.name) == 0
+                          : strutil::globMatch(pattern, o.name, true);
+    if (match) out.emplace_back(o.name, o.get(cfg));
   }
   for (const auto& a : kAliases) {
     if (strutil::globMatch(pattern, a.alias, true)) {
@@ -890,6 +912,11 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   }
   for (const auto& u : conf::unimplementedOptions()) {
     if (u.kind == conf::Kind::kFileOnly) continue;
+    if (u.hidden) {
+      if (strcasecmp(pattern.c_str(), u.name) == 0)
+        out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
+      continue;
+    }
     if (strutil::globMatch(pattern, u.name, true)) {
       out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
     }
@@ -914,6 +941,13 @@ std::vector<std::string> configOptionNames() {
 
 bool configIsProtected(const std::string& name) {
   return strcasecmp(name.c_str(), "dir") == 0 || strcasecmp(name.c_str(), "dbfilename") == 0;
+}
+
+bool configIsSensitive(const std::string& name) {
+  if (strcasecmp(name.c_str(), "requirepass") == 0) return true;
+  std::string canonical = configCanonicalName(name);
+  const net::SettingSpec* spec = net::findSetting(canonical);
+  return spec != nullptr && spec->sensitive;
 }
 
 bool configSetArity(const std::string& name, size_t nvalues) {

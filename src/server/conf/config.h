@@ -67,6 +67,9 @@ struct Config {
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
+  // While a file loads, clients are served every this many bytes read.
+  int64_t loading_process_events_interval_bytes = 2 * 1024 * 1024;
+  bool use_exit_on_panic = false;  // a failed assertion exits(1) after its report
   // Append-only file (server/persist/aof/).
   bool appendonly = false;
   std::string appendfilename = "appendonly.aof";
@@ -196,6 +199,9 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
 // True for options that CONFIG SET may change only when
 // enable-protected-configs allows it (dir, dbfilename).
 bool configIsProtected(const std::string& name);
+// True for options whose value SLOWLOG and MONITOR show as "(redacted)"
+// (requirepass, and the connection types' secrets: key pass phrases).
+bool configIsSensitive(const std::string& name);
 // True if `name` is an option CONFIG SET accepts with `nvalues` values.
 bool configSetArity(const std::string& name, size_t nvalues);
 // The canonical (table) name of an option, or "" if unknown.

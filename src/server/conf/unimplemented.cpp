@@ -19,10 +19,16 @@ namespace server::conf {
 namespace {
 
 constexpr int64_t kIntMax = INT_MAX;
+
 constexpr int64_t kLongMax = LONG_MAX;
 constexpr int64_t kPortMax = 65535;
 
 // Shorthands for the table rows.
+UnimplementedOption hiddenOpt(UnimplementedOption o) {
+  o.hidden = true;
+  return o;
+}
+
 UnimplementedOption boolOpt(const char* name, const char* alias, const char* def, bool mut,
                             const char* feature) {
   return {name, alias, Kind::kBool, def, mut, 0, 0, nullptr, feature};
@@ -50,7 +56,6 @@ UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_arg
 
 const char kRepl[] = "replication";
 const char kCluster[] = "cluster mode";
-const char kTls[] = "TLS";
 const char kDefrag[] = "active defragmentation";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
@@ -105,27 +110,6 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("cluster-allow-reads-when-down", nullptr, "no", true, kCluster),
       boolOpt("cluster-allow-pubsubshard-when-down", nullptr, "yes", true, kCluster),
       memOpt("cluster-link-sendbuf-limit", "0", true, 0, kLongMax, kCluster),
-      // TLS.
-      intOpt("tls-port", nullptr, "0", true, 0, kPortMax, kTls),
-      strOpt("tls-cert-file", nullptr, true, kTls),
-      strOpt("tls-key-file", nullptr, true, kTls),
-      strOpt("tls-key-file-pass", nullptr, true, kTls),
-      strOpt("tls-client-cert-file", nullptr, true, kTls),
-      strOpt("tls-client-key-file", nullptr, true, kTls),
-      strOpt("tls-client-key-file-pass", nullptr, true, kTls),
-      strOpt("tls-dh-params-file", nullptr, true, kTls),
-      strOpt("tls-ca-cert-file", nullptr, true, kTls),
-      strOpt("tls-ca-cert-dir", nullptr, true, kTls),
-      enumOpt("tls-auth-clients", "yes", true, "no|yes|optional", kTls),
-      boolOpt("tls-replication", nullptr, "no", true, kTls),
-      boolOpt("tls-cluster", nullptr, "no", true, kTls),
-      strOpt("tls-protocols", nullptr, true, kTls),
-      strOpt("tls-ciphers", nullptr, true, kTls),
-      strOpt("tls-ciphersuites", nullptr, true, kTls),
-      boolOpt("tls-prefer-server-ciphers", nullptr, "no", true, kTls),
-      boolOpt("tls-session-caching", nullptr, "yes", true, kTls),
-      intOpt("tls-session-cache-size", nullptr, "20480", true, 0, kIntMax, kTls),
-      intOpt("tls-session-cache-timeout", nullptr, "300", true, 0, kIntMax, kTls),
       boolOpt("activedefrag", nullptr, "no", true, kDefrag),
       memOpt("active-defrag-ignore-bytes", "104857600", true, 1, LLONG_MAX, kDefrag),
       intOpt("active-defrag-threshold-lower", nullptr, "10", true, 0, 1000, kDefrag),
@@ -150,6 +134,7 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("crash-log-enabled", nullptr, "yes", true, kCrash),
       boolOpt("crash-memcheck-enabled", nullptr, "yes", true, kCrash),
       intOpt("socket-mark-id", nullptr, "0", false, 0, UINT_MAX, "socket marks (SO_MARK)"),
+      hiddenOpt(intOpt("watchdog-period", nullptr, "0", true, 0, kIntMax, "the software watchdog")),
       strOpt("ignore-warnings", nullptr, true, "kernel bug warnings (ARM64-COW-BUG)"),
       // Read and ignored by Redis 7.0 as well.
       fileOnly("list-max-ziplist-entries", 1, 1, kDeprecated),
@@ -326,8 +311,7 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
 
 // Passwords are not written to the log.
 std::string shownValue(const UnimplementedOption& o, const std::string& value) {
-  static const char* const kSecret[] = {"masterauth", "tls-key-file-pass",
-                                        "tls-client-key-file-pass"};
+  static const char* const kSecret[] = {"masterauth"};
   for (const char* name : kSecret) {
     if (strcmp(o.name, name) == 0) return "(redacted)";
   }

@@ -41,6 +41,7 @@ struct UnimplementedOption {
   int64_t lo, hi;       // kInt, kMemory; kFileOnly: min and max (-1: any) args
   const char* choices;  // kEnum, kFlags
   const char* feature;  // what is missing ("replication", "TLS", ...)
+  bool hidden = false;  // Redis's hidden configs: CONFIG GET by exact name only
 };
 
 const std::vector<UnimplementedOption>& unimplementedOptions();

@@ -200,6 +200,9 @@ void assertFailed(const char* file, int line, const char* expr) {
   infoAndClients(out);
   endBanner(out);
   out.flush();
+  // use-exit-on-panic: an exit instead of a signal (as Redis, for tools
+  // that treat a signal death as a leak or a core to collect).
+  if (g_server != nullptr && g_server->config.use_exit_on_panic) _exit(1);
   dieBy(SIGABRT);
 }
 

@@ -84,11 +84,13 @@ void restoreCommand(Client* c) {
   }
   db::Value v;
   std::string err;
-  if (!decodeDumpPayload(payload, loadLimits(), &v, &err)) {
+  std::string note;
+  if (!decodeDumpPayload(payload, loadLimits(), &v, &err, db::Clock::nowMs, &note)) {
     LOG_VERBOSE("RESTORE of a bad payload: %s", err.c_str());
     c->addError("Bad data format");
     return;
   }
+  if (!note.empty()) LOG_NOTICE("RESTORE of key '%s': %s", std::string(key).c_str(), note.c_str());
   bool deleted = replace && d->remove(key);
   if (ttl > 0 && !absttl) ttl += db::Clock::nowMs;
   if (ttl > 0 && ttl <= db::Clock::nowMs) {

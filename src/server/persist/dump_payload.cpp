@@ -23,24 +23,32 @@ bool verifyDumpPayload(std::string_view p) {
   if (p.size() < 10) return false;
   const auto* f = reinterpret_cast<const uint8_t*>(p.data() + p.size() - 10);
   int version = f[0] | (f[1] << 8);
-  if (version > kRdbVersion) return false;
+  if (!rdbVersionKnown(version)) return false;
   uint64_t stored = 0;
   for (int i = 7; i >= 0; i--) stored = (stored << 8) | f[2 + i];
   return common::crc64(0, p.data(), p.size() - 8) == stored;
 }
 
-bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out,
-                       std::string* err) {
+bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out, std::string* err,
+                       int64_t now_ms, std::string* note) {
   RdbReader r(reinterpret_cast<const uint8_t*>(p.data()), p.size() - 10);
+  const auto* f = reinterpret_cast<const uint8_t*>(p.data() + p.size() - 10);
+  int version = f[0] | (f[1] << 8);
+  r.setOrigin(version, rdbVersionIsValkey(version), now_ms);
   uint8_t type;
   if (!r.byte(&type) || !loadValue(r, type, lim, out)) {
-    *err = r.error();
+    *err = r.error() + " (payload of RDB version " + std::to_string(version) + ")";
     return false;
   }
   if (out->empty()) {
     *err = "empty value";
     return false;
   }
+  const RdbReader::FieldTtlNotes& n = r.fieldTtlNotes();
+  if (note != nullptr && (n.kept_without_ttl > 0 || n.dropped_expired > 0))
+    *note = std::to_string(n.kept_without_ttl) +
+            " hash fields with an expiry time restored without it (no field expiry here), " +
+            std::to_string(n.dropped_expired) + " already expired dropped";
   return true;
 }
 

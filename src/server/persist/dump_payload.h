@@ -4,6 +4,7 @@
 // Redis 7.0 and this server in both directions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,9 +14,13 @@
 namespace persist {
 
 std::string makeDumpPayload(const db::Value& v, bool compress);
-// Checks length, version (at most ours) and checksum.
+// Checks length, version (one the loader knows: 1 to 12 from Redis, 80 on
+// from Valkey 9; older ones hold the encodings of their time) and checksum.
 bool verifyDumpPayload(std::string_view p);
-// Decodes a verified payload; false with *err on malformed data.
-bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out, std::string* err);
+// Decodes a verified payload; false with *err on malformed data. Hash
+// fields whose expiry time is before now_ms are dropped, later ones kept
+// without it; *note (when given) then says how many of each.
+bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out, std::string* err,
+                       int64_t now_ms = 0, std::string* note = nullptr);
 
 }  // namespace persist

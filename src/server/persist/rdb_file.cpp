@@ -12,6 +12,7 @@
 
 #include "common/crc64.h"
 #include "server/persist/child_info.h"
+#include "server/persist/rdb_foreign_load.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
 #include "server/core/version.h"
@@ -153,6 +154,8 @@ class Loader {
         case kOpEof:
           if (!trailer()) return false;
           st_->bytes_read = r_.offset();
+          st_->field_ttls_kept = r_.fieldTtlNotes().kept_without_ttl;
+          st_->field_ttls_expired = r_.fieldTtlNotes().dropped_expired;
           return true;
         case kOpSelectDb: {
           uint64_t id;
@@ -194,11 +197,28 @@ class Loader {
           std::string k, v;
           if (!r_.string(&k) || !r_.string(&v)) return false;
           if (k == "redis-ver") st_->redis_ver = v;
+          if (k == "valkey-ver") st_->valkey_ver = v;
           if (k == "used-mem") st_->used_mem = strtoll(v.c_str(), nullptr, 10);
           continue;
         }
-        case kOpModuleAux:
-          return r_.fail("the file holds module data, which this server cannot load");
+        case kOpModuleAux: {
+          uint64_t id;
+          if (!r_.length(&id)) return false;
+          return r_.fail(
+              "The RDB file contains AUX module data I can't load: no matching module '" +
+              moduleTypeName(id) + "' (this server loads no modules)");
+        }
+        case kOpSlotInfo: {
+          // Redis 7.4 in cluster mode: slot id, keys, keys with expiry.
+          uint64_t a, b, c;
+          if (!r_.length(&a) || !r_.length(&b) || !r_.length(&c)) return false;
+          continue;  // size hints only
+        }
+        case kOpSlotImport:
+          if (!st_->valkey) break;  // an unknown type byte elsewhere
+          return r_.fail(
+              "the file holds a cluster slot import in progress (Valkey opcode 243), which this "
+              "server (no cluster mode) cannot take over");
         case kOpFunction2: {
           std::string code;
           if (!r_.string(&code)) return false;
@@ -213,9 +233,12 @@ class Loader {
           break;
       }
       // A key/value pair of type t.
+      size_t item_at = r_.offset() - 1;
       if (!r_.string(&key)) return false;
       db::Value v;
-      if (!loadValue(r_, t, lim_, &v)) return false;
+      if (!loadValue(r_, t, lim_, &v))
+        return r_.annotate(" [the value of key '" + key + "', type " + std::to_string(t) +
+                           " at offset " + std::to_string(item_at) + "]");
       if (v.empty()) {
         st_->empty_skipped++;
       } else if (expire >= 0 && expire < now_ms_) {
@@ -230,6 +253,7 @@ class Loader {
         st_->keys++;
       }
       expire = -1;
+      if (hooks_ != nullptr && hooks_->release_behind) releaseBehind();
       if (hooks_ != nullptr) {
         if (hooks_->key_delay_us > 0) usleep(static_cast<useconds_t>(hooks_->key_delay_us));
         if (hooks_->progress && (++since_progress_ >= 256 || hooks_->key_delay_us > 0)) {
@@ -240,30 +264,62 @@ class Loader {
     }
   }
 
-  // Redis's wording for the three kinds of failure, with our reason.
+  // Redis's wording for the three kinds of failure, with our reason and
+  // what wrote the file.
   std::string error() const {
     const std::string& e = r_.error();
     if (e == kSignature) return e;
     if (e == RdbReader::kShortRead)
       return "Short read or OOM loading DB. Unrecoverable error, aborting now. (file ends at "
              "byte " +
-             std::to_string(n_) + ")";
-    return "Internal error in RDB reading offset " + std::to_string(r_.offset()) + ": " + e;
+             std::to_string(n_) + origin() + ")";
+    return "Internal error in RDB reading offset " + std::to_string(r_.offset()) + ": " + e +
+           (st_->version > 0 ? " (" + origin().substr(2) + ")" : std::string());
+  }
+
+  // ", RDB version 9 written by Redis 5.0.7" (what is known of it).
+  std::string origin() const {
+    if (st_->version == 0) return {};
+    std::string s = ", RDB version " + std::to_string(st_->version);
+    if (!st_->valkey_ver.empty())
+      s += " written by Valkey " + st_->valkey_ver;
+    else if (!st_->redis_ver.empty())
+      s += std::string(" written by ") + (st_->valkey ? "Valkey " : "Redis ") + st_->redis_ver;
+    return s;
   }
 
  private:
+  // "REDIS" and four digits (Redis, Valkey up to 8), or "VALKEY" and three
+  // (Valkey 9 on).
   bool header() {
     const uint8_t* p;
     if (!r_.raw(9, &p)) return false;
-    if (memcmp(p, "REDIS", 5) != 0) return r_.fail(kSignature);
+    size_t digits;
+    bool valkey;
+    if (memcmp(p, "REDIS", 5) == 0) {
+      digits = 5;
+      valkey = false;
+    } else if (memcmp(p, "VALKEY", 6) == 0) {
+      digits = 6;
+      valkey = true;
+    } else {
+      return r_.fail(kSignature);
+    }
     int v = 0;
-    for (int i = 5; i < 9; i++) {
+    for (size_t i = digits; i < 9; i++) {
       if (p[i] < '0' || p[i] > '9') return r_.fail("bad RDB version field");
       v = v * 10 + (p[i] - '0');
     }
-    if (v < 1 || v > kRdbMaxLoadVersion)
-      return r_.fail("can't handle RDB format version " + std::to_string(v));
+    if (!rdbVersionKnown(v) || rdbVersionIsValkey(v) != valkey)
+      return r_.fail("can't handle RDB format version " + std::to_string(v) + " (magic " +
+                     std::string(reinterpret_cast<const char*>(p), 9) +
+                     "): this server loads REDIS0001 to REDIS00" +
+                     std::to_string(kRdbMaxRedisVersion) + " and VALKEY0" +
+                     std::to_string(kRdbMinValkeyVersion) + " to VALKEY0" +
+                     std::to_string(kRdbMaxValkeyVersion));
     st_->version = v;
+    st_->valkey = valkey;
+    r_.setOrigin(v, valkey, now_ms_);
     return true;
   }
 
@@ -273,17 +329,33 @@ class Loader {
     int64_t stored;
     if (!r_.millis(&stored)) return r_.fail("file ends before its checksum");
     if (!verify_crc_ || stored == 0) return true;  // written with rdbchecksum no
-    uint64_t crc = common::crc64(0, data_, upto);
+    uint64_t crc = common::crc64(crc_, data_ + released_, upto - released_);
     if (crc != static_cast<uint64_t>(stored)) {
-      char buf[96];
-      snprintf(buf, sizeof(buf), "wrong RDB checksum: expected %016llx, got %016llx",
-               static_cast<unsigned long long>(stored), static_cast<unsigned long long>(crc));
+      // Redis's words: "expected" is what the bytes give, "got" the trailer.
+      char buf[128];
+      snprintf(buf, sizeof(buf),
+               "RDB CRC error (wrong RDB checksum expected: (%llx) but got (%llx))",
+               static_cast<unsigned long long>(crc), static_cast<unsigned long long>(stored));
       return r_.fail(buf);
     }
     return true;
   }
 
+  // Gives back the whole pages behind the reader once kReleaseChunk of them
+  // are done (only between keys: nothing loaded points into the input).
+  void releaseBehind() {
+    static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_t upto = r_.offset() / kPage * kPage;
+    if (upto < released_ + kReleaseChunk) return;
+    if (verify_crc_) crc_ = common::crc64(crc_, data_ + released_, upto - released_);
+    madvise(const_cast<uint8_t*>(data_ + released_), upto - released_, MADV_DONTNEED);
+    released_ = upto;
+  }
+  static constexpr size_t kReleaseChunk = 8 << 20;
+
   const uint8_t* data_;
+  size_t released_ = 0;  // bytes of data_ given back (and in crc_)
+  uint64_t crc_ = 0;
   size_t n_;
   RdbReader r_;
   int ndbs_;
@@ -296,6 +368,14 @@ class Loader {
 };
 
 }  // namespace
+
+std::string fieldTtlNote(const LoadStats& st) {
+  if (st.field_ttls_kept == 0 && st.field_ttls_expired == 0) return {};
+  return std::to_string(st.field_ttls_kept) +
+         " hash fields with an expiry time were loaded without it (this server has no field "
+         "expiry; they now live until deleted), " +
+         std::to_string(st.field_ttls_expired) + " whose time had passed were dropped";
+}
 
 bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
                   int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
@@ -339,8 +419,11 @@ bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool 
     return false;
   }
   madvise(m, n, MADV_SEQUENTIAL);
+  LoadHooks mapped;
+  if (hooks != nullptr) mapped = *hooks;
+  mapped.release_behind = true;
   bool ok = loadRdbBytes(static_cast<const uint8_t*>(m), n, ndbs, lim, verify_crc, now_ms, out,
-                         stats, err, hooks);
+                         stats, err, &mapped);
   munmap(m, n);
   return ok;
 }

@@ -52,7 +52,13 @@ struct LoadStats {
   uint64_t expired_skipped = 0;
   uint64_t empty_skipped = 0;
   int version = 0;
-  std::string redis_ver;  // aux "redis-ver" when present
+  bool valkey = false;     // a "VALKEY" magic (Valkey 9 on)
+  std::string redis_ver;   // aux "redis-ver" when present
+  std::string valkey_ver;  // aux "valkey-ver" when present
+  // Hash fields that carried an expiry time (Redis 7.4, Valkey 9): kept
+  // without it, or dropped because it had passed.
+  uint64_t field_ttls_kept = 0;
+  uint64_t field_ttls_expired = 0;
   size_t bytes_read = 0;  // the image's length (an AOF may go on after it)
   int64_t used_mem = 0;   // aux "used-mem"
   // FUNCTION2 records: each library's code, for the caller to load once the
@@ -66,7 +72,15 @@ struct LoadHooks {
   // returning false abandons the load (shutdown requested meanwhile).
   std::function<bool(size_t loaded, size_t total)> progress;
   int64_t key_delay_us = 0;  // key-load-delay (tests: a slow load)
+  // The bytes are a read-only file mapping: the pages already parsed are
+  // folded into the checksum and given back (madvise), so a big file does
+  // not stay resident beside the data it became. Never for heap memory.
+  bool release_behind = false;
 };
+
+// The log line for hash fields whose expiry time was not kept; empty when
+// the file had none.
+std::string fieldTtlNote(const LoadStats& st);
 
 // Parses a whole RDB image. On success *out holds `ndbs` fresh databases
 // with the data (keys whose expiry passed before now_ms are skipped); on

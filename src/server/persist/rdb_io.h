@@ -92,7 +92,34 @@ class RdbReader {
   const std::string& error() const { return error_; }
   // Records the first error (later ones are dropped); returns false.
   bool fail(const std::string& why);
+  // Adds context to a recorded error (not to a short read, whose message
+  // is fixed); returns false.
+  bool annotate(const std::string& more) {
+    if (!error_.empty() && error_ != kShortRead) error_ += more;
+    return false;
+  }
   size_t offset() const { return static_cast<size_t>(p_ - base_); }
+
+  // Where the bytes come from: the RDB version of the file or payload
+  // (0: unknown), whether Valkey wrote it (type 22 means a different hash
+  // there), and the time against which field expiry times are judged (0:
+  // none is past). Set before the first value is read.
+  void setOrigin(int version, bool valkey, int64_t now_ms) {
+    version_ = version;
+    valkey_ = valkey;
+    now_ms_ = now_ms;
+  }
+  int version() const { return version_; }
+  bool valkey() const { return valkey_; }
+  int64_t nowMs() const { return now_ms_; }
+  // Hash fields read with an expiry time (Redis 7.4, Valkey 9), which this
+  // server does not keep: those still to come are kept without it, those
+  // already past are dropped. Counted for the log.
+  struct FieldTtlNotes {
+    uint64_t kept_without_ttl = 0;
+    uint64_t dropped_expired = 0;
+  };
+  FieldTtlNotes& fieldTtlNotes() { return field_ttls_; }
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
   const uint8_t* pos() const { return p_; }
 
@@ -121,6 +148,10 @@ class RdbReader {
   const uint8_t* p_;
   const uint8_t* end_;
   std::string error_;
+  int version_ = 0;
+  bool valkey_ = false;
+  int64_t now_ms_ = 0;
+  FieldTtlNotes field_ttls_;
 };
 
 }  // namespace persist

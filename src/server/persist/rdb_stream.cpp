@@ -168,7 +168,10 @@ bool loadStream(RdbReader& r, uint8_t type, db::Value* out) {
     live_total += live;
   }
   if (!r.length(&s->length) || !readId(r, &s->last_id)) return false;
-  if (type == kTypeStreamListpacks2) {
+  // Types 19 and 21 (Redis 7.2) carry the 7.0 metadata; 15 (Redis 5/6)
+  // does not, so it is derived as Redis 7.0 derives it.
+  const bool has_meta = type != kTypeStreamListpacks;
+  if (has_meta) {
     if (!readId(r, &s->first_id) || !readId(r, &s->max_deleted_id) || !r.length(&s->entries_added))
       return false;
   } else {
@@ -183,7 +186,7 @@ bool loadStream(RdbReader& r, uint8_t type, db::Value* out) {
     db::StreamID gid;
     if (!r.string(&gname) || !readId(r, &gid)) return false;
     int64_t entries_read;
-    if (type == kTypeStreamListpacks2) {
+    if (has_meta) {
       uint64_t v;
       if (!r.length(&v)) return false;
       entries_read = static_cast<int64_t>(v);
@@ -212,6 +215,10 @@ bool loadStream(RdbReader& r, uint8_t type, db::Value* out) {
       db::StreamConsumer* c = g->createConsumer(cname, 0);
       if (c == nullptr) return r.fail("Duplicate stream consumer detected.");
       if (!r.millis(&c->seen_time)) return false;
+      // Redis 7.2 adds the consumer's last successful read time; 7.0 (and
+      // this server) keep only seen-time, so it is read and dropped.
+      int64_t active_time;
+      if (type == kTypeStreamListpacks3 && !r.millis(&active_time)) return false;
       uint64_t cpel;
       if (!r.count(&cpel, r.remaining() / 16)) return false;
       while (cpel--) {

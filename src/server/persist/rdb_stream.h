@@ -14,7 +14,7 @@
 namespace persist {
 
 void saveStream(RdbWriter& w, const db::Stream& s);
-// type is kTypeStreamListpacks or kTypeStreamListpacks2. False with
+// type is kTypeStreamListpacks, kTypeStreamListpacks2 or kTypeStreamListpacks3. False with
 // r.error() set on malformed input.
 bool loadStream(RdbReader& r, uint8_t type, db::Value* out);
 

@@ -191,7 +191,7 @@ void saveValue(RdbWriter& w, const db::Value& v) {
 }
 
 bool loadValue(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
-  if (type == kTypeStreamListpacks || type == kTypeStreamListpacks2)
+  if (type == kTypeStreamListpacks || type == kTypeStreamListpacks2 || type == kTypeStreamListpacks3)
     return loadStream(r, type, out);
   if (type != kTypeString) return loadCollection(r, type, lim, out);
   static std::string scratch;
@@ -202,7 +202,9 @@ bool loadValue(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out
   return true;
 }
 
-std::string rdbTypeName(uint8_t type) {
+std::string rdbTypeName(uint8_t type, bool valkey) {
+  if (valkey && type == kTypeValkeyHash2) return "hash-2 (Valkey, field expiry)";
+  if (valkey && type == kTypeValkeyPathHash) return "path-hash (Valkey)";
   switch (type) {
     case kTypeString:
       return "string";
@@ -233,7 +235,16 @@ std::string rdbTypeName(uint8_t type) {
       return "list-quicklist";
     case kTypeStreamListpacks:
     case kTypeStreamListpacks2:
+    case kTypeStreamListpacks3:
       return "stream";
+    case kTypeHashMetadataPreGa:
+      return "hash-metadata-pre-ga (field expiry)";
+    case kTypeHashListpackExPreGa:
+      return "hash-listpack-ex-pre-ga (field expiry)";
+    case kTypeHashMetadata:
+      return "hash-metadata (field expiry)";
+    case kTypeHashListpackEx:
+      return "hash-listpack-ex (field expiry)";
     case kTypeHashListpack:
       return "hash-listpack";
     case kTypeZSetListpack:

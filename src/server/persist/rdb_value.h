@@ -6,9 +6,12 @@
 // one packed node per listpack node); sets 11 (intset) or 2 (listpack and
 // hashtable sets: 7.0 has no listpack sets); hashes 16 (listpack) or 4;
 // sorted sets 17 (listpack) or 5; streams 19 (rdb_stream.h).
-// Loaded types: the above plus 3 (text scores), 15 (streams of Redis 5/6)
-// and 20 (Redis 7.2 listpack sets). Ziplist-era types (9, 10, 12, 13, 14)
-// and modules are refused with a message naming the type.
+// Loaded types: the above plus 3 (text scores), 15 (streams of Redis 5/6),
+// the encodings of Redis 2.x to 6.2 (zipmap hashes 9, ziplist lists 10,
+// ziplist sorted sets 12, ziplist hashes 13, quicklist lists 14 with ziplist
+// nodes), 20 (Redis 7.2 listpack sets) and the hashes with field expiry of
+// Redis 7.4 (22 to 25) and Valkey 9 (22; rdb_foreign_load.h). Module values
+// are refused with a message naming the type (and the module).
 #pragma once
 
 #include <cstddef>
@@ -40,7 +43,8 @@ void saveValue(RdbWriter& w, const db::Value& v);
 // with a warning). False with r.error() set on any malformed input.
 bool loadValue(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out);
 
-// Name of a type byte for messages ("list-ziplist", "stream", ...).
-std::string rdbTypeName(uint8_t type);
+// Name of a type byte for messages ("list-ziplist", "stream", ...); types
+// 22 and 23 mean other things in Valkey's files.
+std::string rdbTypeName(uint8_t type, bool valkey = false);
 
 }  // namespace persist

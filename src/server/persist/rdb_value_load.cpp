@@ -23,6 +23,8 @@
 #include "server/db/intset.h"
 #include "server/db/list.h"
 #include "server/db/zset.h"
+#include "server/persist/legacy_encodings.h"
+#include "server/persist/rdb_foreign_load.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_value_load.h"
 #include "server/persist/redis_listpack.h"
@@ -142,11 +144,29 @@ void appendScore(db::ListpackBuilder& b, double score, std::string_view text = {
 
 // ---------------------------------------------------------------- lists
 
+// Appends one node's elements (a listpack or a ziplist, parsed into elems)
+// to the list: the node as a whole when it fits the fill limit, as Redis's
+// nodes do, else element by element.
+void appendNode(db::List* list, const std::vector<db::LpValue>& elems, size_t blob_bytes,
+                const LoadLimits& lim) {
+  if (elems.empty()) return;  // Redis skips empty nodes too
+  db::ListpackBuilder b(blob_bytes + 16);
+  for (const auto& e : elems) b.append(e);
+  db::Listpack lp = b.finish();
+  if (list->appendWhole(lp, lim.list_fill, lim.list_compress)) return;
+  size_t bytes = 0;
+  for (const auto& e : elems) bytes += e.is_int ? 9 : db::listpackEncodedSize(e.str);
+  list->prepareGrowth(lim.list_fill, bytes, elems.size(), lim.list_compress);
+  char buf[32];
+  for (const auto& e : elems) list->push(e.view(buf), false);
+}
+
 bool loadList(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
   Scratch& sc = scratch();
   auto list = std::make_unique<db::List>();
   uint64_t n;
   std::string_view s;
+  std::string err;
   if (type == kTypeList) {
     if (!r.count(&n, r.remaining())) return false;
     for (uint64_t i = 0; i < n; i++) {
@@ -154,12 +174,18 @@ bool loadList(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
       list->prepareGrowth(lim.list_fill, db::listpackEncodedSize(s), 1, lim.list_compress);
       list->push(s, false);
     }
+  } else if (type == kTypeListZiplist) {
+    // Redis <= 3.0: the whole list in one ziplist.
+    if (!r.stringView(&s, &sc.blob)) return false;
+    if (!parseZiplist(s, &sc.elems, &err)) return r.fail("list ziplist: " + err);
+    appendNode(list.get(), sc.elems, s.size(), lim);
   } else {
+    // Quicklist nodes: ziplists (14, Redis 3.2 to 6.2) or, in version 2
+    // (18), a container number then a listpack or one plain element.
     if (!r.count(&n, r.remaining() / 2)) return false;
-    std::string err;
     for (uint64_t i = 0; i < n; i++) {
-      uint64_t container;
-      if (!r.length(&container)) return false;
+      uint64_t container = kQuicklistPacked;
+      if (type == kTypeListQuicklist2 && !r.length(&container)) return false;
       if (!r.stringView(&s, &sc.blob)) return false;
       if (container == kQuicklistPlain) {
         list->prepareGrowth(lim.list_fill, db::listpackEncodedSize(s), 1, lim.list_compress);
@@ -168,18 +194,12 @@ bool loadList(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
       }
       if (container != kQuicklistPacked)
         return r.fail("unknown quicklist container " + std::to_string(container));
-      if (!parseRedisListpack(s, &sc.elems, &err)) return r.fail("list node: " + err);
-      if (sc.elems.empty()) continue;
-      // The node as a whole: Redis's nodes respect the same fill limit.
-      db::ListpackBuilder b(s.size() + 16);
-      for (const auto& e : sc.elems) b.append(e);
-      db::Listpack lp = b.finish();
-      if (list->appendWhole(lp, lim.list_fill, lim.list_compress)) continue;
-      size_t bytes = 0;
-      for (const auto& e : sc.elems) bytes += e.is_int ? 9 : db::listpackEncodedSize(e.str);
-      list->prepareGrowth(lim.list_fill, bytes, sc.elems.size(), lim.list_compress);
-      char buf[32];
-      for (const auto& e : sc.elems) list->push(e.view(buf), false);
+      if (type == kTypeListQuicklist) {
+        if (!parseZiplist(s, &sc.elems, &err)) return r.fail("quicklist ziplist node: " + err);
+      } else if (!parseRedisListpack(s, &sc.elems, &err)) {
+        return r.fail("list node: " + err);
+      }
+      appendNode(list.get(), sc.elems, s.size(), lim);
     }
   }
   trimScratch(sc);
@@ -377,9 +397,17 @@ bool loadHash(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
   std::string err;
   std::string_view blob;
   if (!r.stringView(&blob, &sc.blob)) return false;
-  if (!parseRedisListpack(blob, &sc.elems, &err)) return r.fail("hash listpack: " + err);
-  if (sc.elems.size() % 2 != 0) return r.fail("hash listpack with an odd number of entries");
-  if (sc.elems.empty()) return r.fail("empty hash listpack");
+  if (type == kTypeHashZipmap) {
+    // Redis <= 2.4; an empty zipmap is refused (as Redis 7.0 does).
+    if (!parseZipmap(blob, &sc.elems, &err)) return r.fail("hash zipmap: " + err);
+  } else if (type == kTypeHashZiplist) {
+    if (!parseZiplist(blob, &sc.elems, &err)) return r.fail("hash ziplist: " + err);
+    if (sc.elems.size() % 2 != 0) return r.fail("hash ziplist with an odd number of entries");
+  } else {
+    if (!parseRedisListpack(blob, &sc.elems, &err)) return r.fail("hash listpack: " + err);
+    if (sc.elems.size() % 2 != 0) return r.fail("hash listpack with an odd number of entries");
+  }
+  if (sc.elems.empty()) return true;  // an empty hash: the key is skipped (as Redis 7.0)
   bool ok = buildHash(r, lim, sc.elems, blob.size(), out);
   trimScratch(sc);
   return ok;
@@ -487,15 +515,21 @@ bool loadZSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
   std::string err;
   std::string_view blob;
   if (!r.stringView(&blob, &sc.blob)) return false;
-  if (!parseRedisListpack(blob, &sc.elems, &err)) return r.fail("sorted set listpack: " + err);
-  if (sc.elems.size() % 2 != 0 || sc.elems.empty())
-    return r.fail("sorted set listpack with a bad entry count");
+  if (type == kTypeZSetZiplist) {
+    // Redis <= 6.2: the same pairs (member, score) in a ziplist.
+    if (!parseZiplist(blob, &sc.elems, &err)) return r.fail("sorted set ziplist: " + err);
+    if (sc.elems.size() % 2 != 0) return r.fail("sorted set ziplist with a bad entry count");
+  } else {
+    if (!parseRedisListpack(blob, &sc.elems, &err)) return r.fail("sorted set listpack: " + err);
+    if (sc.elems.size() % 2 != 0) return r.fail("sorted set listpack with a bad entry count");
+  }
+  if (sc.elems.empty()) return true;  // an empty sorted set: the key is skipped (as Redis 7.0)
   sc.texts.clear();
   for (size_t i = 0; i < sc.elems.size(); i += 2) {
     double score;
     bool exact;
     const db::LpValue& sv = sc.elems[i + 1];
-    if (!parseScore(sv, &score, &exact)) return r.fail("sorted set listpack with a bad score");
+    if (!parseScore(sv, &score, &exact)) return r.fail("sorted set with a bad score");
     members.push_back(sc.elems[i]);
     sc.scores.push_back(score);
     sc.texts.push_back(exact ? sv.str : std::string_view());
@@ -508,9 +542,17 @@ bool loadZSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
 
 }  // namespace
 
+bool loadHashPairs(RdbReader& r, const LoadLimits& lim, const std::vector<db::LpValue>& elems,
+                   size_t blob_bytes, db::Value* out) {
+  if (elems.empty()) return true;
+  return buildHash(r, lim, elems, blob_bytes, out);
+}
+
 bool loadCollection(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
   switch (type) {
     case kTypeList:
+    case kTypeListZiplist:
+    case kTypeListQuicklist:
     case kTypeListQuicklist2:
       return loadList(r, type, lim, out);
     case kTypeSet:
@@ -518,15 +560,26 @@ bool loadCollection(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value
     case kTypeSetListpack:
       return loadSet(r, type, lim, out);
     case kTypeHash:
+    case kTypeHashZipmap:
+    case kTypeHashZiplist:
     case kTypeHashListpack:
       return loadHash(r, type, lim, out);
     case kTypeZSet:
     case kTypeZSet2:
+    case kTypeZSetZiplist:
     case kTypeZSetListpack:
       return loadZSet(r, type, lim, out);
+    case kTypeHashMetadataPreGa:  // Valkey's hash 2 in Valkey's files
+    case kTypeHashListpackExPreGa:
+    case kTypeHashMetadata:
+    case kTypeHashListpackEx:
+      return loadHashWithFieldTtls(r, type, lim, out);
+    case kTypeModule:
+    case kTypeModule2:
+      return failModuleValue(r);
     default:
-      return r.fail("unsupported value type " + rdbTypeName(type) + " (" + std::to_string(type) +
-                    ")");
+      return r.fail("unsupported value type " + rdbTypeName(type, r.valkey()) + " (" +
+                    std::to_string(type) + ")");
   }
 }
 

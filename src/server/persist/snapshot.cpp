@@ -22,6 +22,7 @@
 #include "server/persist/aof/aof.h"
 #include "server/persist/child_info.h"
 #include "server/persist/persist.h"
+#include "server/persist/rdb_format.h"
 #include "server/script/functions.h"
 #include "server/core/state.h"
 #include "server/pubsub/tracking.h"
@@ -275,6 +276,18 @@ bool startBgsaveWith(const SaveOptions& opt, int out_fd, const std::string& trai
   return true;
 }
 
+void logLoadOrigin(const LoadStats& stats) {
+  if (!stats.valkey_ver.empty())
+    LOG_NOTICE("Loading RDB produced by Valkey version %s", stats.valkey_ver.c_str());
+  else if (!stats.redis_ver.empty())
+    LOG_NOTICE("Loading RDB produced by version %s", stats.redis_ver.c_str());
+  if (stats.version != kRdbVersion)
+    LOG_NOTICE("RDB format version %d%s: its encodings were converted to this server's",
+               stats.version, stats.valkey ? " (Valkey)" : "");
+  std::string note = fieldTtlNote(stats);
+  if (!note.empty()) LOG_WARNING("%s", note.c_str());
+}
+
 bool reloadFrom(const std::string& path, std::string* err) {
   server::Server& srv = *server::g_server;
   std::vector<std::unique_ptr<db::Db>> fresh;
@@ -296,6 +309,7 @@ bool reloadFrom(const std::string& path, std::string* err) {
   // Tracking clients drop their caches, as after FLUSHALL.
   server::tracking::invalidateOnFlush(true);
   if (!applyFunctions(stats, err)) return false;
+  logLoadOrigin(stats);
   state().last_load_keys_loaded = stats.keys;
   state().last_load_keys_expired = stats.expired_skipped;
   return true;
@@ -323,13 +337,18 @@ bool loadAtStart() {
   LoadHooks hooks;
   hooks.key_delay_us = srv.config.key_load_delay;
   int64_t last_events = monoUs();
+  size_t last_bytes = 0;
   hooks.progress = [&](size_t loaded, size_t total) {
     st.loading_loaded_bytes = loaded;
     st.loading_total_bytes = total;
     st.loading_rdb_used_mem = stats.used_mem;
-    // Serve clients (-LOADING, INFO) every 20 ms of loading.
+    // Serve clients (-LOADING, INFO) every loading-process-events-interval-
+    // bytes read (as Redis), and at least every 20 ms.
     int64_t now = monoUs();
-    if (now - last_events >= 20000) {
+    auto interval = static_cast<size_t>(srv.config.loading_process_events_interval_bytes);
+    bool crossed = loaded / interval != last_bytes / interval;
+    last_bytes = loaded;
+    if (crossed || now - last_events >= 20000) {
       last_events = now;
       srv.loop.processEvents(false);
     }
@@ -359,8 +378,7 @@ bool loadAtStart() {
   for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
   st.last_load_keys_loaded = stats.keys;
   st.last_load_keys_expired = stats.expired_skipped;
-  if (!stats.redis_ver.empty())
-    LOG_NOTICE("Loading RDB produced by version %s", stats.redis_ver.c_str());
+  logLoadOrigin(stats);
   if (stats.empty_skipped > 0)
     LOG_WARNING("Done loading RDB, %llu empty keys skipped.",
                 static_cast<unsigned long long>(stats.empty_skipped));

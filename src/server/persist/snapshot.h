@@ -73,6 +73,9 @@ void registerDumpCommands(server::CommandTable& t);
 // Replaces the function libraries with those of a loaded file. False (with
 // *err) when one does not load.
 bool applyFunctions(const LoadStats& stats, std::string* err);
+// Logs what wrote a loaded file (version, server) and what changed on the
+// way in (field expiry times not kept).
+void logLoadOrigin(const LoadStats& stats);
 
 // In a forked child: closes the listening sockets (a restarted server
 // must be able to bind while the child still runs).

@@ -24,16 +24,20 @@ std::string g_config_file;
 TitleVars titleVars(const Config& cfg, const std::string& title, const std::string& config_file) {
   TitleVars v;
   v.title = title;
-  if (cfg.port != 0) {
+  // The TLS port is a setting of its connection type, read by name.
+  auto tls = configGet(cfg, "tls-port");
+  v.tls_port = tls.empty() ? "0" : tls[0].second;
+  // As Redis: the TCP port, else the TLS one.
+  std::string port = cfg.port != 0 ? std::to_string(cfg.port) : v.tls_port;
+  if (port != "0") {
     std::string addr = cfg.bind.empty() ? "*" : cfg.bind[0];
     // "-" marks an optional address in bind; it is not part of it.
     if (!addr.empty() && addr[0] == '-') addr = addr.substr(1);
-    v.listen_addr = addr + ":" + std::to_string(cfg.port);
+    v.listen_addr = addr + ":" + port;
   } else {
     v.listen_addr = cfg.unixsocket;
   }
   v.port = std::to_string(cfg.port);
-  v.tls_port = "0";
   v.unixsocket = cfg.unixsocket;
   v.config_file = config_file.empty() ? "-" : config_file;  // Redis shows "-" for none
   return v;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/strutil.h"
+#include "server/conf/config.h"
 #include "server/core/command.h"
 
 namespace server {
@@ -29,7 +30,7 @@ std::vector<bool> redactedArgs(const Command& cmd, const std::vector<std::string
   } else if (strcmp(cmd.name, "config|set") == 0) {
     // CONFIG SET name value [name value ...]
     for (size_t i = 2; i + 1 < argv.size(); i += 2) {
-      if (strutil::equalsIgnoreCase(argv[i], "requirepass")) mask[i + 1] = true;
+      if (configIsSensitive(std::string(argv[i]))) mask[i + 1] = true;
     }
   }
   return mask;

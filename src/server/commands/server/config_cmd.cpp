@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "net/registry.h"
 #include "server/acl/acl_log.h"
 #include "server/acl/users.h"
 #include "server/core/client.h"
@@ -25,11 +26,20 @@ namespace {
 // are read where they are used (timeout by the clients cron, maxclients at
 // accept, requirepass for new connections, proto-max-bulk-len and
 // client-query-buffer-limit by the request reader, hz by the cron).
+// Settings of connection types changed by the running CONFIG SET: applied
+// together once every value is stored (a certificate and its key change as
+// a pair), by applyTransportChanges().
+std::vector<std::string> g_transport_changes;
+
 bool applyConfig(const std::string& name, std::string* err) {
   // The hook is process-wide; a Config edited while no server runs (unit
   // tests) has nothing to apply to.
   if (g_server == nullptr) return true;
   Server& s = *g_server;
+  if (net::findSetting(name) != nullptr) {
+    g_transport_changes.push_back(name);
+    return true;
+  }
   if (name == "loglevel") {
     logging::Level l;
     if (logging::parseLevel(s.config.loglevel, &l)) logging::setLevel(l);
@@ -75,6 +85,31 @@ bool applyConfig(const std::string& name, std::string* err) {
   if (name.rfind("maxmemory", 0) == 0 || name.rfind("lazyfree-", 0) == 0 ||
       name == "jemalloc-bg-thread") {
     evict::applyConfig(name);
+  }
+  return true;
+}
+
+// Hands the queued changes to the connection types that own them, then
+// reopens the listeners if a port moved. False with *err and *failed.
+bool applyTransportChanges(std::string* err, std::string* failed) {
+  std::vector<std::string> names;
+  names.swap(g_transport_changes);
+  if (names.empty() || g_server == nullptr) return true;
+  Server& s = *g_server;
+  auto get = [&s](const std::string& name) {
+    auto v = configGet(s.config, name);
+    return v.empty() ? std::string() : v[0].second;
+  };
+  bool reopen = false;
+  if (!net::applySettings(get, names, &reopen, err, failed)) return false;
+  if (reopen) {
+    std::string why;
+    if (!s.rebindListeners(&why)) {
+      LOG_WARNING("%s", why.c_str());
+      *err = "Unable to listen on this port. Check server logs.";
+      *failed = names.front();
+      return false;
+    }
   }
   return true;
 }
@@ -152,8 +187,26 @@ void configSetCommand(Client* c) {
       std::string ignored;
       applyConfig(names[j], &ignored);
     }
+    g_transport_changes.clear();  // none was applied yet
     std::string given(c->arg(2 + 2 * k));
     c->addErrorFormat("CONFIG SET failed (possibly related to argument '%s') - %s", given.c_str(),
+                      err.c_str());
+    return;
+  }
+  std::string err, failed;
+  if (!applyTransportChanges(&err, &failed)) {
+    LOG_WARNING(
+        "Failed applying new configuration. Possibly related to new %s setting. Restoring "
+        "previous settings.",
+        failed.c_str());
+    cfg = backup;
+    for (const std::string& name : names) {
+      std::string ignored;
+      applyConfig(name, &ignored);
+    }
+    std::string ignored_err, ignored_name;
+    applyTransportChanges(&ignored_err, &ignored_name);
+    c->addErrorFormat("CONFIG SET failed (possibly related to argument '%s') - %s", failed.c_str(),
                       err.c_str());
     return;
   }

@@ -209,7 +209,9 @@ bool loadFile(const std::string& name, bool first, bool last, bool is_base, Repl
   madvise(p, m.n, MADV_SEQUENTIAL);
   int64_t t0 = monoMs();
   size_t off = 0;
-  if (m.n >= 5 && memcmp(m.data, "REDIS", 5) == 0) {
+  // An RDB preamble: "REDIS" (Redis, Valkey <= 8) or "VALKEY" (Valkey 9).
+  if ((m.n >= 5 && memcmp(m.data, "REDIS", 5) == 0) ||
+      (m.n >= 6 && memcmp(m.data, "VALKEY", 6) == 0)) {
     if (!first) {
       LOG_WARNING("Bad file format reading the append only file %s: an RDB image after the base",
                   name.c_str());
@@ -224,6 +226,7 @@ bool loadFile(const std::string& name, bool first, bool last, bool is_base, Repl
     LoadHooks hooks;
     hooks.key_delay_us = srv.config.key_load_delay;
     hooks.progress = [&](size_t loaded, size_t) { return progress_total(*loaded_before + loaded); };
+    hooks.release_behind = true;  // m is a read-only file mapping
     db::Clock::update();
     if (!loadRdbBytes(reinterpret_cast<const uint8_t*>(m.data), m.n,
                       static_cast<int>(srv.config.databases), loadLimits(), srv.config.rdbchecksum,
@@ -238,8 +241,7 @@ bool loadFile(const std::string& name, bool first, bool last, bool is_base, Repl
       return false;
     }
     for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
-    if (!stats.redis_ver.empty())
-      LOG_NOTICE("Loading RDB produced by version %s", stats.redis_ver.c_str());
+    logLoadOrigin(stats);
     LOG_NOTICE("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
                static_cast<unsigned long long>(stats.keys),
                static_cast<unsigned long long>(stats.expired_skipped));
