@@ -6,14 +6,15 @@
 #include "server/acl/check.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/request/call.h"
+#include "server/core/state.h"
 #include "server/evict/evict.h"
+#include "server/pubsub/pubsub.h"
+#include "server/pubsub/tracking.h"
+#include "server/repl/repl.h"
+#include "server/request/call.h"
 #include "server/request/multi.h"
 #include "server/request/pause.h"
-#include "server/pubsub/pubsub.h"
-#include "server/repl/repl.h"
 #include "server/script/script.h"
-#include "server/core/state.h"
 
 namespace server {
 
@@ -32,6 +33,25 @@ static void replyUnknownCommand(Client* c) {
 }
 
 static bool dispatchUnmuted(Client* c);
+
+// The master's stream on a replica: applied as the master ran it, without
+// the checks of authentication, ACL, read-only, memory or persistence
+// errors (Redis's "obey client"). Keys whose TTL passed here but not yet
+// on the master are still seen by these commands.
+[[gnu::noinline]] static bool dispatchFromMaster(Client* c, Command* cmd) {
+  int argc = static_cast<int>(c->argc());
+  if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+    c->addWrongArity();
+    multiFlagError(c);
+    return true;
+  }
+  if ((pause::active() || (c->flags & kPostponed)) && pause::shouldPostpone(c, *cmd)) return true;
+  if (multiQueueCommand(c, cmd)) return true;
+  db::Db::master_view = true;
+  callCommand(c, cmd);
+  db::Db::master_view = false;
+  return true;
+}
 
 bool dispatchCommand(Client* c) {
   if (!(c->flags & (kReplyOff | kReplySkipNext))) return dispatchUnmuted(c);
@@ -71,6 +91,8 @@ static bool dispatchUnmuted(Client* c) {
     cmd = sub;
   }
   c->cur_cmd = cmd;
+  if (c->flags & kMaster) [[unlikely]]
+    return dispatchFromMaster(c, cmd);
   // A replica only sends REPLCONF (repl.h); anything else closes it.
   if ((c->flags & kReplica) && !repl::allowedFromReplica(c, cmd)) return true;
   int argc = static_cast<int>(c->argc());
@@ -124,6 +146,12 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
+  // -READONLY / -MASTERDOWN on a replica (repl.h).
+  if (repl::g_is_replica && !repl::allowedOnReplica(c, cmd)) [[unlikely]] {
+    cmd->rejected_calls++;
+    multiFlagError(c);
+    return true;
+  }
   if (persist::loading() && !(cmd->flags & kLoading)) {
     c->addError("-LOADING Redis is loading the dataset in memory");
     cmd->rejected_calls++;
@@ -139,7 +167,17 @@ static bool dispatchUnmuted(Client* c) {
       multiFlagError(c);
       return true;
     }
+    if (s.config.min_replicas_to_write && (cmd->flags & kWrite) && !repl::enoughGoodReplicas())
+        [[unlikely]] {
+      c->addError("-NOREPLICAS Not enough good replicas to write.");
+      cmd->rejected_calls++;
+      multiFlagError(c);
+      return true;
+    }
   }
+  // A command queued in MULTI still trims the tracking table first (Redis
+  // does it for every command it processes).
+  if (inMulti(c) && tracking::anyClient()) tracking::beforeCommand();
   if (multiQueueCommand(c, cmd)) return true;
   callCommand(c, cmd);
   return true;

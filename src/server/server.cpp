@@ -161,6 +161,7 @@ bool Instance::start() {
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
   // the progress (persist.h).
   if (!persist::loadAtStart()) return false;
+  repl::startReplicaFromConfig();  // replicaof: the cron connects
   LOG_NOTICE("Ready to accept connections");
   process::ready();
   return true;
@@ -290,7 +291,7 @@ void Instance::clientsCron() {
     if (c->flags & (kCloseAsap | kBlocked)) continue;
     // Subscribers (any protocol) and monitors only listen: Redis 7.0 never
     // closes them for being idle.
-    bool listener = (c->flags & (kMonitor | kReplica)) || isPubSubClient(c);
+    bool listener = (c->flags & (kMonitor | kReplica | kMaster)) || isPubSubClient(c);
     if ((c->flags & kProtectedRefuse) && db::Clock::nowMs - c->ctime_ms > kRefusedLingerMs) {
       freeClientAsync(c);
       continue;
@@ -322,6 +323,8 @@ int Instance::cron() {
   int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
   // No cron work in the middle of a script: it is atomic, time included.
   if (script::running()) return static_cast<int>(period);
+  // DEBUG PAUSE-CRON skips the periodic work, not a SIGTERM's shutdown.
+  if (cron_paused && !crash::shutdownRequested()) return static_cast<int>(1000 / hz);
   db::Clock::update();
   cron_loops++;
   // dynamic-hz: with many clients the cron runs more often, so each run
@@ -343,6 +346,9 @@ int Instance::cron() {
   }
   clientsCron();
   databasesCron();
+  // An idle server still trims the tracking table after a CONFIG SET of
+  // tracking-table-max-keys (commands trim it too, before they run).
+  if (tracking::anyClient()) tracking::beforeCommand();
   evict::cron();
   persist::cron();  // reaps a BGSAVE child, save points
   repl::cron();     // replicas: newlines, PING, delayed diskless SYNC

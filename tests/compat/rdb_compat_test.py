@@ -220,6 +220,29 @@ def compare(label, want, got):
         ok("%s: %d keys equal" % (label, len(want)))
 
 
+def encodings(r):
+    """OBJECT ENCODING of every key in the dbs snapshot() reads."""
+    out = {}
+    for db in (0, 3, 15):
+        r.execute_command("SELECT", db)
+        for k in r.scan_iter(count=1000):
+            try:
+                out[(db, k)] = r.object("encoding", k)
+            except redis.ResponseError as e:  # expired meanwhile
+                out[(db, k)] = str(e)
+    r.execute_command("SELECT", 0)
+    return out
+
+
+def compare_encodings(label, want, got):
+    diff = sorted(k for k in want if want[k] != got.get(k))
+    if diff:
+        k = diff[0]
+        err(label, "%d keys differ, first %r: %r vs Redis %r" % (len(diff), k, got.get(k), want[k]))
+    else:
+        ok("%s: %d keys" % (label, len(want)))
+
+
 def digest(r):
     return r.execute_command("DEBUG", "DIGEST")
 
@@ -239,6 +262,8 @@ def main():
         b.r.set("str:random", a.r.get("str:random"))
         want = snapshot(b.r)
         compare("same commands give the same data", want, snapshot(a.r))
+        compare_encodings("same commands give the same OBJECT ENCODING", encodings(b.r),
+                          encodings(a.r))
         if digest(a.r) == digest(b.r):
             ok("DEBUG DIGEST equal after the same commands")
         else:

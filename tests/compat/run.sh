@@ -90,6 +90,7 @@ else
 fi
 run_part "redis-py" /usr/bin/python3 "$here/redispy_test.py" 127.0.0.1 "$port" "$sock"
 run_part "COMMAND DOCS / tips against Redis 7.0" /usr/bin/python3 "$here/command_docs_test.py" 127.0.0.1 "$port"
+run_part "geo replies against Redis 7.0" /usr/bin/python3 "$here/geo_compat_test.py" 127.0.0.1 "$port"
 run_part "RDB files and DUMP/RESTORE both ways with Redis 7.0" /usr/bin/python3 "$here/rdb_compat_test.py" "$server"
 run_part "stock redis-cli / redis-benchmark" bash "$here/stock_tools.sh" 127.0.0.1 "$port" "$sock"
 

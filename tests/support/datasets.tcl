@@ -24,7 +24,7 @@ proc make_every_encoding {} {
   for {set i 0} {$i < 300} {incr i} { lappend zpairs [expr {$i * 1.5}] "m$i" }
   r zadd enc:zset:sl {*}$zpairs
   r pfadd enc:hll a b c
-  return {enc:int int enc:embstr embstr enc:raw raw enc:list:lp listpack enc:list:ql quicklist
+  return {enc:int int enc:embstr embstr enc:raw raw enc:list:lp quicklist enc:list:ql quicklist
     enc:set:intset intset enc:set:ht hashtable enc:hash:lp listpack enc:hash:ht hashtable
     enc:zset:lp listpack enc:zset:sl skiplist}
 }

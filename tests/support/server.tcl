@@ -263,11 +263,12 @@ proc srv {args} {
   return [dict get $srv $key]
 }
 
-# Marks the current server as stopped on purpose (SHUTDOWN tests).
-proc mark_server_killed {} {
-  set srv [lindex $::servers end]
+# Marks the current server (or an enclosing one: -1, -2, ...) as stopped
+# on purpose (SHUTDOWN tests, a master killed under its replica).
+proc mark_server_killed {{level 0}} {
+  set srv [lindex $::servers end+$level]
   dict set srv killed 1
-  lset ::servers end $srv
+  lset ::servers end+$level $srv
 }
 
 # (Re)opens the shared client `r` uses for the innermost server.

@@ -287,30 +287,30 @@ start_server {tags {config}} {
   } {no everysec 0}
 }
 
-start_server {tags {config external:skip} overrides {replica-priority 5}} {
+start_server {tags {config external:skip} overrides {cluster-replica-validity-factor 5}} {
   test {Options of features not implemented yet: settable, validated, logged once} {
-    r config set repl-backlog-ttl 30
-    r config set repl-backlog-ttl 40
-    r config set repl-backlog-ttl 50
-    assert_equal [r config get repl-backlog-ttl] {repl-backlog-ttl 50}
+    r config set cluster-node-timeout 30
+    r config set cluster-node-timeout 40
+    r config set cluster-node-timeout 50
+    assert_equal [r config get cluster-node-timeout] {cluster-node-timeout 50}
     assert_error {*argument couldn't be parsed into an integer*} \
-      {r config set repl-backlog-ttl sometimes}
+      {r config set cluster-node-timeout sometimes}
     assert_error {*can't set immutable config*} {r config set cluster-enabled yes}
-    r config set slave-priority 9
-    assert_equal [r config get replica-priority] {replica-priority 9}
+    r config set cluster-slave-validity-factor 9
+    assert_equal [r config get cluster-replica-validity-factor] {cluster-replica-validity-factor 9}
     if {[our_server]} {
       set log [read_file [srv stdout]]
-      assert_match "*'replica-priority 5': replication is not implemented yet*" $log
-      assert_equal [regexp -all {repl-backlog-ttl[^\n]*not implemented yet} $log] 1
+      assert_match "*'cluster-replica-validity-factor 5': cluster mode is not implemented yet*" $log
+      assert_equal [regexp -all {cluster-node-timeout[^\n]*not implemented yet} $log] 1
     }
   }
 
   test {CONFIG REWRITE writes not-implemented options like the others} {
-    r config set repl-backlog-ttl 45
+    r config set cluster-node-timeout 45
     r config rewrite
     set text [read_file [srv dir]/redis.conf]
-    assert_match "*\nrepl-backlog-ttl 45\n*" $text
-    assert_match "*\nreplica-priority 9\n*" $text
+    assert_match "*\ncluster-node-timeout 45\n*" $text
+    assert_match "*\ncluster-replica-validity-factor 9\n*" $text
   }
 }
 

@@ -171,4 +171,54 @@ start_server {tags {pause external:skip}} {
     r get short
     list $during [expr {[info_field [r info stats] expired_keys] - $expired_during}] [r dbsize]
   } {{{} 0 2 long} 1 1}
+
+  test {Under a WRITE pause, a read-only transaction runs and a writing one waits (counted as blocked)} {
+    r set k v
+    # The writing transaction is queued before the pause: a write command
+    # sent during it is held at once, even inside MULTI.
+    set rd [redis_deferring_client]
+    $rd multi
+    $rd read
+    $rd set k v2
+    $rd read
+    r client pause 100000 WRITE
+    set rr [redis_client]
+    $rr multi
+    $rr get k
+    $rr ping
+    set ro [$rr exec]
+    assert_equal [info_field [r info clients] blocked_clients] 0
+    $rd exec
+    wait_for_condition 100 20 {[info_field [r info clients] blocked_clients] == 1} {
+      fail "the writing EXEC is not held"
+    }
+    r client unpause
+    set rw [$rd read]
+    $rr close
+    $rd close
+    list $ro $rw [r get k]
+  } {{v PONG} OK v2}
+
+  test {Under a WRITE pause, scripts are judged by their flags} {
+    r client pause 100000 WRITE
+    set rr [redis_client]
+    set a [$rr eval "#!lua flags=no-writes\nreturn 1" 0]
+    set b [$rr eval_ro "return 2" 0]
+    set rd [redis_deferring_client]
+    $rd eval "return 3" 0
+    wait_for_condition 100 20 {[info_field [r info clients] blocked_clients] == 1} {
+      fail "a script that may write is not held"
+    }
+    r client unpause
+    set c [$rd read]
+    $rr close
+    $rd close
+    list $a $b $c
+  } {1 2 3}
+
+  test {A read-only script may not call PUBLISH (it may replicate)} {
+    assert_error {ERR Write commands are not allowed from read-only scripts*} \
+        {r eval_ro "return redis.call('publish','ch','m')" 0}
+    r eval "return redis.call('publish','ch','m')" 0
+  } {0}
 }

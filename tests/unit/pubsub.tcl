@@ -450,6 +450,25 @@ start_server {tags {pubsub}} {
     set got
   } {{subscribe quiet 1} {message quiet pushed}}
 
+  test {A RESP2 subscriber with CLIENT REPLY OFF still gets confirmations and messages} {
+    set rd [redis_deferring_client]
+    $rd client reply off
+    $rd subscribe quiet2
+    $rd psubscribe qu*
+    assert_equal [$rd read] {subscribe quiet2 1}
+    assert_equal [$rd read] {psubscribe qu* 2}
+    assert_equal [r publish quiet2 hello] 2
+    assert_equal [$rd read] {message quiet2 hello}
+    assert_equal [$rd read] {pmessage qu* quiet2 hello}
+    # Ordinary replies stay silenced: PING gives nothing, the unsubscribe
+    # confirmation comes.
+    $rd ping
+    $rd unsubscribe quiet2
+    set got [$rd read]
+    $rd close
+    set got
+  } {unsubscribe quiet2 1}
+
   test {A RESP3 client with CLIENT REPLY OFF gets its own published message, not the count} {
     set rd [redis_deferring_client]
     $rd hello 3

@@ -491,3 +491,17 @@ start_server {tags {tracking external:skip} overrides {tracking-table-max-keys 2
     list [llength $got] $known $keys
   } {3 1 2}
 }
+
+start_server {tags {tracking}} {
+  test {Lowering tracking-table-max-keys invalidates keys even with no command following} {
+    set c [tracking_client]
+    tracking_cmd $c mget idle1 idle2
+    r config set tracking-table-max-keys 1
+    # No command from the tracking client: the cron trims the table, and
+    # the invalidation arrives on its own.
+    set msg [$c read]
+    r config set tracking-table-max-keys 1000000
+    $c close
+    list [lindex $msg 0] [expr {[lindex $msg 1] in {idle1 idle2}}]
+  } {invalidate 1}
+}

@@ -24,5 +24,6 @@ void registerListBlockingCommands(CommandTable& t);  // BLPOP BRPOP BLMOVE BRPOP
 void registerZsetBlockingCommands(CommandTable& t);  // BZPOPMIN BZPOPMAX BZMPOP
 void registerSortCommands(CommandTable& t);          // SORT SORT_RO
 void registerStreamCommands(CommandTable& t);        // XADD XRANGE ... XREADGROUP XINFO
+void registerGeoCommands(CommandTable& t);           // GEOADD GEODIST ... GEOSEARCHSTORE
 
 }  // namespace server

@@ -28,6 +28,7 @@ void registerAllCommands() {
   registerZsetBlockingCommands(t);
   registerSortCommands(t);
   registerStreamCommands(t);
+  registerGeoCommands(t);
   script::registerScriptingCommands(t);
   acl::registerAclCommand(t);
   attachCommandDocs(t);

@@ -121,6 +121,32 @@ constexpr Entry kSyntax[] = {
     {"function|load", "[REPLACE] function-code"},
     {"function|restore", "serialized-value [FLUSH | APPEND | REPLACE]"},
     {"function|stats", ""},
+    {"geoadd",
+     "key [NX | XX] [CH] longitude:double latitude:double member data=[longitude:double "
+     "latitude:double member ...]"},
+    {"geodist", "key member1 member2 [M | KM | FT | MI]"},
+    {"geohash", "key member [member ...]"},
+    {"geopos", "key member [member ...]"},
+    {"georadius",
+     "key longitude:double latitude:double radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] "
+     "[WITHHASH] [<COUNT count:integer> [ANY]] [ASC | DESC] [STORE key] [STOREDIST key]"},
+    {"georadius_ro",
+     "key longitude:double latitude:double radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] "
+     "[WITHHASH] [<COUNT count:integer> [ANY]] [ASC | DESC]"},
+    {"georadiusbymember",
+     "key member radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [<COUNT "
+     "count:integer> [ANY]] [ASC | DESC] [STORE key] [STOREDIST key]"},
+    {"georadiusbymember_ro",
+     "key member radius:double <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] [<COUNT "
+     "count:integer> [ANY]] [ASC | DESC]"},
+    {"geosearch",
+     "key <FROMMEMBER member | FROMLONLAT longitude:double latitude:double> <<BYRADIUS "
+     "radius:double> <M | KM | FT | MI> | <BYBOX width:double> height:double <M | KM | FT | MI>> "
+     "[ASC | DESC] [<COUNT count:integer> [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]"},
+    {"geosearchstore",
+     "destination:key source:key <FROMMEMBER member | FROMLONLAT longitude:double latitude:double> "
+     "<<BYRADIUS radius:double> <M | KM | FT | MI> | <BYBOX width:double> height:double <M | KM | "
+     "FT | MI>> [ASC | DESC] [<COUNT count:integer> [ANY]] [STOREDIST]"},
     {"get", "key"},
     {"getbit", "key offset:integer"},
     {"getdel", "key"},
@@ -166,6 +192,7 @@ constexpr Entry kSyntax[] = {
     {"llen", "key"},
     {"lmove", "source:key destination:key <LEFT | RIGHT> <LEFT | RIGHT>"},
     {"lmpop", "numkeys:integer key [key ...] <LEFT | RIGHT> [COUNT count:integer]"},
+    {"lolwut", "[VERSION version:integer]"},
     {"lpop", "key [count:integer]"},
     {"lpos", "key element [RANK rank:integer] [COUNT num-matches:integer] [MAXLEN len:integer]"},
     {"lpush", "key element [element ...]"},
@@ -221,6 +248,7 @@ constexpr Entry kSyntax[] = {
     {"rename", "key newkey:key"},
     {"renamenx", "key newkey:key"},
     {"replconf", ""},
+    {"replicaof", "args=<host-port=<host port:integer> | no-one=<NO ONE>>"},
     {"reset", ""},
     {"restore",
      "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:integer] [FREQ "
@@ -256,6 +284,7 @@ constexpr Entry kSyntax[] = {
     {"sintercard", "numkeys:integer key [key ...] [LIMIT limit:integer]"},
     {"sinterstore", "destination:key key [key ...]"},
     {"sismember", "key member"},
+    {"slaveof", "args=<host-port=<host port:integer> | no-one=<NO ONE>>"},
     {"slowlog", ""},
     {"slowlog|get", "[count:integer]"},
     {"slowlog|help", ""},
@@ -291,6 +320,7 @@ constexpr Entry kSyntax[] = {
     {"unlink", "key [key ...]"},
     {"unsubscribe", "[channel [channel ...]]"},
     {"unwatch", ""},
+    {"wait", "numreplicas:integer timeout:integer"},
     {"watch", "key [key ...]"},
     {"xack", "key group id [id ...]"},
     {"xadd",
@@ -404,6 +434,20 @@ constexpr Entry kKeySpecs[] = {
     {"expiretime", "RO access; index 1; range 0 1 0"},
     {"fcall", "RW access update; index 2; keynum 0 1 1"},
     {"fcall_ro", "RO access; index 2; keynum 0 1 1"},
+    {"geoadd", "RW update; index 1; range 0 1 0"},
+    {"geodist", "RO access; index 1; range 0 1 0"},
+    {"geohash", "RO access; index 1; range 0 1 0"},
+    {"geopos", "RO access; index 1; range 0 1 0"},
+    {"georadius",
+     "RO access; index 1; range 0 1 0 | OW update; keyword STORE 6; range 0 1 0 | OW update; "
+     "keyword STOREDIST 6; range 0 1 0"},
+    {"georadius_ro", "RO access; index 1; range 0 1 0"},
+    {"georadiusbymember",
+     "RO access; index 1; range 0 1 0 | OW update; keyword STORE 5; range 0 1 0 | OW update; "
+     "keyword STOREDIST 5; range 0 1 0"},
+    {"georadiusbymember_ro", "RO access; index 1; range 0 1 0"},
+    {"geosearch", "RO access; index 1; range 0 1 0"},
+    {"geosearchstore", "OW update; index 1; range 0 1 0 | RO access; index 2; range 0 1 0"},
     {"get", "RO access; index 1; range 0 1 0"},
     {"getbit", "RO access; index 1; range 0 1 0"},
     {"getdel", "RW access delete; index 1; range 0 1 0"},
@@ -630,6 +674,7 @@ constexpr Entry kTips[] = {
     {"touch", "request_policy:multi_shard response_policy:agg_sum"},
     {"ttl", "nondeterministic_output"},
     {"unlink", "request_policy:multi_shard response_policy:agg_sum"},
+    {"wait", "request_policy:all_shards response_policy:agg_min"},
     {"xadd", "nondeterministic_output"},
     {"xautoclaim", "nondeterministic_output"},
     {"xclaim", "nondeterministic_output"},

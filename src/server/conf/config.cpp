@@ -19,11 +19,11 @@
 #include "common/strutil.h"
 #include "net/registry.h"
 #include "resp/request_parser.h"
-#include "server/pubsub/notify.h"
 #include "server/conf/unimplemented.h"
+#include "server/core/version.h"
 #include "server/process/proc_title.h"
 #include "server/process/startup.h"
-#include "server/core/version.h"
+#include "server/pubsub/notify.h"
 
 namespace server {
 
@@ -350,6 +350,33 @@ constexpr const char* kSyslogFacilityNames[] = {"user",   "local0", "local1", "l
 constexpr EnumValues kSyslogFacilities = {kSyslogFacilityNames, 9};
 constexpr const char* kAppendFsyncNames[] = {"everysec", "always", "no"};
 constexpr EnumValues kAppendFsync = {kAppendFsyncNames, 3};
+constexpr const char* kDisklessLoadNames[] = {"disabled", "on-empty-db", "swapdb"};
+constexpr EnumValues kDisklessLoad = {kDisklessLoadNames, 3};
+
+// replicaof <host> <port> | no one (one argument holding both words too).
+bool setReplicaOf(Config& c, const std::vector<std::string>& a, std::string* e) {
+  std::vector<std::string> w;
+  for (const std::string& s : a) {
+    std::vector<std::string> parts;
+    if (!resp::splitArgs(s, &parts)) parts = {s};
+    w.insert(w.end(), parts.begin(), parts.end());
+  }
+  if (w.size() != 2) {
+    *e = "wrong number of arguments";
+    return false;
+  }
+  if (strcasecmp(w[0].c_str(), "no") == 0 && strcasecmp(w[1].c_str(), "one") == 0) {
+    c.replicaof.clear();
+    return true;
+  }
+  int64_t port;
+  if (!strutil::parseInt64(w[1], &port) || port < 0 || port > 65535) {
+    *e = "Invalid master port";
+    return false;
+  }
+  c.replicaof = w[0] + " " + w[1];
+  return true;
+}
 
 // appendfilename / appenddirname: a bare name inside `dir`.
 bool setAofName(std::string* field, const std::string& v, const char* what, std::string* e) {
@@ -459,6 +486,31 @@ std::vector<Option> builtinOptions() {
               true),
       INT_OPT("repl-ping-replica-period", repl_ping_replica_period, 1, INT_MAX, true),
       INT_OPT("repl-timeout", repl_timeout, 1, INT_MAX, true),
+      Option{"replicaof", false, 1, -1, setReplicaOf,
+             [](const Config& c) { return c.replicaof; }},
+      STR_OPT("masterauth", masterauth, true),
+      STR_OPT("masteruser", masteruser, true),
+      BOOL_OPT("replica-serve-stale-data", replica_serve_stale_data, true),
+      BOOL_OPT("replica-read-only", replica_read_only, true),
+      BOOL_OPT("replica-ignore-maxmemory", replica_ignore_maxmemory, true),
+      BOOL_OPT("replica-lazy-flush", replica_lazy_flush, true),
+      INT_OPT("replica-priority", replica_priority, 0, INT_MAX, true),
+      STR_OPT("replica-announce-ip", replica_announce_ip, true),
+      INT_OPT("replica-announce-port", replica_announce_port, 0, 65535, true),
+      BOOL_OPT("replica-announced", replica_announced, true),
+      ENUM_OPT("repl-diskless-load", repl_diskless_load, kDisklessLoad, true),
+      STR_OPT("bind-source-addr", bind_source_addr, true),
+      Option{"repl-backlog-size", true, 1, 1,
+             [](Config& c, const Args& a, std::string* e) {
+               // Raised to Redis's 16 KiB minimum, as Redis does.
+               if (!parseMemoryRange(a[0], 1, INT64_MAX, &c.repl_backlog_size, e)) return false;
+               c.repl_backlog_size = std::max<int64_t>(c.repl_backlog_size, 16 * 1024);
+               return true;
+             },
+             [](const Config& c) { return std::to_string(c.repl_backlog_size); }},
+      INT_OPT("repl-backlog-ttl", repl_backlog_ttl, 0, LONG_MAX, true),
+      INT_OPT("min-replicas-to-write", min_replicas_to_write, 0, INT_MAX, true),
+      INT_OPT("min-replicas-max-lag", min_replicas_max_lag, 0, INT_MAX, true),
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
       STR_OPT("requirepass", requirepass, true),
@@ -673,8 +725,6 @@ std::vector<Option> builtinOptions() {
       INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("set-max-intset-entries", set_max_intset_entries, 0, INT64_MAX, true),
-      INT_OPT("set-max-listpack-entries", set_max_listpack_entries, 0, INT64_MAX, true),
-      MEM_OPT("set-max-listpack-value", set_max_listpack_value, 0, INT64_MAX, true),
       INT_OPT("zset-max-listpack-entries", zset_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("stream-node-max-bytes", stream_node_max_bytes, 0, INT64_MAX, true),
       INT_OPT("stream-node-max-entries", stream_node_max_entries, 0, INT64_MAX, true),
@@ -702,6 +752,16 @@ constexpr Alias kAliases[] = {
     {"list-max-ziplist-size", "list-max-listpack-size"},
     {"lua-time-limit", "busy-reply-threshold"},
     {"repl-ping-slave-period", "repl-ping-replica-period"},
+    {"slaveof", "replicaof"},
+    {"slave-serve-stale-data", "replica-serve-stale-data"},
+    {"slave-read-only", "replica-read-only"},
+    {"slave-ignore-maxmemory", "replica-ignore-maxmemory"},
+    {"slave-lazy-flush", "replica-lazy-flush"},
+    {"slave-priority", "replica-priority"},
+    {"slave-announce-ip", "replica-announce-ip"},
+    {"slave-announce-port", "replica-announce-port"},
+    {"min-slaves-to-write", "min-replicas-to-write"},
+    {"min-slaves-max-lag", "min-replicas-max-lag"},
 };
 
 const Option* findOption(const std::string& name) {

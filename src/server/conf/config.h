@@ -64,6 +64,26 @@ struct Config {
   int64_t repl_diskless_sync_max_replicas = 0;
   int64_t repl_ping_replica_period = 10;
   int64_t repl_timeout = 60;
+  int64_t repl_backlog_size = 1024 * 1024;
+  int64_t repl_backlog_ttl = 3600;
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag = 10;
+  // This server as a replica (src/server/repl/replica/).
+  std::string replicaof;  // "<host> <port>", empty: a master
+  std::string masterauth;
+  std::string masteruser;
+  bool replica_serve_stale_data = true;
+  bool replica_read_only = true;
+  bool replica_ignore_maxmemory = true;
+  bool replica_lazy_flush = false;
+  int64_t replica_priority = 100;
+  std::string replica_announce_ip;
+  int64_t replica_announce_port = 0;
+  bool replica_announced = true;
+  std::string repl_diskless_load = "disabled";  // disabled | on-empty-db | swapdb
+  std::string bind_source_addr;  // local address of the link to the master
+  // The connection type (by registry name) a replica reaches its master with.
+  std::string repl_transport = "tcp";
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
@@ -123,11 +143,10 @@ struct Config {
   // A sparse HyperLogLog string growing past this many bytes turns dense.
   int64_t hll_sparse_max_bytes = 3000;
   // Small-encoding thresholds of hashes and sets (aliases *-ziplist-*).
+  // Sets have Redis 7.0's two encodings: intset, else hashtable.
   int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;
   int64_t set_max_intset_entries = 512;
-  int64_t set_max_listpack_entries = 128;
-  int64_t set_max_listpack_value = 64;
   // Sorted sets stay "listpack" encoded up to this many members, each of at
   // most this many bytes (aliases: zset-max-ziplist-*).
   int64_t zset_max_listpack_entries = 128;

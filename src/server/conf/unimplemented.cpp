@@ -68,27 +68,10 @@ const char kDeprecated[] = "deprecated";
 std::vector<UnimplementedOption> buildTable() {
   return {
       // Replication.
-      {"replicaof", "slaveof", Kind::kReplicaOf, "", false, 0, 0, nullptr, kRepl},
-      strOpt("masterauth", nullptr, true, kRepl),
-      strOpt("masteruser", nullptr, true, kRepl),
-      boolOpt("replica-serve-stale-data", "slave-serve-stale-data", "yes", true, kRepl),
-      boolOpt("replica-read-only", "slave-read-only", "yes", true, kRepl),
-      boolOpt("replica-ignore-maxmemory", "slave-ignore-maxmemory", "yes", true, kRepl),
-      boolOpt("replica-lazy-flush", "slave-lazy-flush", "no", true, kRepl),
-      intOpt("replica-priority", "slave-priority", "100", true, 0, kIntMax, kRepl),
-      strOpt("replica-announce-ip", "slave-announce-ip", true, kRepl),
-      intOpt("replica-announce-port", "slave-announce-port", "0", true, 0, kPortMax, kRepl),
-      boolOpt("replica-announced", nullptr, "yes", true, kRepl),
       boolOpt("replica-ignore-disk-write-errors", nullptr, "no", true, kRepl),
-      intOpt("min-replicas-to-write", "min-slaves-to-write", "0", true, 0, kIntMax, kRepl),
-      intOpt("min-replicas-max-lag", "min-slaves-max-lag", "10", true, 0, kIntMax, kRepl),
-      memOpt("repl-backlog-size", "1048576", true, 1, LLONG_MAX, kRepl),
-      intOpt("repl-backlog-ttl", nullptr, "3600", true, 0, kLongMax, kRepl),
       boolOpt("repl-disable-tcp-nodelay", nullptr, "no", true, kRepl),
-      enumOpt("repl-diskless-load", "disabled", true, "disabled|on-empty-db|swapdb", kRepl),
       enumOpt("propagation-error-behavior", "ignore", true, "ignore|panic|panic-on-replicas",
               kRepl),
-      strOpt("bind-source-addr", nullptr, true, kRepl),
       // Cluster mode.
       boolOpt("cluster-enabled", nullptr, "no", false, kCluster),
       strOpt("cluster-config-file", nullptr, false, kCluster, "nodes.conf"),
@@ -231,7 +214,6 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       }
       if (rangeError(n, o.lo, o.hi, err)) return false;
       // Redis never makes the backlog smaller than 16 KiB.
-      if (strcmp(o.name, "repl-backlog-size") == 0 && n < 16384) n = 16384;
       *out = std::to_string(n);
       return true;
     }

@@ -64,6 +64,9 @@ enum ClientFlag : uint32_t {
   // Sent SYNC/PSYNC (server/repl/): receives the RDB, then the stream of
   // writes; shown as 'S' by CLIENT LIST.
   kReplica = 1 << 12,
+  // The link to this server's master (server/repl/replica/): its commands
+  // are applied without replies or the checks clients get; shown as 'M'.
+  kMaster = 1 << 13,
   // Waiting in a blocking command (server/request/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
@@ -187,6 +190,10 @@ class Client {
   // blocked), and its consumption.
   std::string_view heldInput() const { return {qbuf_ + qpos_, qlen_ - qpos_}; }
   void consumeHeld(size_t used);
+  // Puts bytes read elsewhere in front of the input (the master link's
+  // stream received with its RDB); only while no input is held. Run them
+  // with resumeInput().
+  void setPendingInput(std::string_view s) { keepLeftover(s.data(), s.size()); }
   // Parses one request from [data, data + len). On kDone the request is in
   // argv() (views valid until the next parse) and *consumed is its length.
   // On kError parseError() says why and resetParser() must follow.

@@ -137,7 +137,7 @@ std::vector<const char*> commandFlagNames(uint32_t flags) {
       {kSkipSlowlog, "skip_slowlog"},
       {kFast, "fast"},
       {kNoAuth, "no_auth"},
-      {kMayReplicate, "may_replicate"},
+      // may_replicate is not shown: Redis 7.0 hides it on purpose.
       {kNoAsyncLoading, "no_async_loading"},
       {kNoMulti, "no_multi"},
       {kAllowBusy, "allow_busy"},

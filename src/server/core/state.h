@@ -11,14 +11,14 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "event/event_loop.h"
 #include "net/connection.h"
-#include "server/core/command.h"
 #include "server/conf/config.h"
+#include "server/core/command.h"
 #include "server/db/db.h"
 
 namespace server {
@@ -37,6 +37,11 @@ struct Stats {
   uint64_t total_error_replies = 0;
   uint64_t unexpected_error_replies = 0;
   uint64_t client_qbuf_limit_disconnections = 0;
+  // Replication (server/repl/): full resyncs served, PSYNCs continued and
+  // PSYNCs that asked to continue but got a full resync.
+  uint64_t sync_full = 0;
+  uint64_t sync_partial_ok = 0;
+  uint64_t sync_partial_err = 0;
   int64_t start_time_ms = 0;
   // Instantaneous ops/sec: samples taken by the cron.
   uint64_t ops_samples[16] = {};
@@ -103,6 +108,11 @@ class Server {
   int64_t dirty = 0;  // writes since start (INFO persistence: rdb_changes_since_last_save)
   // DEBUG SET-ACTIVE-EXPIRE 0 stops the cron's expiry (tests of lazy expiry).
   bool active_expire = true;
+  // DEBUG PAUSE-CRON 1 skips the cron's work (tests that need the server
+  // idle but responsive).
+  bool cron_paused = false;
+  // DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call no-script commands.
+  bool script_deny_disabled = false;
   char run_id[41] = {};
 
   // The shared read buffer: clients read into it and keep a private buffer

@@ -15,6 +15,8 @@ uint32_t Clock::lruSeconds = 0;
 void (*Db::onExpired)(Db* db, std::string_view key) = nullptr;
 void (*Db::onAdded)(Db* db, std::string_view key) = nullptr;
 bool Db::expiry_paused = false;
+bool Db::expiry_replica = false;
+bool Db::master_view = false;
 bool (*Db::lazy_free_value)(Value& v) = nullptr;
 bool Db::lazy_expire = false;
 bool Db::lazy_server_del = false;
@@ -82,8 +84,12 @@ Entry* Db::find(std::string_view key) {
   Entry* e = keys_.find(key);
   if (e == nullptr) return nullptr;
   if (e->hasExpire() && isExpired(e)) {
-    if (!expiry_paused) expireNow(e);
-    return nullptr;
+    if (expiry_replica) {
+      if (!master_view) return nullptr;
+    } else {
+      if (!expiry_paused) expireNow(e);
+      return nullptr;
+    }
   }
   e->lru = accessedField(e->lru);
   return e;
@@ -94,7 +100,7 @@ Entry* Db::peek(std::string_view key) {
 }
 
 Entry* Db::add(std::string_view key, Value v) {
-  if (expiry_paused) {
+  if (expiry_paused || expiry_replica) {
     // find() hid an expired key without deleting it: it goes now.
     Entry* old = keys_.find(key);
     if (old != nullptr) expireNow(old);
@@ -107,7 +113,8 @@ Entry* Db::add(std::string_view key, Value v) {
 
 Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
   auto pos = keys_.findOrPrepareInsert(key);
-  if (pos.found != nullptr && pos.found->hasExpire() && !expiry_paused && isExpired(pos.found)) {
+  if (pos.found != nullptr && pos.found->hasExpire() && !expiry_paused && !expiry_replica &&
+      isExpired(pos.found)) {
     // An expired key is deleted (signalled as expired) and the value is a
     // new key, as if the caller had looked it up first.
     expireNow(pos.found);
@@ -207,8 +214,8 @@ Entry* Db::randomEntry() {
   for (int tries = 0; tries < 100 && keys_.size() > 0; tries++) {
     Entry* e = keys_.randomNode();
     if (e == nullptr) return nullptr;
-    if (e->hasExpire() && isExpired(e)) {
-      if (!expiry_paused) expireNow(e);
+    if (e->hasExpire() && isExpired(e) && !master_view) {
+      if (!expiry_paused && !expiry_replica) expireNow(e);
       continue;
     }
     return e;
@@ -260,6 +267,7 @@ size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
   // that a good share of them were expired, so a db full of dead keys is
   // cleaned quickly but a healthy db costs one batch per call.
   constexpr size_t kBaseSample = 20;
+  if (expiry_replica) return 0;
   size_t sample = kBaseSample + kBaseSample / 4 * static_cast<size_t>(effort - 1);
   size_t deleted = 0;
   int64_t start = event::EventLoop::nowUs();

@@ -171,6 +171,13 @@ class Db {
   // but are not deleted, and the active cycle deletes nothing. Writes are
   // held during a pause; add() still replaces an expired key kept this way.
   static bool expiry_paused;
+  // A replica (server/repl/replica/): expired keys read as absent but are
+  // never deleted here, by lookups or the active cycle; the master's DEL
+  // removes them. While master_view is set (a command of the master's
+  // stream runs) they are still seen, as the master may not have expired
+  // them yet.
+  static bool expiry_replica;
+  static bool master_view;
 
  private:
   static Entry* newEntry(std::string_view key, Value v);

@@ -16,7 +16,9 @@ Collection* List::clone() const {
 }
 
 const char* List::encodingName() const {
-  return ql_ != nullptr ? "quicklist" : "listpack";
+  // Redis 7.0 names every list "quicklist" (a small one is a quicklist of
+  // one node there); the single-listpack form is internal.
+  return "quicklist";
 }
 
 size_t List::memoryUsage() const {

@@ -1,4 +1,5 @@
-// List: the value of a list key, in one of Redis 7.2's two encodings:
+// List: the value of a list key, in one of two forms (OBJECT ENCODING says
+// "quicklist" for both, as Redis 7.0):
 //   "listpack"   small lists: one db::Listpack;
 //   "quicklist"  past list-max-listpack-size: a db::Quicklist of listpack
 //                nodes.
@@ -40,6 +41,8 @@ class List : public Collection {
   size_t memoryUsage() const override;
 
   bool isQuicklist() const { return ql_ != nullptr; }
+  // The single listpack while !isQuicklist().
+  const Listpack& listpack() const { return lp_; }
   const Quicklist* quicklist() const { return ql_; }
   size_t size() const;
   bool empty() const { return size() == 0; }

@@ -189,7 +189,12 @@ void Quicklist::settleAround(Node* n) const {
   settleEnds();
 }
 
+size_t Quicklist::packed_threshold = Quicklist::kDefaultPackedThreshold;
+
 bool Quicklist::fits(const Node* n, std::string_view s) const {
+  // A big element neither joins a node nor lets one join its own.
+  if (s.size() >= packed_threshold) return false;
+  if (n->size() == 1 && n->bytes() >= packed_threshold) return false;
   size_t bytes = n->bytes();
   if (bytes == 0) bytes = Listpack::kHeader;
   return !listpackOverLimit(fill_, bytes + listpackEncodedSize(s), n->size() + 1);

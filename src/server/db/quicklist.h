@@ -62,6 +62,12 @@ class Quicklist {
 
   // compress: list-compress-depth, fixed for the list's life (as Redis).
   explicit Quicklist(int fill, int compress = 0) : fill_(fill), compress_(compress) {}
+
+  // Elements of at least this many bytes get a node of their own, shared
+  // with no other element (Redis 7.0's "plain" nodes; DEBUG
+  // QUICKLIST-PACKED-THRESHOLD). Default 1 GiB.
+  static constexpr size_t kDefaultPackedThreshold = size_t{1} << 30;
+  static size_t packed_threshold;
   ~Quicklist();
   Quicklist(const Quicklist&) = delete;
   Quicklist& operator=(const Quicklist&) = delete;

@@ -103,18 +103,18 @@ TEST(List, EncodingConvertsBothWaysWithHysteresis) {
     l.push(std::to_string(i), false);
     l.updateEncoding(fill);
   }
-  EXPECT_STREQ(l.encodingName(), "listpack");
+  EXPECT_FALSE(l.isQuicklist());
   l.push("x", false);
   l.updateEncoding(fill);
-  EXPECT_STREQ(l.encodingName(), "quicklist");
+  EXPECT_TRUE(l.isQuicklist());
   std::string out;
   // 9 -> 5 elements: still over half the limit (4).
   for (int i = 0; i < 4; i++) ASSERT_TRUE(l.pop(true, &out));
   l.updateEncoding(fill);
-  EXPECT_STREQ(l.encodingName(), "quicklist");
+  EXPECT_TRUE(l.isQuicklist());
   ASSERT_TRUE(l.pop(true, &out));
   l.updateEncoding(fill);
-  EXPECT_STREQ(l.encodingName(), "listpack");
+  EXPECT_FALSE(l.isQuicklist());
   EXPECT_EQ(l.size(), 4u);
   EXPECT_EQ(l.get(l.at(0)).toString(), "5");
   EXPECT_EQ(l.get(l.at(-1)).toString(), "x");
@@ -124,9 +124,9 @@ TEST(List, PrepareGrowthConvertsBeforeABigPush) {
   List l;
   l.push("a", false);
   l.prepareGrowth(4, 10, 3);
-  EXPECT_STREQ(l.encodingName(), "listpack");
+  EXPECT_FALSE(l.isQuicklist());
   l.prepareGrowth(4, 10, 4);
-  EXPECT_STREQ(l.encodingName(), "quicklist");
+  EXPECT_TRUE(l.isQuicklist());
   EXPECT_EQ(l.get(l.at(0)).toString(), "a");
 }
 
@@ -134,10 +134,10 @@ TEST(List, ByteLimitConversion) {
   List l;
   l.push(std::string(5000, 'a'), true);
   l.updateEncoding(-2);
-  EXPECT_STREQ(l.encodingName(), "listpack");
+  EXPECT_FALSE(l.isQuicklist());
   l.push(std::string(5000, 'b'), true);
   l.updateEncoding(-2);
-  EXPECT_STREQ(l.encodingName(), "quicklist");
+  EXPECT_TRUE(l.isQuicklist());
   List* copy = static_cast<List*>(l.clone());
   EXPECT_EQ(copy->get(copy->at(0)).toString(), std::string(5000, 'b'));
   delete copy;

@@ -225,8 +225,11 @@ Set* Set::convertTo(Encoding enc) const {
 
 Set* setCreateFor(std::string_view first, size_t size_hint, const SetLimits& lim) {
   int64_t v;
-  if (strutil::parseInt64(first, &v) && size_hint <= lim.max_intset_entries) return new SetIntset();
-  if (size_hint <= lim.max_listpack_entries) return new SetListpack();
+  // An integer starts an intset whatever the count (Redis 7.0's
+  // setTypeCreate): setAdd converts it once it holds too many.
+  if (strutil::parseInt64(first, &v)) return new SetIntset();
+  if (lim.max_listpack_entries > 0 && size_hint <= lim.max_listpack_entries)
+    return new SetListpack();
   return new SetTable();
 }
 

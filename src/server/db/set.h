@@ -1,9 +1,10 @@
-// Set: the value of a set key. Three encodings, as Redis 7.2 chooses them:
+// Set: the value of a set key. Encodings:
 //   "intset"    a db::Intset while every member is an integer and there are
 //               at most set-max-intset-entries of them;
 //   "listpack"  a db::Listpack of members while there are at most
-//               set-max-listpack-entries, each at most set-max-listpack-value
-//               bytes;
+//               SetLimits::max_listpack_entries, each at most
+//               max_listpack_value bytes (Redis 7.2's encoding; the server
+//               passes zero limits, so as in Redis 7.0 sets never use it);
 //   "hashtable" a common::Dict of one-allocation member nodes.
 // setAdd() converts upwards as members arrive (intset -> listpack ->
 // hashtable, or intset -> hashtable); nothing converts back. Every object is

@@ -24,10 +24,19 @@ TEST(Set, CreateForChoosesTheEncoding) {
   Value d = Value::fromCollection(Kind::kSet, setCreateFor("x", 4, kLim));
   Value e = Value::fromCollection(Kind::kSet, setCreateFor("012", 1, kLim));
   EXPECT_STREQ(a.encodingName(), "intset");
-  EXPECT_STREQ(b.encodingName(), "hashtable");
+  // An integer starts an intset whatever the count hint (Redis 7.0).
+  EXPECT_STREQ(b.encodingName(), "intset");
   EXPECT_STREQ(c.encodingName(), "listpack");
   EXPECT_STREQ(d.encodingName(), "hashtable");
   EXPECT_STREQ(e.encodingName(), "listpack");
+  // Zero listpack limits (what the server passes): never a listpack.
+  constexpr SetLimits k70{5, 0, 0};
+  Value f = Value::fromCollection(Kind::kSet, setCreateFor("x", 0, k70));
+  Value g = Value::fromCollection(Kind::kSet, Set::createIntset());
+  EXPECT_TRUE(setAdd(&g, "1", k70));
+  EXPECT_TRUE(setAdd(&g, "x", k70));
+  EXPECT_STREQ(f.encodingName(), "hashtable");
+  EXPECT_STREQ(g.encodingName(), "hashtable");
 }
 
 TEST(Set, IntsetConversions) {

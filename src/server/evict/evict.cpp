@@ -8,15 +8,16 @@
 #include "event/event_loop.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
+#include "server/core/state.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
 #include "server/evict/client_evict.h"
 #include "server/evict/lazyfree.h"
+#include "server/persist/persist.h"
+#include "server/repl/repl.h"
 #include "server/request/keyspace.h"
 #include "server/request/multi.h"
 #include "server/request/pause.h"
-#include "server/persist/persist.h"
-#include "server/core/state.h"
 
 namespace evict {
 
@@ -311,6 +312,9 @@ void evictKey(db::Db* d, std::string_view key) {
 
 Result performEvictions() {
   if (!safeToEvict()) return Result::kOk;
+  // replica-ignore-maxmemory: a replica's data set is its master's.
+  if (server::repl::g_is_replica && server::g_server->config.replica_ignore_maxmemory)
+    return Result::kOk;
   if (!overMaxmemory()) {
     trackExceededTime(false);
     return Result::kOk;

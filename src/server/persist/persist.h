@@ -16,8 +16,12 @@
 //                 DUMP RESTORE; debugSubcommand() for DEBUG RELOAD/DIGEST.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "server/core/command.h"
 
@@ -61,6 +65,42 @@ void appendInfoPersistence(std::string* o);
 void appendInfoForkStats(std::string* o);
 
 void registerPersistCommands(server::CommandTable& t);
+
+// Replication (server/repl/replica/): the RDB of a full resynchronization,
+// in memory (diskless load: data/len) or in the file at `path`. loading()
+// is true meanwhile and serve_events runs every 20 ms so clients get
+// -LOADING. Keys whose TTL passed are kept (the master deletes them). On
+// success every database is replaced (the old contents freed in the
+// background with lazy_flush) and the function libraries with the file's;
+// on failure the databases are emptied, or kept with keep_on_error
+// (repl-diskless-load swapdb), and *err says why.
+// The replication aux fields every RDB this server saves carries (repl-id,
+// repl-offset, repl-stream-db), from server/repl/; none without a hook or
+// when it returns none.
+using ReplAuxHook = std::vector<std::pair<std::string, std::string>> (*)();
+void setReplAuxHook(ReplAuxHook hook);
+// Those fields as the RDB loaded at start had them (empty id / -1 if not).
+struct ReplInfo {
+  std::string id;
+  int64_t offset = -1;
+  int64_t stream_db = -1;
+};
+const ReplInfo& loadedReplInfo();
+
+struct ReplicaRdb {
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  std::string path;
+  bool lazy_flush = false;
+  bool keep_on_error = false;
+  std::function<void()> serve_events;
+};
+struct ReplicaRdbResult {
+  uint64_t keys = 0;
+  double seconds = 0;
+  int64_t repl_stream_db = -1;  // aux "repl-stream-db", -1 when absent
+};
+bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* err);
 // DEBUG RELOAD / DIGEST / DIGEST-VALUE (and JMAP-like helpers are not ours):
 // true when the subcommand was one of ours and has been answered.
 bool debugSubcommand(server::Client* c);

@@ -102,15 +102,15 @@ void shutdownCommand(Client* c) {
 }
 
 void debugReload(Client* c) {
-  bool nosave = false;
+  bool nosave = false, noflush = false, merge = false;
   for (size_t i = 2; i < c->argc(); i++) {
     std::string_view a = c->arg(i);
     if (strutil::equalsIgnoreCase(a, "NOSAVE")) {
       nosave = true;
-    } else if (strutil::equalsIgnoreCase(a, "MERGE") || strutil::equalsIgnoreCase(a, "NOFLUSH")) {
-      c->addErrorFormat("DEBUG RELOAD %.*s is not supported by this server",
-                        static_cast<int>(a.size()), a.data());
-      return;
+    } else if (strutil::equalsIgnoreCase(a, "NOFLUSH")) {
+      noflush = true;
+    } else if (strutil::equalsIgnoreCase(a, "MERGE")) {
+      merge = true;
     } else {
       c->addError("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
       return;
@@ -121,7 +121,9 @@ void debugReload(Client* c) {
     return;
   }
   std::string err;
-  if (!reloadFrom(server::g_server->config.dbfilename, &err)) {
+  // MERGE alone changes nothing: the data set is emptied first anyway.
+  const std::string& path = server::g_server->config.dbfilename;
+  if (noflush ? !reloadInto(path, merge, &err) : !reloadFrom(path, &err)) {
     LOG_WARNING("DEBUG RELOAD: %s", err.c_str());
     c->addError("Error trying to load the RDB dump, check server logs.");
     return;

@@ -199,6 +199,9 @@ class Loader {
           if (k == "redis-ver") st_->redis_ver = v;
           if (k == "valkey-ver") st_->valkey_ver = v;
           if (k == "used-mem") st_->used_mem = strtoll(v.c_str(), nullptr, 10);
+          if (k == "repl-stream-db") st_->repl_stream_db = strtoll(v.c_str(), nullptr, 10);
+          if (k == "repl-id") st_->repl_id = v;
+          if (k == "repl-offset") st_->repl_offset = strtoll(v.c_str(), nullptr, 10);
           continue;
         }
         case kOpModuleAux: {

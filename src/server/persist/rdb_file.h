@@ -61,6 +61,11 @@ struct LoadStats {
   uint64_t field_ttls_expired = 0;
   size_t bytes_read = 0;  // the image's length (an AOF may go on after it)
   int64_t used_mem = 0;   // aux "used-mem"
+  // Aux fields of a file written for (or by) a replica: the stream's db,
+  // the replication id and offset it corresponds to; -1 / empty if absent.
+  int64_t repl_stream_db = -1;
+  std::string repl_id;
+  int64_t repl_offset = -1;
   // FUNCTION2 records: each library's code, for the caller to load once the
   // whole file has been read.
   std::vector<std::string> function_libraries;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <dirent.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -160,6 +161,19 @@ SnapshotState& state() {
   return s;
 }
 
+namespace {
+ReplAuxHook g_repl_aux_hook = nullptr;
+ReplInfo g_loaded_repl;
+}  // namespace
+
+void setReplAuxHook(ReplAuxHook hook) {
+  g_repl_aux_hook = hook;
+}
+
+const ReplInfo& loadedReplInfo() {
+  return g_loaded_repl;
+}
+
 SaveOptions saveOptions() {
   const server::Config& c = server::g_server->config;
   SaveOptions o;
@@ -169,6 +183,7 @@ SaveOptions saveOptions() {
   o.used_mem = static_cast<int64_t>(server::memoryNumbers().used);
   o.key_save_delay_us = c.rdb_key_save_delay;
   o.function_libraries = server::script::libraryCodes();
+  if (g_repl_aux_hook != nullptr) o.extra_aux = g_repl_aux_hook();
   return o;
 }
 
@@ -191,9 +206,8 @@ LoadLimits loadLimits() {
   LoadLimits l;
   l.hash = {static_cast<size_t>(c.hash_max_listpack_entries),
             static_cast<size_t>(c.hash_max_listpack_value)};
-  l.set = {static_cast<size_t>(c.set_max_intset_entries),
-           static_cast<size_t>(c.set_max_listpack_entries),
-           static_cast<size_t>(c.set_max_listpack_value)};
+  // Sets load as Redis 7.0 builds them: intset, else hashtable.
+  l.set = {static_cast<size_t>(c.set_max_intset_entries), 0, 0};
   l.zset_max_entries = static_cast<size_t>(c.zset_max_listpack_entries);
   l.zset_max_value = static_cast<size_t>(c.zset_max_listpack_value);
   l.list_fill = static_cast<int>(c.list_max_listpack_size);
@@ -315,6 +329,58 @@ bool reloadFrom(const std::string& path, std::string* err) {
   return true;
 }
 
+bool reloadInto(const std::string& path, bool merge, std::string* err) {
+  server::Server& srv = *server::g_server;
+  std::vector<std::unique_ptr<db::Db>> fresh;
+  LoadStats stats;
+  bool missing = false;
+  db::Clock::update();
+  if (!loadRdbFile(path, static_cast<int>(srv.config.databases), loadLimits(),
+                   srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, err))
+    return false;
+  if (missing) {
+    *err = "no such file: " + path;
+    return false;
+  }
+  size_t n = std::min(fresh.size(), srv.dbs.size());
+  if (!merge) {
+    // Nothing changes when a key is already there.
+    for (size_t i = 0; i < n; i++) {
+      bool dup = false;
+      fresh[i]->forEach([&](db::Entry* e) {
+        if (!dup && srv.dbs[i]->peek(e->keyView()) != nullptr) {
+          dup = true;
+          *err = "duplicated key '" + std::string(e->keyView()) + "' in DB " + std::to_string(i);
+        }
+      });
+      if (dup) return false;
+    }
+  }
+  for (const std::string& code : stats.function_libraries) {
+    std::string why;
+    if (!server::script::loadLibrary(code, merge, &why)) {
+      *err = "Failed loading library: " + why;
+      return false;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    db::Db& live = *srv.dbs[i];
+    std::vector<std::string> keys;
+    fresh[i]->forEach([&](db::Entry* e) { keys.emplace_back(e->keyView()); });
+    for (const std::string& k : keys) {
+      db::Entry* e = fresh[i]->peek(k);
+      int64_t expire_ms = -1;
+      db::Value v = fresh[i]->take(e, &expire_ms);
+      db::Entry* ne = live.set(k, std::move(v), false);
+      if (expire_ms >= 0) live.setExpire(ne, expire_ms);
+      server::keyModifiedInDb(&live, k);
+    }
+  }
+  state().last_load_keys_loaded = stats.keys;
+  state().last_load_keys_expired = stats.expired_skipped;
+  return true;
+}
+
 // ------------------------------------------------------------ public hooks
 
 bool loadAtStart() {
@@ -378,6 +444,7 @@ bool loadAtStart() {
   for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) srv.dbs[i]->swapWith(*fresh[i]);
   st.last_load_keys_loaded = stats.keys;
   st.last_load_keys_expired = stats.expired_skipped;
+  g_loaded_repl = {stats.repl_id, stats.repl_offset, stats.repl_stream_db};
   logLoadOrigin(stats);
   if (stats.empty_skipped > 0)
     LOG_WARNING("Done loading RDB, %llu empty keys skipped.",

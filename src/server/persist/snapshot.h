@@ -66,6 +66,12 @@ using ChildDoneHook = void (*)(bool ok, bool to_fd);
 void setChildDoneHook(ChildDoneHook hook);
 // Loads `path` into the server's databases, replacing them only on success.
 bool reloadFrom(const std::string& path, std::string* err);
+// DEBUG RELOAD NOFLUSH: loads the file into the data set as it is, keys and
+// function libraries added to the present ones. A key or library already
+// present fails the load (*err names it) unless `merge`, which makes the
+// file's copy replace it (DEBUG RELOAD NOFLUSH MERGE). Redis 7.0 stops on
+// such a duplicate key; here the load is refused before anything changes.
+bool reloadInto(const std::string& path, bool merge, std::string* err);
 
 // DUMP and RESTORE (dump_cmds.cpp).
 void registerDumpCommands(server::CommandTable& t);

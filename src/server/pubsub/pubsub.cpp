@@ -95,12 +95,9 @@ void replyConfirmation(Client* c, const char* kind, const std::string_view* name
       w.null();
     w.integer(static_cast<int64_t>(count));
   };
-  // In RESP3 the confirmation is a push, which CLIENT REPLY OFF does not
-  // silence (Redis 7.0); in RESP2 it is an ordinary reply.
-  if (c->proto() >= 3)
-    c->writeUnmuted(write);
-  else
-    write(c->reply());
+  // Confirmations are pushed like messages: CLIENT REPLY OFF|SKIP does not
+  // silence them, in RESP2 as in RESP3 (Redis 7.0).
+  c->writeUnmuted(write);
 }
 
 // Adds to the client's own set (or pattern list); false if already there.
@@ -419,8 +416,8 @@ void registerPubSubCommands(CommandTable& t) {
          "O(N+M) where N is the number of patterns the client is already subscribed and M is "
          "the number of total patterns subscribed in the system (by any client).",
          "pubsub slow"});
-  t.add({"publish", 3, kPubSub | kLoading | kStale | kFast, publishCommand, 0, 0, 0, "pubsub",
-         "Post a message to a channel", "2.0.0",
+  t.add({"publish", 3, kPubSub | kLoading | kStale | kFast | kMayReplicate, publishCommand, 0, 0, 0,
+         "pubsub", "Post a message to a channel", "2.0.0",
          "O(N+M) where N is the number of clients subscribed to the receiving channel and M is "
          "the total number of subscribed patterns (by any client).",
          "pubsub fast"});
@@ -431,8 +428,8 @@ void registerPubSubCommands(CommandTable& t) {
          "Stop listening for messages posted to the given shard channels", "7.0.0",
          "O(N) where N is the number of clients already subscribed to a shard channel.",
          "pubsub slow"});
-  t.add({"spublish", 3, kPubSub | kLoading | kStale | kFast, spublishCommand, 1, 1, 1, "pubsub",
-         "Post a message to a shard channel", "7.0.0",
+  t.add({"spublish", 3, kPubSub | kLoading | kStale | kFast | kMayReplicate, spublishCommand, 1, 1,
+         1, "pubsub", "Post a message to a shard channel", "7.0.0",
          "O(N) where N is the number of clients subscribed to the receiving shard channel.",
          "pubsub fast"});
 

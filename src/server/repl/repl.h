@@ -10,11 +10,24 @@
 //                repl-timeout.
 //   INFO / ROLE  appendInfoReplication(), roleReply().
 //
-// There is no replication backlog: every PSYNC gets +FULLRESYNC. This
-// server never becomes a replica itself (REPLICAOF is not implemented).
+// The replica side (replica/): REPLICAOF and the replicaof directive; the
+// link to the master, its RDB and stream. Its entry points:
+//
+//   start-up     startReplicaFromConfig() once the data set is loaded.
+//   dispatch     g_is_replica, then allowedOnReplica() (-READONLY,
+//                -MASTERDOWN); commands from the master client (kMaster)
+//                skip those checks.
+//   client I/O   masterApplied() through request/'s master-applied hook:
+//                each request of the master's stream once applied (offset,
+//                sub-replicas' copy of the stream).
+//   server cron  cron() also runs the replica's: connect, ACK, timeouts.
+//
+// PSYNC continues from the replication backlog (backlog.h) when it can
+// (+CONTINUE), else gets +FULLRESYNC.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "server/core/command.h"
 
@@ -25,6 +38,22 @@ class Client;
 namespace server::repl {
 
 void registerReplCommands(CommandTable& t);
+
+// True while this server follows a master (one load on the command path).
+extern bool g_is_replica;
+void startReplicaFromConfig();
+// The checks a replica adds for its clients; false with the error replied.
+bool allowedOnReplica(Client* c, const Command* cmd);
+// `bytes` of the master's stream were applied (one request, or bare
+// newlines) by the master client c.
+void masterApplied(Client* c, std::string_view bytes);
+// REPLCONF GETACK from the master.
+void ackToMaster();
+// min-replicas-to-write: false while too few replicas acknowledged within
+// min-replicas-max-lag (writes get -NOREPLICAS).
+bool enoughGoodReplicas();
+// CONFIG SET repl-backlog-size.
+void applyBacklogSize();
 // False when c is a replica and cmd is something it may not send; c is
 // then already scheduled to close.
 bool allowedFromReplica(Client* c, const Command* cmd);

@@ -62,6 +62,7 @@ ClientLine describeClient(Client* c) {
   f.idle = (db::Clock::nowMs - c->last_interaction_ms) / 1000;
   std::string flags;
   if (c->flags & kReplica) flags += 'S';
+  if (c->flags & kMaster) flags += 'M';
   if (c->flags & kMonitor) flags += 'O';
   if (isPubSubClient(c)) flags += 'P';
   if (inMulti(c)) flags += 'x';

@@ -4,13 +4,15 @@
 
 #include "common/log.h"
 #include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/dispatch.h"
 #include "server/request/obuf_limits.h"
-#include "server/core/state.h"
 
 namespace server {
 
 namespace {
+
+MasterAppliedHook g_master_applied = nullptr;
 
 void onWritable(net::Connection* conn) {
   auto* c = static_cast<Client*>(conn->privateData());
@@ -39,10 +41,15 @@ size_t processInput(Client* c, const char* base, size_t len) {
       break;
     }
     if (c->argc() == 0) {
+      if (c->flags & kMaster) [[unlikely]]
+        g_master_applied(c, std::string_view(base + pos, request_len));
       pos += request_len;
       continue;
     }
     if (!dispatchCommand(c)) return SIZE_MAX;  // client freed by the command
+    // The master's stream: what was applied counts (replication offset).
+    if ((c->flags & kMaster) && !(c->flags & kPostponed)) [[unlikely]]
+      g_master_applied(c, std::string_view(base + pos, request_len));
     // Errors refused before a command runs (NOAUTH, unknown command) are
     // not seen by callCommand's check; an unauthenticated client must not
     // pile them up without reading.
@@ -94,6 +101,10 @@ void onReadable(net::Connection* conn) {
 }
 
 }  // namespace
+
+void setMasterAppliedHook(MasterAppliedHook hook) {
+  g_master_applied = hook;
+}
 
 void startReading(Client* c) {
   c->conn()->setReadHandler(onReadable);

@@ -4,6 +4,8 @@
 // the Client buffer: the Client itself only parses and buffers.
 #pragma once
 
+#include <string_view>
+
 namespace server {
 
 class Client;
@@ -17,5 +19,10 @@ bool flushClient(Client* c);
 // (CLIENT PAUSE ended, a blocked client was served). Returns false if the
 // client was freed.
 bool resumeInput(Client* c);
+// The replica side (server/repl/) is told of every request of its master's
+// stream once applied, with its bytes (replication offset, the copy its own
+// replicas get).
+using MasterAppliedHook = void (*)(Client* c, std::string_view bytes);
+void setMasterAppliedHook(MasterAppliedHook hook);
 
 }  // namespace server

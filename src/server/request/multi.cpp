@@ -8,8 +8,9 @@
 
 #include "server/acl/check.h"
 #include "server/core/client.h"
-#include "server/request/call.h"
 #include "server/core/state.h"
+#include "server/request/call.h"
+#include "server/script/script.h"
 
 namespace server {
 
@@ -269,6 +270,17 @@ uint32_t multiQueuedFlags(const Client* c) {
   if (c->multi_state == nullptr) return 0;
   for (const QueuedCommand& q : c->multi_state->queue) flags |= q.cmd->flags;
   return flags;
+}
+
+bool multiExecMayWrite(const Client* c) {
+  if (c->multi_state == nullptr) return false;
+  for (const QueuedCommand& q : c->multi_state->queue) {
+    std::vector<std::string_view> argv(q.argv.begin(), q.argv.end());
+    int script_writes = script::scriptMayWrite(argv);
+    if (script_writes == 1) return true;
+    if (script_writes < 0 && (q.cmd->flags & (kWrite | kMayReplicate))) return true;
+  }
+  return false;
 }
 
 void multiFlagError(Client* c) {

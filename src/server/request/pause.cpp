@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "server/core/client.h"
-#include "server/request/client_io.h"
 #include "server/core/command.h"
-#include "server/db/db.h"
 #include "server/core/state.h"
+#include "server/db/db.h"
+#include "server/request/client_io.h"
+#include "server/request/multi.h"
+#include "server/script/script.h"
 
 namespace server::pause {
 
@@ -85,9 +87,12 @@ Mode mode() {
 
 bool shouldPostpone(Client* c, const Command& cmd) {
   if (c->flags & kMonitor) return false;
-  // EXEC may write: Redis looks at the queued commands' flags; the queue is
-  // multi.cpp's, so every EXEC waits out a WRITE pause here.
-  bool may_write = (cmd.flags & (kWrite | kMayReplicate)) || strcmp(cmd.name, "exec") == 0;
+  // EXEC may write when a queued command may (Redis 7.0 looks at the
+  // queue's flags); scripts by their flags.
+  int script_writes = script::scriptMayWrite(c->argv());
+  bool may_write = script_writes >= 0 ? script_writes == 1
+                                      : (cmd.flags & (kWrite | kMayReplicate)) ||
+                                            (strcmp(cmd.name, "exec") == 0 && multiExecMayWrite(c));
   bool hold =
       (c->flags & kPostponed) || g_mode == Mode::kAll || (g_mode == Mode::kWrite && may_write);
   if (!hold) return false;
@@ -96,6 +101,10 @@ bool shouldPostpone(Client* c, const Command& cmd) {
     g_held.push_back(c);
   }
   return true;
+}
+
+size_t heldCount() {
+  return g_held.size();
 }
 
 void forget(Client* c) {

@@ -13,6 +13,7 @@
 // their time has passed and are deleted after the pause.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace server {
@@ -37,6 +38,9 @@ Mode mode();
 bool shouldPostpone(Client* c, const Command& cmd);
 // Called when a held client goes away (a client close hook).
 void forget(Client* c);
+// Clients holding a request (counted in INFO blocked_clients, as Redis
+// counts its postponed clients).
+size_t heldCount();
 
 }  // namespace pause
 }  // namespace server

@@ -14,12 +14,13 @@ extern "C" {
 #include "common/sha1.h"
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 #include "server/request/monitor.h"
+#include "server/script/functions.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/redis_api.h"
 #include "server/script/run_context.h"
 #include "server/script/script.h"
-#include "server/core/state.h"
 
 namespace server::script {
 
@@ -128,6 +129,7 @@ bool checkFlagsBeforeRun(Client* c, uint32_t flags, bool ro) {
     c->addError("Can not execute a script with write flag using *_ro command.");
     return false;
   }
+  if (!(flags & kFlagEvalCompat) && !writesAllowed(c, flags)) return false;
   if (!(flags & kFlagEvalCompat) && !(flags & (kFlagAllowOom | kFlagNoWrites)) && oomReached()) {
     // Redis refuses it before the script runs, as any deny-oom command.
     c->addError("-OOM command not allowed when used memory > 'maxmemory'.");
@@ -260,6 +262,28 @@ Command scriptSub(const char* name, int arity, uint32_t flags, CommandProc proc,
 
 }  // namespace
 
+int scriptMayWrite(const std::vector<std::string_view>& argv) {
+  if (argv.size() < 2) return -1;
+  auto is = [&](const char* name) { return strcasecmp(std::string(argv[0]).c_str(), name) == 0; };
+  uint32_t flags = kFlagEvalCompat;
+  if (is("eval")) {
+    size_t offset;
+    std::string err;
+    if (!parseEvalShebang(argv[1], &flags, &offset, &err)) return 0;  // refused anyway
+  } else if (is("evalsha")) {
+    std::string sha(argv[1]);
+    for (char& ch : sha) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+    const CachedScript* s = sha.size() == 40 ? engine().find(sha) : nullptr;
+    if (s == nullptr) return 1;
+    flags = s->flags;
+  } else if (is("fcall")) {
+    return functionMayWrite(argv[1]) ? 1 : 0;
+  } else {
+    return -1;
+  }
+  return (flags & kFlagEvalCompat) || !(flags & kFlagNoWrites) ? 1 : 0;
+}
+
 bool parseEvalShebang(std::string_view body, uint32_t* flags, size_t* body_offset,
                       std::string* err) {
   *flags = kFlagEvalCompat;
@@ -319,18 +343,18 @@ size_t evalScriptsMemory() {
 }
 
 void registerEvalCommands(CommandTable& t) {
-  const uint32_t kEvalFlags = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys;
+  const uint32_t kEvalFlags = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMayReplicate;
   t.add({"eval", -3, kEvalFlags, evalCommand, 0, 0, 0, "scripting",
          "Execute a Lua script server side", "2.6.0", "Depends on the script that is executed.",
          "slow scripting"});
   t.add({"evalsha", -3, kEvalFlags, evalshaCommand, 0, 0, 0, "scripting",
          "Execute a Lua script server side", "2.6.0", "Depends on the script that is executed.",
          "slow scripting"});
-  t.add({"eval_ro", -3, kEvalFlags | kReadOnly, evalRoCommand, 0, 0, 0, "scripting",
-         "Execute a read-only Lua script server side", "7.0.0",
+  t.add({"eval_ro", -3, (kEvalFlags & ~kMayReplicate) | kReadOnly, evalRoCommand, 0, 0, 0,
+         "scripting", "Execute a read-only Lua script server side", "7.0.0",
          "Depends on the script that is executed.", "slow scripting"});
-  t.add({"evalsha_ro", -3, kEvalFlags | kReadOnly, evalshaRoCommand, 0, 0, 0, "scripting",
-         "Execute a read-only Lua script server side", "7.0.0",
+  t.add({"evalsha_ro", -3, (kEvalFlags & ~kMayReplicate) | kReadOnly, evalshaRoCommand, 0, 0, 0,
+         "scripting", "Execute a read-only Lua script server side", "7.0.0",
          "Depends on the script that is executed.", "slow scripting"});
   for (const char* name : {"eval", "evalsha", "eval_ro", "evalsha_ro"})
     t.setKeysProc(name, scriptKeys);

@@ -8,13 +8,13 @@
 #include "event/event_loop.h"
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 #include "server/request/monitor.h"
 #include "server/script/function_lib.h"
 #include "server/script/functions.h"
 #include "server/script/lua_sandbox.h"
 #include "server/script/run_context.h"
 #include "server/script/script.h"
-#include "server/core/state.h"
 
 namespace server::script {
 
@@ -60,6 +60,7 @@ void fcallGeneric(Client* c, bool ro) {
     c->addError("-OOM command not allowed when used memory > 'maxmemory'.");
     return;
   }
+  if (!writesAllowed(c, fn->flags)) return;
   RunContext ctx;
   ctx.caller = c;
   ctx.L = e.state();
@@ -309,13 +310,18 @@ Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, const
 
 }  // namespace
 
+bool functionMayWrite(std::string_view name) {
+  const Function* fn = functionsEngine().find(name);
+  return fn == nullptr || !(fn->flags & kFlagNoWrites);
+}
+
 void registerFunctionCommands(CommandTable& t) {
-  const uint32_t kFcallFlags = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys;
+  const uint32_t kFcallFlags = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMayReplicate;
   t.add({"fcall", -3, kFcallFlags, fcallCommand, 0, 0, 0, "scripting", "Invoke a function", "7.0.0",
          "Depends on the function that is executed.", "slow scripting"});
-  t.add({"fcall_ro", -3, kFcallFlags | kReadOnly, fcallRoCommand, 0, 0, 0, "scripting",
-         "Invoke a read-only function", "7.0.0", "Depends on the function that is executed.",
-         "slow scripting"});
+  t.add({"fcall_ro", -3, (kFcallFlags & ~kMayReplicate) | kReadOnly, fcallRoCommand, 0, 0, 0,
+         "scripting", "Invoke a read-only function", "7.0.0",
+         "Depends on the function that is executed.", "slow scripting"});
   t.setKeysProc("fcall", scriptKeys);
   t.setKeysProc("fcall_ro", scriptKeys);
 

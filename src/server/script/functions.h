@@ -37,6 +37,8 @@ std::vector<std::string> libraryCodes();
 // Loads one library from its code (replace: an existing library of the
 // same name is replaced). Returns false with the error text in *err.
 bool loadLibrary(std::string_view code, bool replace, std::string* err);
+// FCALL of this function may write (unknown functions count as writing).
+bool functionMayWrite(std::string_view name);
 // Deletes every library.
 void flushFunctions();
 

@@ -16,13 +16,14 @@ extern "C" {
 #include "server/acl/check.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/request/call.h"
+#include "server/core/state.h"
+#include "server/core/version.h"
 #include "server/propagate/propagate.h"
+#include "server/pubsub/tracking.h"
+#include "server/repl/repl.h"
+#include "server/request/call.h"
 #include "server/script/lua_convert.h"
 #include "server/script/run_context.h"
-#include "server/core/state.h"
-#include "server/pubsub/tracking.h"
-#include "server/core/version.h"
 
 namespace server::script {
 
@@ -117,14 +118,22 @@ int genericCall(lua_State* L, bool raise) {
   if (cmd == nullptr) return failCall(L, raise, "Unknown Redis command called from script");
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
     return failCall(L, raise, "Wrong number of args calling Redis command from script");
-  if (cmd->flags & kNoScript)
+  if ((cmd->flags & kNoScript) && !s.script_deny_disabled)
     return failCall(L, raise, "This Redis command is not allowed from script");
   if (const char* denied = aclDenial(ctx, cmd, argc, args.data())) {
     return failCall(L, raise, denied);
   }
-  if (cmd->flags & kWrite) {
+  // May-replicate commands (PUBLISH...) count as writes here (Redis 7.0):
+  // CLIENT PAUSE WRITE lets read-only scripts run.
+  if (cmd->flags & (kWrite | kMayReplicate)) {
     if (ctx->read_only)
       return failCall(L, raise, "Write commands are not allowed from read-only scripts.");
+    // A replica's own scripts may not write; its master's may (Redis 7.0).
+    bool from_master = ctx->caller != nullptr && (ctx->caller->flags & kMaster);
+    if (repl::g_is_replica && g_server->config.replica_read_only && !from_master)
+      return failCall(L, raise, "-READONLY You can't write against a read only replica.");
+    if (g_server->config.min_replicas_to_write && !repl::enoughGoodReplicas())
+      return failCall(L, raise, "-NOREPLICAS Not enough good replicas to write.");
   }
   if ((cmd->flags & kDenyOom) && !ctx->wrote && !(ctx->flags & kFlagAllowOom) && oomReached())
     return failCall(L, raise, "-OOM command not allowed when used memory > 'maxmemory'.");

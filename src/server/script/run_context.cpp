@@ -6,15 +6,16 @@
 
 #include "common/log.h"
 #include "event/event_loop.h"
-#include "server/core/client.h"
-#include "server/request/client_io.h"
-#include "server/core/command.h"
 #include "server/commands/server/introspection.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
+#include "server/core/state.h"
 #include "server/db/db.h"
 #include "server/evict/evict.h"
+#include "server/repl/repl.h"
+#include "server/request/client_io.h"
 #include "server/script/lua_convert.h"
 #include "server/script/lua_sandbox.h"
-#include "server/core/state.h"
 
 namespace server::script {
 
@@ -253,6 +254,19 @@ bool oomReached() {
   // The state when the calling command started, after its evictions (the
   // dispatcher's evict::beforeCommand), as Redis's script_oom.
   return evict::scriptOom();
+}
+
+bool writesAllowed(Client* c, uint32_t flags) {
+  if (flags & kFlagNoWrites) return true;
+  if (repl::g_is_replica && g_server->config.replica_read_only && !(c->flags & kMaster)) {
+    c->addError("-READONLY You can't write against a read only replica.");
+    return false;
+  }
+  if (g_server->config.min_replicas_to_write && !repl::enoughGoodReplicas()) {
+    c->addError("-NOREPLICAS Not enough good replicas to write.");
+    return false;
+  }
+  return true;
 }
 
 }  // namespace server::script

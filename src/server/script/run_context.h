@@ -71,6 +71,11 @@ bool busy();
 
 // The client commands from scripts run on (created on first use).
 Client* scriptClient();
+// A script that may write (no "no-writes" flag) counts as a write command:
+// refused with -READONLY on a read-only replica (unless its master runs
+// it) and -NOREPLICAS under min-replicas-to-write. False when refused (the
+// error is replied).
+bool writesAllowed(Client* c, uint32_t flags);
 
 // Runs the function at the top of L's stack (below it nothing of ours)
 // with `nargs` arguments pushed after it, under ctx, and writes its result

@@ -36,6 +36,11 @@ bool running();
 // Dispatch hook (run_context.h): true when a busy script keeps cmd from
 // running for c; c got -BUSY.
 bool rejectWhileBusy(Client* c, const Command* cmd);
+// For CLIENT PAUSE WRITE, which judges a script by its flags (Redis 7.0):
+// -1 when argv is not EVAL, EVALSHA or FCALL; else 1 when the script may
+// write (no no-writes flag, or not known yet), 0 when it may not. The *_RO
+// forms are judged by their command flags.
+int scriptMayWrite(const std::vector<std::string_view>& argv);
 
 // Before-sleep, outside scripts: frees what busy scripts had to keep.
 void afterScripts();

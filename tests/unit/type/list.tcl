@@ -1,6 +1,6 @@
-# Lists: the listpack and quicklist encodings (Redis 7.2) and every list
-# command's replies and errors (Redis 7.0), plus a randomized test against a
-# Tcl list model.
+# Lists: every list answers OBJECT ENCODING "quicklist" (Redis 7.0), whether
+# it sits in one listpack or in many nodes; every list command's replies and
+# errors (Redis 7.0), plus a randomized test against a Tcl list model.
 
 proc raw_reply {args} {
   # The first protocol line of the reply (null vs empty details).
@@ -27,13 +27,13 @@ start_server {tags {list}} {
     list [r lpushx l a b] [r rpushx l y z] [r lrange l 0 -1]
   } {3 5 {b a m y z}}
 
-  test {Small lists are listpack, past list-max-listpack-size quicklist} {
+  test {Small and large lists alike report the quicklist encoding} {
     r del l
     r rpush l a b c
-    assert_encoding listpack l
+    assert_encoding quicklist l
     r config set list-max-listpack-size 4
     r rpush l d
-    assert_encoding listpack l
+    assert_encoding quicklist l
     r rpush l e
     assert_encoding quicklist l
     r config set list-max-listpack-size -2
@@ -57,9 +57,9 @@ start_server {tags {list}} {
     # 6 elements: over half of 8.
     assert_encoding quicklist l
     r rpop l 2
-    assert_encoding listpack l
+    assert_encoding quicklist l
     r rpush l a b c d
-    assert_encoding listpack l
+    assert_encoding quicklist l
     r rpush l e
     assert_encoding quicklist l
     set r [r lrange l 0 -1]
@@ -74,7 +74,7 @@ start_server {tags {list}} {
     r lpop l
     assert_encoding quicklist l
     r lrem l 0 [string repeat b 5000]
-    assert_encoding listpack l
+    assert_encoding quicklist l
     r lrange l 0 -1
   } {c}
 
@@ -90,7 +90,7 @@ start_server {tags {list}} {
     assert_encoding quicklist lst
     r rpush src a b c [string repeat d 9000]
     r rpush dst d e f
-    assert_encoding listpack dst
+    assert_encoding quicklist dst
     r lmove src dst right right
     assert_encoding quicklist dst
     r config set list-max-listpack-size -2
@@ -115,7 +115,7 @@ start_server {tags {list}} {
     lappend res [r object encoding lst]
     r config set list-max-listpack-size -2
     set res
-  } {listpack listpack listpack listpack}
+  } {quicklist quicklist quicklist quicklist}
 
   test {list-max-ziplist-size is an alias and list-compress-depth is kept} {
     r config set list-max-ziplist-size 16
@@ -128,16 +128,16 @@ start_server {tags {list}} {
     list $a $b [r config get list-max-ziplist-size]
   } {{list-max-listpack-size 16} {list-compress-depth 2} {list-max-ziplist-size -2}}
 
-  foreach enc {listpack quicklist} {
-    # The same element values in both encodings: for quicklist a tiny node
-    # limit puts them in many nodes.
-    if {$enc eq "quicklist"} {
+  foreach {enc layout} {quicklist one-node quicklist many-nodes} {
+    # The same element values in one node and, with a tiny node limit, in
+    # many nodes.
+    if {$layout eq "many-nodes"} {
       r config set list-max-listpack-size 2
     } else {
       r config set list-max-listpack-size -2
     }
 
-    test "LINDEX and LSET with negative and out of range indexes - $enc" {
+    test "LINDEX and LSET with negative and out of range indexes - $layout" {
       r del l
       r rpush l a b c 1 2
       assert_encoding $enc l
@@ -156,14 +156,14 @@ start_server {tags {list}} {
       r lrange l 0 -1
     } [list a [string repeat y 100] c 1 z]
 
-    test "LRANGE ranges - $enc" {
+    test "LRANGE ranges - $layout" {
       r del l
       r rpush l 0 1 2 3 4 5 6
       list [r lrange l 1 3] [r lrange l -3 -1] [r lrange l -100 1] [r lrange l 5 100] \
            [r lrange l 4 2] [r lrange l 7 10] [r lrange l -1 -2]
     } {{1 2 3} {4 5 6} {0 1} {5 6} {} {} {}}
 
-    test "LPOP and RPOP with and without count - $enc" {
+    test "LPOP and RPOP with and without count - $layout" {
       r del l
       r rpush l a b c d e
       assert_equal [r lpop l] a
@@ -178,7 +178,7 @@ start_server {tags {list}} {
       assert_error {ERR wrong number of arguments for 'lpop' command} {r lpop l 1 2}
     }
 
-    test "LINSERT before and after, missing pivot and key - $enc" {
+    test "LINSERT before and after, missing pivot and key - $layout" {
       r del l
       r rpush l a b c
       assert_equal [r linsert l before a x] 4
@@ -190,7 +190,7 @@ start_server {tags {list}} {
       r lrange l 0 -1
     } {x a b z c y}
 
-    test "LREM from head, tail and all - $enc" {
+    test "LREM from head, tail and all - $layout" {
       r del l
       r rpush l a b a c a b a
       assert_equal [r lrem l 2 a] 2
@@ -205,7 +205,7 @@ start_server {tags {list}} {
       r exists l
     } {0}
 
-    test "LTRIM - $enc" {
+    test "LTRIM - $layout" {
       r del l
       r rpush l 0 1 2 3 4 5
       r ltrim l 1 -2
@@ -217,7 +217,7 @@ start_server {tags {list}} {
       assert_equal [r ltrim nokey 0 1] OK
     }
 
-    test "LPOS with RANK, COUNT and MAXLEN - $enc" {
+    test "LPOS with RANK, COUNT and MAXLEN - $layout" {
       r del l
       r rpush l a b c 1 2 3 c c
       assert_equal [r lpos l c] 2
@@ -235,7 +235,7 @@ start_server {tags {list}} {
       assert_equal [r lpos l c rank 4] {}
     }
 
-    test "LMOVE all directions, same key rotation - $enc" {
+    test "LMOVE all directions, same key rotation - $layout" {
       r del l d x
       r rpush l a b c
       assert_equal [r lmove l d left left] a
@@ -250,7 +250,7 @@ start_server {tags {list}} {
       list [r lrange d 0 -1] [r lrange x 0 -1] [r lmove nokey d left left]
     } {{a c} b {}}
 
-    test "LMPOP from the first non-empty key - $enc" {
+    test "LMPOP from the first non-empty key - $layout" {
       r del l1 l2
       r rpush l2 a b c d
       assert_equal [r lmpop 2 l1 l2 left] {l2 a}

@@ -33,7 +33,6 @@ start_server {tags {random-picks}} {
 
   test {SRANDMEMBER with a negative count picks hashtable members uniformly} {
     r del s
-    catch {r config set set-max-listpack-entries 0}
     r sadd s {*}$::pick_members
     assert_encoding hashtable s
     assert_lessthan [chi_square_of $::pick_members [r srandmember s -10000]] 40
@@ -88,5 +87,4 @@ start_server {tags {random-picks}} {
     for {set i 0} {$i < 10000} {incr i} { lappend picks [r zrandmember z] }
     assert_lessthan [chi_square_of $::pick_members $picks] 40
   }
-  catch {r config set set-max-listpack-entries 128}
 }

@@ -1,6 +1,6 @@
-# Sets: every S* command, the three encodings and their conversions as Redis
-# 7.2 makes them (intset -> listpack -> hashtable, never back), errors with
-# Redis 7.0's exact text, and a randomized comparison against a Tcl model.
+# Sets: every S* command, Redis 7.0's two encodings and the conversion
+# between them (intset -> hashtable, never back), errors with Redis 7.0's
+# exact text, and a randomized comparison against a Tcl model.
 
 proc smembers_sorted {key} { lsort [r smembers $key] }
 
@@ -9,7 +9,6 @@ proc make_set {key enc {n 20}} {
   for {set i 0} {$i < $n} {incr i} {
     switch $enc {
       intset { r sadd $key $i }
-      listpack { r sadd $key m$i }
       hashtable { r sadd $key [string repeat h 70]$i }
     }
   }
@@ -51,14 +50,14 @@ start_server {tags {set}} {
     r smembers s
   } {-9223372036854775808 -3 0 5 100000 9223372036854775807}
 
-  test {Non-canonical integers are strings: the set starts as a listpack} {
+  test {Non-canonical integers are strings: the set starts as a hashtable} {
     r del s1 s2 s3
     r sadd s1 01
     r sadd s2 +1
     r sadd s3 "1 "
     list [r object encoding s1] [r object encoding s2] [r object encoding s3] \
         [r sismember s1 1] [r sismember s1 01]
-  } {listpack listpack listpack 0 1}
+  } {hashtable hashtable hashtable 0 1}
 
   test {Intset up to set-max-intset-entries, hashtable one past it} {
     r del s
@@ -73,91 +72,53 @@ start_server {tags {set}} {
     smembers_sorted s
   } {510 511 512}
 
-  test {A string added to a small intset makes a listpack} {
-    r del s
-    r sadd s 1 2 3
-    r sadd s a
-    assert_encoding listpack s
-    list [smembers_sorted s] [r sismember s 2] [r srem s 2] [smembers_sorted s]
-  } {{1 2 3 a} 1 1 {1 3 a}}
-
-  test {A string added to an intset of set-max-listpack-entries makes a hashtable} {
+  test {Any string added to an intset makes a hashtable (no listpack sets in 7.0)} {
     r del s1 s2
-    for {set i 0} {$i < 127} {incr i} { r sadd s1 $i }
-    r sadd s1 x
-    assert_encoding listpack s1
-    for {set i 0} {$i < 128} {incr i} { r sadd s2 $i }
-    r sadd s2 x
-    assert_encoding hashtable s2
-    list [r scard s1] [r scard s2]
-  } {128 129}
-
-  test {A long string added to an intset makes a hashtable} {
-    r del s
-    r sadd s 1 2
-    r sadd s [string repeat x 65]
-    assert_encoding hashtable s
-    r scard s
-  } {3}
-
-  test {Listpack up to set-max-listpack-entries, hashtable one past it} {
-    r del s
-    for {set i 0} {$i < 128} {incr i} { r sadd s m$i }
-    assert_encoding listpack s
-    r sadd s m0
-    assert_encoding listpack s
-    r sadd s m128
-    assert_encoding hashtable s
-    for {set i 0} {$i < 128} {incr i} { r srem s m$i }
-    assert_encoding hashtable s
-    r smembers s
-  } {m128}
-
-  test {Listpack members up to set-max-listpack-value bytes} {
-    r del s1 s2
-    r sadd s1 a [string repeat x 64]
-    assert_encoding listpack s1
-    r sadd s2 a
+    r sadd s1 1 2 3
+    r sadd s1 a
+    assert_encoding hashtable s1
+    r sadd s2 1 2
     r sadd s2 [string repeat x 65]
     assert_encoding hashtable s2
-    list [r sismember s1 [string repeat x 64]] [r sismember s2 [string repeat x 65]]
-  } {1 1}
+    list [smembers_sorted s1] [r sismember s1 2] [r srem s1 2] [smembers_sorted s1] [r scard s2]
+  } {{1 2 3 a} 1 1 {1 3 a} 3}
 
-  test {SADD of many members at once picks the encoding up front} {
+  test {A set of strings is a hashtable from its first member} {
+    r del s
+    r sadd s m0
+    assert_encoding hashtable s
+    r sadd s 1 2 3
+    r srem s m0
+    # Removing every string does not bring the intset back.
+    assert_encoding hashtable s
+    smembers_sorted s
+  } {1 2 3}
+
+  test {SADD of many integers converts only when the distinct count passes the limit} {
     set args {}
-    for {set i 0} {$i < 129} {incr i} { lappend args m$i }
-    r del s1 s2 s3
+    for {set i 0} {$i < 600} {incr i} { lappend args [expr {$i % 10}] }
+    r del s1 s2
     r sadd s1 {*}$args
-    r sadd s2 m0
-    assert_encoding listpack s2
+    for {set i 0} {$i < 513} {incr i} { lappend args $i }
     r sadd s2 {*}$args
-    r sadd s3 1
-    r sadd s3 {*}[lrange $args 0 9]
-    list [r object encoding s1] [r object encoding s2] [r object encoding s3] [r scard s2]
-  } {hashtable hashtable listpack 129}
+    list [r object encoding s1] [r scard s1] [r object encoding s2] [r scard s2]
+  } {intset 10 hashtable 513}
 
-  test {CONFIG SET of the set limits} {
+  test {CONFIG SET of set-max-intset-entries; the 7.2 listpack limits do not exist} {
     r config set set-max-intset-entries 3
-    r config set set-max-listpack-entries 2
-    r config set set-max-listpack-value 4
-    r del s1 s2 s3
+    r del s1
     r sadd s1 1 2 3
     set e1 [r object encoding s1]
     r sadd s1 4
     set e2 [r object encoding s1]
-    r sadd s2 a b
-    set e3 [r object encoding s2]
-    r sadd s2 c
-    set e4 [r object encoding s2]
-    r sadd s3 abcde
-    set e5 [r object encoding s3]
     r config set set-max-intset-entries 512
-    r config set set-max-listpack-entries 128
-    r config set set-max-listpack-value 64
-    list $e1 $e2 $e3 $e4 $e5
-  } {intset hashtable listpack hashtable hashtable}
+    assert_equal [r config get set-max-listpack-entries] {}
+    assert_error {ERR Unknown option or number of arguments for CONFIG SET - 'set-max-listpack-entries'} \
+        {r config set set-max-listpack-entries 10}
+    list $e1 $e2
+  } {intset hashtable}
 
-  foreach enc {intset listpack hashtable} {
+  foreach enc {intset hashtable} {
     test "SREM, SMISMEMBER and key deletion - $enc" {
       make_set s $enc 5
       set m [lindex [r smembers s] 0]
@@ -174,7 +135,7 @@ start_server {tags {set}} {
     list [r srem s a 1.0 01] [r scard s]
   } {0 2}
 
-  foreach enc {intset listpack hashtable} {
+  foreach enc {intset hashtable} {
     test "SPOP without and with a count - $enc" {
       make_set s $enc 30
       set all [smembers_sorted s]
@@ -190,7 +151,7 @@ start_server {tags {set}} {
     } {0}
   }
 
-  test {SPOP of most of a hashtable keeps the rest in the smallest encoding} {
+  test {SPOP of most of a set rebuilds the rest: intset for integers, else hashtable} {
     r del s
     for {set i 0} {$i < 200} {incr i} { r sadd s m$i }
     r expire s 100
@@ -199,7 +160,7 @@ start_server {tags {set}} {
     assert_equal [llength [lsort -unique $popped]] 195
     set rest [r smembers s]
     assert_equal [llength $rest] 5
-    assert_encoding listpack s
+    assert_encoding hashtable s
     foreach m $popped { assert_equal [lsearch -exact $rest $m] -1 }
     assert_range [r ttl s] 90 100
     # Integers end as an intset; a count leaving more behind pops one by one.
@@ -224,7 +185,7 @@ start_server {tags {set}} {
         [r spop s] [r exists s]
   } {{} {} {} {} a a 0}
 
-  foreach enc {intset listpack hashtable} {
+  foreach enc {intset hashtable} {
     test "SRANDMEMBER with counts, all members seen - $enc" {
       make_set s $enc 40
       set all [smembers_sorted s]
@@ -283,7 +244,7 @@ start_server {tags {set}} {
     r sadd src a 1
     assert_equal [r smove src dst a] 1
     assert_equal [r smove src dst nope] 0
-    assert_equal [r object encoding dst] listpack
+    assert_equal [r object encoding dst] hashtable
     assert_equal [r smove src dst 1] 1
     list [r exists src] [smembers_sorted dst]
   } {0 {1 a}}
@@ -322,7 +283,7 @@ start_server {tags {set}} {
     list [r smembers s] [r get str]
   } {a x}
 
-  foreach {e1 e2} {intset intset intset listpack listpack hashtable hashtable intset} {
+  foreach {e1 e2} {intset intset intset hashtable hashtable hashtable hashtable intset} {
     test "SINTER SUNION SDIFF - $e1 and $e2" {
       make_set a $e1 20
       make_set b $e2 20
@@ -366,7 +327,7 @@ start_server {tags {set}} {
     list [lsort [r sdiff a b c]] [r sdiff a a] [lsort [r sinter a a]]
   } {{2 3 4} {} {1 2 3 4 5 x}}
 
-  test {STORE results take the smallest encoding} {
+  test {STORE results start as an intset and convert on the first string} {
     r del a b d1 d2 d3 d4
     r sadd a 1 2 3 [string repeat z 70]
     r sadd b 1 2 3 x [string repeat z 70]
@@ -379,9 +340,9 @@ start_server {tags {set}} {
     r srem d4 [string repeat z 70]
     list [r object encoding d1] [r object encoding d2] [r object encoding d3] \
         [smembers_sorted d2] [smembers_sorted d3]
-  } {hashtable listpack hashtable x {0 1 2 3 zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz}}
+  } {hashtable hashtable hashtable x {0 1 2 3 zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz}}
 
-  test {STORE results of integers are intsets, small string sets listpacks} {
+  test {STORE results of integers are intsets, sets with strings hashtables} {
     r del a b d
     r sadd a 1 2 3 x
     r sadd b 1 2 3 y
@@ -389,7 +350,7 @@ start_server {tags {set}} {
     set e1 [r object encoding d]
     r sunionstore d a b
     list $e1 [r object encoding d] [smembers_sorted d]
-  } {intset listpack {1 2 3 x y}}
+  } {intset hashtable {1 2 3 x y}}
 
   test {STORE with an empty result deletes the destination, whatever its type} {
     r del a b d
@@ -454,7 +415,7 @@ start_server {tags {set}} {
         [r command getkeys smove a b m]
   } {{a b} {d a b} {a b}}
 
-  foreach enc {intset listpack} {
+  foreach enc {intset} {
     test "SSCAN of a small $enc returns everything with cursor 0" {
       make_set s $enc 10
       set res [r sscan s 0 count 2]
@@ -547,10 +508,8 @@ start_server {tags {set}} {
   } {x}
 
   test {Randomized SADD/SREM/SPOP/SMOVE... against a Tcl model} {
-    # Small limits so every encoding and conversion is exercised.
+    # A small limit so both encodings and the conversion are exercised.
     r config set set-max-intset-entries 20
-    r config set set-max-listpack-entries 10
-    r config set set-max-listpack-value 6
     set seed 7151
     expr {srand($seed)}
     set model [dict create s1 {} s2 {}]
@@ -625,7 +584,5 @@ start_server {tags {set}} {
       }
     }
     r config set set-max-intset-entries 512
-    r config set set-max-listpack-entries 128
-    r config set set-max-listpack-value 64
   }
 }

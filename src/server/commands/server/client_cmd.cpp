@@ -47,8 +47,11 @@ bool parseClientType(Client* c, std::string_view name, ClientType* out) {
   return true;
 }
 
-// No replication: a client is a subscriber or a normal one.
+// As Redis's getClientType: replicas (not MONITORs here), the master link,
+// subscribers, the rest.
 ClientType typeOf(Client* c) {
+  if (c->flags & kReplica) return ClientType::kReplica;
+  if (c->flags & kMaster) return ClientType::kMaster;
   return isPubSubClient(c) ? ClientType::kPubSub : ClientType::kNormal;
 }
 

@@ -8,15 +8,16 @@
 #include "net/registry.h"
 #include "server/acl/acl_log.h"
 #include "server/acl/users.h"
-#include "server/core/client.h"
 #include "server/commands/server/introspection.h"
 #include "server/conf/config.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/evict/evict.h"
 #include "server/limits/open_files.h"
+#include "server/persist/persist.h"
 #include "server/process/os_tuning.h"
 #include "server/process/startup.h"
-#include "server/persist/persist.h"
-#include "server/core/state.h"
+#include "server/repl/repl.h"
 
 namespace server {
 
@@ -66,6 +67,10 @@ bool applyConfig(const std::string& name, std::string* err) {
     return true;
   }
   if (name == "appendonly") return persist::applyConfig(name, err);
+  if (name == "repl-backlog-size") {
+    repl::applyBacklogSize();
+    return true;
+  }
   if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
   if (name == "oom-score-adj" || name == "oom-score-adj-values") {
     if (!process::applyOomScoreAdj(s.config.oom_score_adj, s.config.oom_score_adj_values,

@@ -1,4 +1,5 @@
-// DEBUG: SLEEP, PROTOCOL, SEGFAULT, ASSERT and HELP here; RELOAD, DIGEST and
+// DEBUG: SLEEP, PROTOCOL, SEGFAULT, ASSERT and HELP here; OBJECT, POPULATE
+// and the internal knobs in debug_inspect.cpp; RELOAD, LOADAOF, DIGEST and
 // DIGEST-VALUE in src/server/persist/. Like Redis 7.0 the command is refused unless
 // enable-debug-command is "yes" (or "local" for loopback/unix clients).
 #include <sys/mman.h>
@@ -105,19 +106,49 @@ void debugHelp(Client* c) {
       "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "ASSERT",
       "    Crash by assertion failed.",
+      "CHANGE-REPL-ID",
+      "    Change the replication IDs of the instance.",
+      "    Dangerous: should be used only for testing the replication subsystem.",
       "DIGEST",
       "    Output a hex signature representing the current DB content.",
       "DIGEST-VALUE <key> [<key> ...]",
       "    Output a hex signature of the values of all the specified keys.",
+      "LOADAOF",
+      "    Flush the AOF buffers on disk and reload the AOF in memory.",
+      "OBJECT <key>",
+      "    Show low level info about the `key` and associated value.",
+      "PAUSE-CRON <0|1>",
+      "    Stop periodic cron job processing.",
+      "POPULATE <count> [<prefix>] [<size>]",
+      "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+      "    it is used instead of the 'key' prefix. These are not propagated to",
+      "    replicas. Cluster slots are not respected so keys not belonging to the",
+      "    current node can be created in cluster mode.",
       "PROTOCOL <type>",
       "    Reply with a test value of the specified type. <type> can be: string,",
       "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
       "    true, false.",
-      "RELOAD [NOSAVE]",
-      "    Save the RDB on disk and reload it back to memory. With NOSAVE the file",
-      "    on disk is loaded as it is.",
+      "QUICKLIST-PACKED-THRESHOLD <size>",
+      "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+      "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+      "RELOAD [option ...]",
+      "    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+      "    * MERGE: conflicting keys will be loaded from RDB.",
+      "    * NOFLUSH: the existing database will not be removed before load, but",
+      "      conflicting keys will generate an exception and kill the server.",
+      "    * NOSAVE: the database will be loaded from an existing RDB file.",
+      "    Examples:",
+      "    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+      "      the database.",
+      "    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+      "      existing RDB file.",
+      "    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+      "      file to the database.",
       "SEGFAULT",
       "    Crash the server with sigsegv.",
+      "SET-DISABLE-DENY-SCRIPTS <0|1>",
+      "    For testing: disable the deny-script flag so that commands like DEBUG",
+      "    can run inside scripts.",
       "SET-ACTIVE-EXPIRE <0|1>",
       "    Setting it to 0 disables expiring keys in background when they are not",
       "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -165,6 +196,7 @@ void debugCommand(Client* c) {
     return;
   }
   if (persist::debugSubcommand(c)) return;  // RELOAD DIGEST DIGEST-VALUE
+  if (debugInspectSubcommand(c)) return;
   c->addErrorFormat("unknown subcommand or wrong number of arguments for '%.*s'. Try DEBUG HELP.",
                     static_cast<int>(sub.size() > 128 ? 128 : sub.size()), sub.data());
 }

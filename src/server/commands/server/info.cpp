@@ -27,6 +27,7 @@
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
 #include "server/latency/monitor.h"
+#include "server/request/pause.h"
 #include "server/persist/persist.h"
 #include "server/process/startup.h"
 #include "server/pubsub/pubsub.h"
@@ -150,7 +151,7 @@ void clientsSection(std::string* o) {
   appendFormat(o, "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n",
                max_in, max_out);
   appendFormat(o, "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:0\r\n",
-               blocking::blockedClientCount(), tracking::clientCount());
+               blocking::blockedClientCount() + pause::heldCount(), tracking::clientCount());
 }
 
 void memorySection(std::string* o) {
@@ -226,12 +227,14 @@ void statsSection(std::string* o) {
   appendFormat(o, "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
                static_cast<ull>(st.net_input_bytes), static_cast<ull>(st.net_output_bytes));
   appendFormat(o, "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n");
-  appendFormat(o, "rejected_connections:%llu\r\nsync_full:0\r\nsync_partial_ok:0\r\n",
-               static_cast<ull>(st.rejected_connections));
+  appendFormat(o, "rejected_connections:%llu\r\nsync_full:%llu\r\nsync_partial_ok:%llu\r\n",
+               static_cast<ull>(st.rejected_connections), static_cast<ull>(st.sync_full),
+               static_cast<ull>(st.sync_partial_ok));
   appendFormat(o,
-               "sync_partial_err:0\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
+               "sync_partial_err:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
                "evicted_clients:%llu\r\n",
-               static_cast<ull>(st.expired_keys), static_cast<ull>(evict::stats.evicted_keys),
+               static_cast<ull>(st.sync_partial_err), static_cast<ull>(st.expired_keys),
+               static_cast<ull>(evict::stats.evicted_keys),
                static_cast<ull>(evict::stats.evicted_clients));
   int64_t exceeded_now =
       evict::stats.exceeded_since_ms ? db::Clock::nowMs - evict::stats.exceeded_since_ms : 0;

@@ -24,8 +24,13 @@ void registerClientCommand(CommandTable& t);   // client_cmd.cpp
 void registerConfigCommand(CommandTable& t);   // config_cmd.cpp
 void registerCommandCommand(CommandTable& t);  // command_cmd.cpp
 void registerDebugCommand(CommandTable& t);    // debug.cpp
+// DEBUG OBJECT, POPULATE, QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON,
+// SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID (debug_inspect.cpp); false when
+// the subcommand is none of these.
+bool debugInspectSubcommand(Client* c);
 void registerMemoryCommand(CommandTable& t);   // memory_cmd.cpp
 void registerSlowlogCommand(CommandTable& t);  // slowlog_cmd.cpp
+void registerLolwutCommand(CommandTable& t);   // lolwut.cpp
 // MONITOR, CLIENT PAUSE/UNPAUSE (after registerClientCommand).
 void registerMonitorAndPauseCommands(CommandTable& t);  // monitor_pause_cmd.cpp
 

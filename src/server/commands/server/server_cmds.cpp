@@ -45,6 +45,7 @@ void registerServerCommands(CommandTable& t) {
   registerDebugCommand(t);
   registerMemoryCommand(t);
   registerSlowlogCommand(t);
+  registerLolwutCommand(t);
   latency::registerLatencyCommand(t);
   registerMonitorAndPauseCommands(t);
   persist::registerPersistCommands(t);  // SAVE BGSAVE LASTSAVE SHUTDOWN DUMP RESTORE

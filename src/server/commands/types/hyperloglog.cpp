@@ -266,7 +266,7 @@ void registerHllCommands(CommandTable& t) {
   t.add({"pfadd", -2, kWrite | kDenyOom | kFast, pfaddCommand, 1, 1, 1, "hyperloglog",
          "Adds the specified elements to the specified HyperLogLog.", "2.8.9",
          "O(1) to add every element.", "write hyperloglog fast"});
-  t.add({"pfcount", -2, kReadOnly, pfcountCommand, 1, -1, 1, "hyperloglog",
+  t.add({"pfcount", -2, kReadOnly | kMayReplicate, pfcountCommand, 1, -1, 1, "hyperloglog",
          "Return the approximated cardinality of the set(s) observed by the HyperLogLog at "
          "key(s).",
          "2.8.9",

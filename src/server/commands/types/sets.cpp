@@ -20,10 +20,8 @@
 namespace server {
 
 db::SetLimits setLimits() {
-  const Config& cf = g_server->config;
-  return {static_cast<size_t>(cf.set_max_intset_entries),
-          static_cast<size_t>(cf.set_max_listpack_entries),
-          static_cast<size_t>(cf.set_max_listpack_value)};
+  // Redis 7.0 has no listpack sets: intset, else hashtable.
+  return {static_cast<size_t>(g_server->config.set_max_intset_entries), 0, 0};
 }
 
 db::Set* setForRead(Client* c, std::string_view key, bool* wrongtype) {
@@ -48,10 +46,11 @@ void saddCommand(Client* c) {
     e = c->db()->add(
         key, db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(c->arg(2), hint, lim)));
   } else {
-    // Many members at once: go straight to the table (Redis 7.2).
+    // Many members at once: a listpack goes straight to the table. An
+    // intset converts only once it holds too many (Redis 7.0: repeated
+    // members do not count).
     db::Set* s = db::asSet(e->val);
-    if ((s->encoding() == db::Set::Encoding::kListpack && hint > lim.max_listpack_entries) ||
-        (s->encoding() == db::Set::Encoding::kIntset && hint > lim.max_intset_entries)) {
+    if (s->encoding() == db::Set::Encoding::kListpack && hint > lim.max_listpack_entries) {
       e->val = db::Value::fromCollection(db::Kind::kSet, s->convertTo(db::Set::Encoding::kTable));
     }
   }

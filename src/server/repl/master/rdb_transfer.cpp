@@ -24,10 +24,10 @@
 #include "common/log.h"
 #include "event/event_loop.h"
 #include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
 #include "server/repl/master/replicas.h"
-#include "server/core/state.h"
 
 namespace server::repl {
 
@@ -69,7 +69,10 @@ persist::SaveOptions optionsFor(const ReplicaState& r, bool socket) {
   if (socket) o.fsync_every = 0;
   if (r.exclude_functions) o.function_libraries.clear();
   o.skip_data = r.exclude_data;
-  o.extra_aux = {{"repl-stream-db", "0"},
+  // A master's stream starts with a SELECT after the fork; a replica's is
+  // its master's, which goes on in the master client's db.
+  Client* m = masterClient();
+  o.extra_aux = {{"repl-stream-db", std::to_string(m != nullptr ? m->dbIndex() : 0)},
                  {"repl-id", replId()},
                  {"repl-offset", std::to_string(masterOffset())}};
   return o;

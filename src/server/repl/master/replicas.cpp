@@ -5,16 +5,18 @@
 #include <time.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "common/hash.h"
 #include "common/log.h"
-#include "server/core/client.h"
-#include "server/request/client_info.h"
 #include "server/commands/server/introspection.h"
-#include "server/request/obuf_limits.h"
-#include "server/propagate/propagate.h"
-#include "server/repl/repl.h"
+#include "server/core/client.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/repl/backlog.h"
+#include "server/repl/repl.h"
+#include "server/request/client_info.h"
+#include "server/request/obuf_limits.h"
 
 namespace server::repl {
 
@@ -27,11 +29,18 @@ int64_t nowSec() {
 struct Globals {
   std::vector<ReplicaState*> replicas;
   std::string replid;
+  std::string replid2 = std::string(40, '0');
+  int64_t second_offset = -1;
   int64_t offset = 0;
   int stream_db = -1;   // db of the last SELECT in the stream; -1: none yet
   int64_t seconds = 0;  // one-second ticks of the cron so far
   int64_t last_newline_s = 0;
   bool sink_added = false;
+  // Created with the first replica (or a replica's first sync), freed
+  // after repl-backlog-ttl without replicas on a master.
+  std::unique_ptr<Backlog> backlog;
+  int64_t no_replicas_since_s = 0;
+  int64_t write_offset = 0;  // the stream's offset after the last write effect
 };
 
 Globals& g() {
@@ -61,6 +70,7 @@ bool withinLimits(ReplicaState* r) {
 // Sends `bytes` of the stream to every replica that takes it now, keeps it
 // for those whose RDB is on its way, and advances the offset.
 void feedStream(const std::string& bytes) {
+  if (g().backlog) g().backlog->feed(bytes);
   for (ReplicaState* r : std::vector<ReplicaState*>(g().replicas)) {
     if (r->client->flags & kCloseAsap) continue;
     if (r->rdb_only) continue;  // gets the RDB and nothing after it
@@ -78,7 +88,9 @@ void feedStream(const std::string& bytes) {
 class StreamSink : public propagate::Sink {
  public:
   void feed(int db, std::span<const std::string_view> argv) override {
-    if (g().replicas.empty()) return;
+    // A replica's replicas get its master's stream (proxyFromMaster), not
+    // its own effects.
+    if (!g().backlog || g_is_replica) return;
     std::string out;
     if (db != g().stream_db) {
       std::string dbs = std::to_string(db);
@@ -91,6 +103,7 @@ class StreamSink : public propagate::Sink {
     out += "\r\n";
     for (std::string_view a : argv) appendBulk(&out, a);
     feedStream(out);
+    g().write_offset = g().offset;
   }
   // A replica stream: PUBLISH and redis.set_repl(REPL_REPLICA) effects come
   // here, not to the AOF (propagate.h, Targets).
@@ -133,12 +146,9 @@ void onClientClose(Client* c) {
     v.erase(it);
     LOG_WARNING("Connection with replica %s lost.", replicaName(*r).c_str());
     forgetTransferTarget(r);
-    // With no replica left, commands go back to the path without
-    // propagation work (the AOF, when on, has its own sink).
-    if (v.empty() && g().sink_added) {
-      g().sink_added = false;
-      propagate::removeSink(&sink());
-    }
+    // The backlog goes on without replicas (a replica may come back and
+    // continue) until repl-backlog-ttl.
+    if (v.empty()) g().no_replicas_since_s = nowSec();
   }
   c->repl_state = nullptr;
   delete r;
@@ -167,24 +177,112 @@ bool isFiltered(const ReplicaState& r) {
   return r.exclude_data || r.exclude_functions;
 }
 
+namespace {
+std::string randomId() {
+  static const char hex[] = "0123456789abcdef";
+  std::string id(40, '0');
+  for (char& ch : id) ch = hex[common::randomU64() & 15];
+  return id;
+}
+}  // namespace
+
 const std::string& replId() {
-  if (g().replid.empty()) {
-    static const char hex[] = "0123456789abcdef";
-    g().replid.assign(40, '0');
-    for (char& ch : g().replid) ch = hex[common::randomU64() & 15];
-  }
+  if (g().replid.empty()) g().replid = randomId();
   return g().replid;
+}
+
+const std::string& replId2() {
+  return g().replid2;
+}
+
+int64_t secondReplOffset() {
+  return g().second_offset;
+}
+
+void setReplIdAndOffset(const std::string& id, int64_t offset) {
+  g().replid = id;
+  g().offset = offset;
+  // The backlog restarts at the new history.
+  g().backlog.reset();
+  ensureBacklog();
+  g().replid2.assign(40, '0');
+  g().second_offset = -1;
+}
+
+void shiftReplId(const std::string& id) {
+  Globals& s = g();
+  s.replid2 = replId();
+  s.second_offset = s.offset + 1;
+  s.replid = id.empty() ? randomId() : id;
+  LOG_WARNING(
+      "Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
+      "ID is %s",
+      s.replid2.c_str(), static_cast<long long>(s.second_offset), s.replid.c_str());
+}
+
+void proxyFromMaster(std::string_view bytes) {
+  if (!g().backlog && g().replicas.empty()) {
+    g().offset += static_cast<int64_t>(bytes.size());
+    return;
+  }
+  feedStream(std::string(bytes));
+}
+
+// DEBUG CHANGE-REPL-ID: a new history, as Redis makes it (a new id and the
+// secondary id cleared), so no replica can continue the old one.
+void changeReplId() {
+  g().replid = randomId();
+  g().replid2.assign(40, '0');
+  g().second_offset = -1;
 }
 
 int64_t masterOffset() {
   return g().offset;
 }
 
-void attachReplica(ReplicaState* r) {
-  if (!g().sink_added) {
-    g().sink_added = true;
+void ensureBacklog() {
+  Globals& s = g();
+  if (!s.backlog) {
+    s.backlog = std::make_unique<Backlog>(static_cast<size_t>(g_server->config.repl_backlog_size),
+                                          s.offset + 1);
+    replId();
+  }
+  // A master's own writes feed it; a replica's stream comes from its master.
+  if (!s.sink_added && !g_is_replica) {
+    s.sink_added = true;
     propagate::addSink(&sink());
   }
+}
+
+Backlog* backlog() {
+  return g().backlog.get();
+}
+
+int64_t lastWriteOffset() {
+  return g().write_offset;
+}
+
+std::vector<std::pair<std::string, std::string>> replAux() {
+  // As Redis's rdbPopulateSaveInfo: a master with a backlog, or a replica
+  // whose link is up, records where its data stands in the stream.
+  Client* m = masterClient();
+  if (g_is_replica ? m == nullptr : !g().backlog) return {};
+  int db = g_is_replica ? m->dbIndex() : std::max(g().stream_db, 0);
+  return {{"repl-stream-db", std::to_string(db)},
+          {"repl-id", replId()},
+          {"repl-offset", std::to_string(g().offset)}};
+}
+
+void feedRaw(std::string_view bytes) {
+  feedStream(std::string(bytes));
+}
+
+void applyBacklogSize() {
+  if (g().backlog) g().backlog->resize(static_cast<size_t>(g_server->config.repl_backlog_size));
+}
+
+void attachReplica(ReplicaState* r) {
+  ensureBacklog();
   g().replicas.push_back(r);
   r->client->flags |= kReplica;
   r->sync_start_s = nowSec();
@@ -277,14 +375,39 @@ void cron() {
   }
   // PING every repl-ping-replica-period seconds of the clock of ticks, not
   // of the replica's arrival (as Redis counts its replication cron).
-  if (tick && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
+  // A replica's replicas get its master's PINGs instead.
+  if (tick && !g_is_replica && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
     feedStream("*1\r\n$4\r\nping\r\n");
   maybeStartTransfer(true);
+  waitCron();
+  if (tick) replicaCron();
+  // A master without replicas for repl-backlog-ttl seconds frees its
+  // backlog; the new id makes sure nobody continues from it later.
+  if (tick && s.backlog && !g_is_replica && s.replicas.empty() && cfg.repl_backlog_ttl > 0 &&
+      now - s.no_replicas_since_s > cfg.repl_backlog_ttl) {
+    LOG_NOTICE("Replication backlog freed after %lld seconds without connected replicas.",
+               static_cast<long long>(cfg.repl_backlog_ttl));
+    s.backlog.reset();
+    s.replid = randomId();
+    s.replid2.assign(40, '0');
+    s.second_offset = -1;
+    if (s.sink_added) {
+      s.sink_added = false;
+      propagate::removeSink(&sink());
+    }
+  }
 }
 
 void appendInfoReplication(std::string* o) {
   Globals& s = g();
-  appendFormat(o, "role:master\r\nconnected_slaves:%zu\r\n", s.replicas.size());
+  const Config& cfg = g_server->config;
+  if (g_is_replica)
+    appendInfoReplicaHeader(o);
+  else
+    appendFormat(o, "role:master\r\n");
+  appendFormat(o, "connected_slaves:%zu\r\n", s.replicas.size());
+  if (cfg.min_replicas_to_write && cfg.min_replicas_max_lag)
+    appendFormat(o, "min_slaves_good_slaves:%lld\r\n", static_cast<long long>(goodReplicas()));
   int64_t now = nowSec();
   size_t i = 0;
   for (ReplicaState* r : s.replicas) {
@@ -294,14 +417,21 @@ void appendInfoReplication(std::string* o) {
                  static_cast<long long>(now - (r->ack_time_s ? r->ack_time_s : r->sync_start_s)));
   }
   appendFormat(o, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n", replId().c_str());
-  appendFormat(o, "master_replid2:0000000000000000000000000000000000000000\r\n");
-  appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n",
-               static_cast<long long>(s.offset));
-  appendFormat(o, "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n");
-  appendFormat(o, "repl_backlog_histlen:0\r\n");
+  appendFormat(o, "master_replid2:%s\r\n", s.replid2.c_str());
+  appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\n",
+               static_cast<long long>(s.offset), static_cast<long long>(s.second_offset));
+  appendFormat(o, "repl_backlog_active:%d\r\nrepl_backlog_size:%lld\r\n", s.backlog ? 1 : 0,
+               static_cast<long long>(g_server->config.repl_backlog_size));
+  appendFormat(o, "repl_backlog_first_byte_offset:%lld\r\nrepl_backlog_histlen:%zu\r\n",
+               static_cast<long long>(s.backlog ? s.backlog->firstOffset() : 0),
+               s.backlog ? s.backlog->histlen() : 0);
 }
 
 void roleReply(Client* c) {
+  if (g_is_replica) {
+    roleReplyReplica(c);
+    return;
+  }
   std::vector<ReplicaState*> online;
   for (ReplicaState* r : g().replicas)
     if (r->state == SyncState::kOnline && !r->rdb_only) online.push_back(r);

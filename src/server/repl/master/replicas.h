@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "server/core/command.h"
 
 namespace server {
 class Client;
@@ -59,7 +62,53 @@ std::vector<ReplicaState*>& replicas();
 bool isFiltered(const ReplicaState& r);
 
 const std::string& replId();
+// A new random replication id (DEBUG CHANGE-REPL-ID).
+void changeReplId();
 int64_t masterOffset();
+// The previous id and the offset up to which it is valid (PSYNC2), or
+// forty zeros and -1.
+const std::string& replId2();
+int64_t secondReplOffset();
+// A full sync from a master: its id and the offset its RDB stands for.
+void setReplIdAndOffset(const std::string& id, int64_t offset);
+// The current id becomes the secondary one (valid up to the offset + 1)
+// and `id` (a random one when empty) the current one.
+void shiftReplId(const std::string& id);
+// Creates the backlog (and the stream's propagation sink on a master) if
+// there is none yet.
+void ensureBacklog();
+class Backlog;
+Backlog* backlog();
+// A replica: bytes of its master's stream, applied; they go to our own
+// replicas unchanged and advance the offset.
+void proxyFromMaster(std::string_view bytes);
+
+// The offset right after the last write effect fed (WAIT waits for it;
+// PINGs and GETACKs after it do not count).
+int64_t lastWriteOffset();
+// The aux fields of an RDB saved now (persist::setReplAuxHook).
+std::vector<std::pair<std::string, std::string>> replAux();
+// Appends raw bytes to the stream (backlog and replicas): GETACK.
+void feedRaw(std::string_view bytes);
+
+// wait.cpp: WAIT and min-replicas-to-write.
+void registerWaitCommand(CommandTable& t);
+// REPLCONF GETACK * to every replica, in the stream.
+void requestAcks();
+// A replica acknowledged an offset: waiters may be done.
+void onReplicaAck();
+// Timeouts of waiters.
+void waitCron();
+// Online replicas whose last ACK is within min-replicas-max-lag.
+int64_t goodReplicas();
+
+// replica/replica.cpp: the replica side's hooks for this folder.
+void registerReplicaCommands(CommandTable& t);
+void replicaCron();
+void appendInfoReplicaHeader(std::string* o);
+void roleReplyReplica(Client* c);
+// The master client of a replica, or nullptr.
+Client* masterClient();
 
 // Registers the stream's propagation sink (once) and creates the "backlog"
 // (a new replication id) when the first replica arrives, as Redis does.

@@ -9,11 +9,13 @@
 #include "common/strutil.h"
 #include "resp/request_parser.h"
 #include "server/core/client.h"
-#include "server/request/multi.h"
-#include "server/persist/snapshot.h"
-#include "server/repl/repl.h"
-#include "server/repl/master/replicas.h"
 #include "server/core/state.h"
+#include "server/persist/persist.h"
+#include "server/persist/snapshot.h"
+#include "server/repl/backlog.h"
+#include "server/repl/master/replicas.h"
+#include "server/repl/repl.h"
+#include "server/request/multi.h"
 
 namespace server::repl {
 
@@ -24,6 +26,61 @@ constexpr size_t kMaxHostLen = 256;
 
 bool argIs(std::string_view a, const char* s) {
   return a.size() == strlen(s) && strncasecmp(a.data(), s, a.size()) == 0;
+}
+
+// PSYNC <replid> <offset>: continues from the backlog when the id is ours
+// (or our previous one, up to where it was valid) and the backlog still
+// holds that offset. False when a full resync must follow (logged why).
+bool tryPartial(Client* c, ReplicaState* r) {
+  std::string id(c->arg(1)), off_text(c->arg(2));
+  int64_t off;
+  if (id == "?") {
+    LOG_NOTICE("Full resync requested by replica %s", replicaName(*r).c_str());
+    return false;
+  }
+  if (!strutil::parseInt64(off_text, &off)) off = -1;
+  if (id != replId() && (id != replId2() || off > secondReplOffset())) {
+    if (id != replId2()) {
+      LOG_NOTICE(
+          "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for "
+          "'%s', my replication IDs are '%s' and '%s')",
+          id.c_str(), replId().c_str(), replId2().c_str());
+    } else {
+      LOG_NOTICE(
+          "Partial resynchronization not accepted: Requested offset for second ID was %lld, but "
+          "I can reply up to %lld",
+          static_cast<long long>(off), static_cast<long long>(secondReplOffset()));
+    }
+    g_server->stats.sync_partial_err++;
+    return false;
+  }
+  Backlog* b = backlog();
+  if (b == nullptr || !b->covers(off)) {
+    LOG_NOTICE(
+        "Unable to partial resync with replica %s for lack of backlog (Replica request was: %s).",
+        replicaName(*r).c_str(), off_text.c_str());
+    if (off > masterOffset())
+      LOG_WARNING(
+          "Warning: replica %s tried to PSYNC with an offset that is greater than the master "
+          "replication offset.",
+          replicaName(*r).c_str());
+    g_server->stats.sync_partial_err++;
+    return false;
+  }
+  c->flags &= ~(kReplyOff | kReplySkipNext);
+  attachReplica(r);
+  r->state = SyncState::kOnline;
+  r->ack_time_s = static_cast<int64_t>(time(nullptr));
+  std::string reply = r->capa_psync2 ? "+CONTINUE " + replId() + "\r\n" : "+CONTINUE\r\n";
+  std::string rest = b->from(off);
+  sendRaw(r, reply);
+  if (!rest.empty()) sendRaw(r, rest);
+  LOG_NOTICE(
+      "Partial resynchronization request from %s accepted. Sending %zu bytes of backlog starting "
+      "from offset %lld.",
+      replicaName(*r).c_str(), rest.size(), static_cast<long long>(off));
+  g_server->stats.sync_partial_ok++;
+  return true;
 }
 
 // The stream held back since the transfer ended starts now.
@@ -66,10 +123,12 @@ void replconfCommand(Client* c) {
       if (!(c->flags & kReplica) || !strutil::parseInt64(val, &off)) return;
       if (off > r->ack_offset) r->ack_offset = off;
       r->ack_time_s = static_cast<int64_t>(time(nullptr));
+      onReplicaAck();
       if (r->stream_on_ack && r->state == SyncState::kOnline) startStreamOnAck(r);
       return;
     } else if (argIs(opt, "getack")) {
-      // Sent by a master to its replicas; this server is never a replica.
+      // From our master: acknowledge now. No reply either way.
+      if (c->flags & kMaster) ackToMaster();
       return;
     } else if (argIs(opt, "rdb-only")) {
       int64_t v;
@@ -119,6 +178,11 @@ void syncCommand(Client* c) {
     c->addError("SYNC and PSYNC are invalid with pending output");
     return;
   }
+  // A replica serves its replicas only while its own link is up.
+  if (g_is_replica && masterClient() == nullptr) {
+    c->addError("-NOMASTERLINK Can't SYNC while not connected with my master");
+    return;
+  }
   ReplicaState* r = stateOf(c, true);
   if (isFiltered(*r) && !r->capa_eof) {
     c->addError("Filtered replica requires EOF capability");
@@ -126,27 +190,11 @@ void syncCommand(Client* c) {
   }
   LOG_NOTICE("Replica %s asks for synchronization", replicaName(*r).c_str());
   if (psync) {
-    std::string id(c->arg(1));
-    if (id != "?") {
-      if (id != replId()) {
-        LOG_NOTICE(
-            "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for "
-            "'%s', my replication IDs are '%s' and '0000000000000000000000000000000000000000')",
-            id.c_str(), replId().c_str());
-      } else {
-        // There is no backlog to continue from.
-        std::string off(c->arg(2));
-        LOG_NOTICE(
-            "Unable to partial resync with replica %s for lack of backlog (Replica request was: "
-            "%s).",
-            replicaName(*r).c_str(), off.c_str());
-      }
-    } else {
-      LOG_NOTICE("Full resync requested by replica %s", replicaName(*r).c_str());
-    }
+    if (tryPartial(c, r)) return;
   } else {
     r->pre_psync = true;
   }
+  g_server->stats.sync_full++;
   // Clear CLIENT REPLY OFF/SKIP: what is written from now on is the RDB and
   // the stream, never replies.
   c->flags &= ~(kReplyOff | kReplySkipNext);
@@ -166,6 +214,9 @@ void syncCommand(Client* c) {
 
 void registerReplCommands(CommandTable& t) {
   installTransferHooks();
+  persist::setReplAuxHook(replAux);
+  registerReplicaCommands(t);
+  registerWaitCommand(t);
   t.add({"sync", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0, "server",
          "Internal command used for replication", "1.0.0", nullptr, "admin slow dangerous"});
   t.add({"psync", -3, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0,

@@ -1,0 +1,155 @@
+// DEBUG subcommands that look into or tune internals, as Redis 7.0 answers
+// them: OBJECT (a value's encoding, serialized length, LRU and list node
+// figures), POPULATE, QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON,
+// SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID. debug.cpp dispatches here.
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <string>
+
+#include "common/log.h"
+#include "common/strutil.h"
+#include "server/commands/server/introspection.h"
+#include "server/conf/config.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
+#include "server/db/list.h"
+#include "server/db/quicklist.h"
+#include "server/persist/dump_payload.h"
+#include "server/repl/master/replicas.h"
+
+namespace server {
+
+namespace {
+
+// Redis shares one object for the integers 0..9999 and reports it with the
+// refcount of shared objects (OBJECT REFCOUNT says the same).
+int refcountOf(const db::Value& v) {
+  return v.isInt() && v.intValue() >= 0 && v.intValue() < 10000 ? INT_MAX : 1;
+}
+
+// " ql_nodes:... ql_uncompressed_size:..." for a list, as Redis prints
+// its quicklist (a list kept in one listpack is a quicklist of one node).
+std::string listFigures(const db::List& l) {
+  const Config& cfg = g_server->config;
+  size_t nodes = 1, bytes = 0;
+  bool compressed = false;
+  if (const db::Quicklist* q = l.quicklist()) {
+    nodes = q->nodeCount();
+    for (const db::Quicklist::Node* n = q->head(); n != nullptr; n = n->next) bytes += n->bytes();
+    compressed = q->compressDepth() != 0;
+  } else {
+    bytes = l.listpack().bytes();
+    compressed = cfg.list_compress_depth != 0;
+  }
+  char buf[192];
+  snprintf(buf, sizeof(buf),
+           " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d "
+           "ql_uncompressed_size:%zu",
+           nodes, static_cast<double>(l.size()) / static_cast<double>(nodes),
+           static_cast<int>(cfg.list_max_listpack_size), compressed ? 1 : 0, bytes);
+  return buf;
+}
+
+void debugObject(Client* c) {
+  // As Redis: the key as stored, without the expiry check of a lookup.
+  db::Entry* e = c->db()->peek(c->arg(2));
+  if (e == nullptr) {
+    c->addError("no such key");
+    return;
+  }
+  const db::Value& v = e->val;
+  // The RDB form of the value: the DUMP payload less its type byte and its
+  // 10-byte trailer (version, CRC).
+  std::string payload = persist::makeDumpPayload(v, g_server->config.rdbcompression);
+  size_t serialized = payload.size() > 11 ? payload.size() - 11 : 0;
+  uint32_t idle = (db::Clock::lruSeconds - e->lru) & 0xffffff;
+  std::string extra;
+  if (v.kind() == db::Kind::kList)
+    extra = listFigures(*static_cast<const db::List*>(v.collection()));
+  char buf[512];
+  snprintf(buf, sizeof(buf),
+           "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
+           "lru_seconds_idle:%u%s",
+           static_cast<const void*>(&e->val), refcountOf(v), v.encodingName(), serialized,
+           static_cast<unsigned>(e->lru), idle, extra.c_str());
+  c->addStatus(buf);
+}
+
+// DEBUG POPULATE count [prefix] [size]: keys prefix:0 .. prefix:count-1
+// holding "value:N" (cut or zero-padded to size bytes when size is given);
+// keys that exist are left alone. Not propagated, as in Redis.
+void debugPopulate(Client* c) {
+  if (c->argc() > 5) {
+    c->addSyntaxError();
+    return;
+  }
+  int64_t count, size = 0;
+  if (!c->argInt64Msg(2, &count, "value is out of range, must be positive")) return;
+  if (count < 0) {
+    c->addError("value is out of range, must be positive");
+    return;
+  }
+  std::string prefix = c->argc() >= 4 ? std::string(c->arg(3)) : "key";
+  if (c->argc() == 5) {
+    if (!c->argInt64Msg(4, &size, "value is out of range, must be positive")) return;
+    if (size < 0) {
+      c->addError("value is out of range, must be positive");
+      return;
+    }
+  }
+  db::Db* d = c->db();
+  d->reserve(d->size() + static_cast<size_t>(count));
+  std::string key, val;
+  for (int64_t j = 0; j < count; j++) {
+    key = prefix + ":" + std::to_string(j);
+    if (d->peek(key) != nullptr) continue;
+    val = "value:" + std::to_string(j);
+    if (size > 0) val.resize(static_cast<size_t>(size), '\0');
+    d->add(key, db::Value::fromString(val));
+  }
+  c->addOk();
+}
+
+void debugPackedThreshold(Client* c) {
+  int64_t sz = 0;
+  if (!parseMemoryValue(std::string(c->arg(2)), &sz) || sz < 0 ||
+      static_cast<uint64_t>(sz) > (uint64_t{1} << 32) - (uint64_t{1} << 20)) {
+    c->addError("argument must be a memory value bigger than 1 and smaller than 4gb");
+    return;
+  }
+  db::Quicklist::packed_threshold =
+      sz == 0 ? db::Quicklist::kDefaultPackedThreshold : static_cast<size_t>(sz);
+  c->addOk();
+}
+
+}  // namespace
+
+bool debugInspectSubcommand(Client* c) {
+  std::string_view sub = c->arg(1);
+  auto is = [&](const char* name, size_t argc) {
+    return c->argc() == argc && strutil::equalsIgnoreCase(sub, name);
+  };
+  if (is("OBJECT", 3)) {
+    debugObject(c);
+  } else if (c->argc() >= 3 && strutil::equalsIgnoreCase(sub, "POPULATE")) {
+    debugPopulate(c);
+  } else if (is("QUICKLIST-PACKED-THRESHOLD", 3)) {
+    debugPackedThreshold(c);
+  } else if (is("PAUSE-CRON", 3)) {
+    g_server->cron_paused = atoi(std::string(c->arg(2)).c_str()) != 0;
+    c->addOk();
+  } else if (is("SET-DISABLE-DENY-SCRIPTS", 3)) {
+    g_server->script_deny_disabled = atoi(std::string(c->arg(2)).c_str()) != 0;
+    c->addOk();
+  } else if (is("CHANGE-REPL-ID", 2)) {
+    LOG_WARNING("Changing replication IDs after receiving DEBUG change-repl-id");
+    repl::changeReplId();
+    c->addOk();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace server

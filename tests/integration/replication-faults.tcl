@@ -1,0 +1,89 @@
+# A replica facing a master that misbehaves (tests/support/fake_master.py)
+# or dies mid-transfer: it logs the reason, keeps running and tries again;
+# it never crashes.
+
+proc log_of {level} { return [read_file [srv $level stdout]] }
+
+proc wait_log {level pattern} {
+  wait_for_condition 200 50 {[string match $pattern [log_of $level]]} {
+    fail "log never matched $pattern"
+  }
+}
+
+proc count_matches {text pattern} {
+  return [regexp -all -- $pattern $text]
+}
+
+# Starts the fake master in `mode`; returns {pid port outfile}.
+proc start_fake_master {mode} {
+  set dir [new_tmp_dir fake-master]
+  set pid [exec python3 tests/support/fake_master.py $mode $dir/port > $dir/out 2>@1 &]
+  wait_for_condition 100 50 {[file exists $dir/port]} { fail "fake master did not start" }
+  return [list $pid [string trim [read_file $dir/port]] $dir/out]
+}
+
+proc stop_fake_master {fm} {
+  catch {exec kill -9 [lindex $fm 0]}
+}
+
+start_server {tags {repl external:skip} overrides {repl-timeout 2}} {
+  foreach {mode reason} {
+    badline   "*Unexpected reply to PSYNC from master*"
+    garbage   "*Bad RDB length from MASTER*"
+    truncated "*I/O error trying to sync with MASTER: connection lost*"
+    badrdb    "*Failed trying to load the MASTER synchronization DB from disk*"
+    silent    "*Timeout receiving bulk data from MASTER*"
+  } {
+    test "A master that answers '$mode': logged, retried, the replica keeps serving" {
+      set fm [start_fake_master $mode]
+      r replicaof 127.0.0.1 [lindex $fm 1]
+      wait_log 0 $reason
+      # It tries again (the cron reconnects once a second).
+      wait_for_condition 200 50 {[count_matches [read_file [lindex $fm 2]] {\d+\n}] >= 2} {
+        fail "the replica did not try again"
+      }
+      assert_equal [r ping] PONG
+      assert_equal [info_field [r info replication] master_link_status] down
+      r replicaof no one
+      stop_fake_master $fm
+      # No temp file of a failed transfer is left behind.
+      llength [glob -nocomplain -directory [srv 0 dir] temp-*.rdb]
+    } {0}
+  }
+
+  test {With repl-diskless-load swapdb a bad payload keeps the old data} {
+    r set kept 1
+    r config set repl-diskless-load swapdb
+    set fm [start_fake_master badrdb]
+    r replicaof 127.0.0.1 [lindex $fm 1]
+    wait_log 0 "*Failed trying to load the MASTER synchronization DB from socket*"
+    r replicaof no one
+    stop_fake_master $fm
+    r config set repl-diskless-load disabled
+    r get kept
+  } {1}
+}
+
+start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0 rdb-key-save-delay 2000}} {
+  # Enough keys that the transfer takes seconds (2 ms a key).
+  set pairs {}
+  for {set i 0} {$i < 3000} {incr i} { lappend pairs key:$i value:$i }
+  r mset {*}$pairs
+  start_server {} {
+    test {The master killed in the middle of the RDB: the replica logs it and retries} {
+      r replicaof 127.0.0.1 [srv -1 port]
+      wait_for_condition 200 50 {[info_field [r info replication] master_sync_in_progress] == 1} {
+        fail "the transfer never started"
+      }
+      exec kill -9 [srv -1 pid]
+      mark_server_killed -1
+      wait_log 0 "*I/O error trying to sync with MASTER*"
+      wait_for_condition 200 50 {[count_matches [log_of 0] {Connecting to MASTER}] >= 2} {
+        fail "the replica did not try again"
+      }
+      assert_equal [r dbsize] 0
+      r ping
+    } {PONG}
+    r replicaof no one
+  }
+}

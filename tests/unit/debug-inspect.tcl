@@ -1,0 +1,111 @@
+# DEBUG subcommands the Redis 7.0 test suite leans on (OBJECT, POPULATE,
+# QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON, SET-DISABLE-DENY-SCRIPTS,
+# CHANGE-REPL-ID, RELOAD NOFLUSH/MERGE) and LOLWUT, with Redis 7.0's reply
+# shapes and error texts.
+
+start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
+  test {DEBUG OBJECT describes encoding, serialized length and list nodes} {
+    r flushall
+    r rpush l a b c
+    r set s hello
+    r set n 12
+    set l [r debug object l]
+    assert_match {Value at:* refcount:1 encoding:quicklist serializedlength:* lru:* lru_seconds_idle:* ql_nodes:1 ql_avg_node:3.00 ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:*} $l
+    assert_match {Value at:* refcount:1 encoding:embstr serializedlength:6 lru:* lru_seconds_idle:*} [r debug object s]
+    assert_match {* refcount:2147483647 encoding:int serializedlength:2 *} [r debug object n]
+    assert_error {ERR no such key} {r debug object nokey}
+  }
+
+  test {DEBUG OBJECT keeps the same address while INCR changes a big integer in place} {
+    r set big 20000
+    set a [lindex [split [r debug object big]] 1]
+    r incr big
+    set b [lindex [split [r debug object big]] 1]
+    expr {$a eq $b && [string match at:* $a]}
+  } {1}
+
+  test {DEBUG POPULATE creates prefix:N keys, padded to a size, and skips existing ones} {
+    r flushall
+    r set pk:1 mine
+    assert_equal [r debug populate 3 pk 10] OK
+    assert_error {ERR value is out of range, must be positive} {r debug populate -1}
+    list [r dbsize] [r get pk:1] [string length [r get pk:2]] [string range [r get pk:2] 0 6]
+  } {3 mine 10 value:2}
+
+  test {DEBUG QUICKLIST-PACKED-THRESHOLD bounds; big elements keep their values} {
+    assert_error {ERR argument must be a memory value bigger than 1 and smaller than 4gb} \
+        {r debug quicklist-packed-threshold 5gb}
+    assert_equal [r debug quicklist-packed-threshold 5b] OK
+    r del l
+    r rpush l aa bb [string repeat x 100] cc
+    r lset l 0 [string repeat y 50]
+    r linsert l after cc [string repeat z 20]
+    set got [r lrange l 0 -1]
+    assert_equal [r debug quicklist-packed-threshold 0] OK
+    set got
+  } [list [string repeat y 50] bb [string repeat x 100] cc [string repeat z 20]]
+
+  test {DEBUG SET-DISABLE-DENY-SCRIPTS lets a script call a no-script command} {
+    r set k v
+    assert_error {*not allowed from script*} {r eval "return redis.call('debug','object','k')" 0}
+    r debug set-disable-deny-scripts 1
+    set got [r eval "return redis.call('debug','object','k')" 0]
+    r debug set-disable-deny-scripts 0
+    string match {Value at:*} $got
+  } {1}
+
+  test {DEBUG PAUSE-CRON stops the cron's active expiry until resumed} {
+    r flushall
+    r debug pause-cron 1
+    r set e v px 10
+    after 300
+    set during [r dbsize]
+    r debug pause-cron 0
+    wait_for_condition 100 20 {[r dbsize] == 0} { fail "the cron did not resume" }
+    set during
+  } {1}
+
+  test {DEBUG CHANGE-REPL-ID gives a new master_replid} {
+    set a [info_field [r info replication] master_replid]
+    assert_equal [r debug change-repl-id] OK
+    set b [info_field [r info replication] master_replid]
+    list [expr {$a ne $b}] [string length $b]
+  } {1 40}
+
+  test {DEBUG RELOAD NOFLUSH adds the file to the data set; MERGE lets its keys replace ours} {
+    r flushall
+    r set a 1
+    r save
+    r set a 2
+    r set b 2
+    assert_equal [r debug reload nosave noflush merge] OK
+    set got [list [r get a] [r get b]]
+    r del a
+    # Nothing in common: NOFLUSH alone adds the file's keys. (Redis stops
+    # the whole server on a key both hold without MERGE; here the reload is
+    # refused with an error instead, so no test of that case runs on both.)
+    assert_equal [r debug reload nosave noflush] OK
+    lappend got [r get a] [r dbsize]
+  } {1 2 1 2}
+
+  test {DEBUG RELOAD refuses unknown options} {
+    catch {r debug reload foo} e
+    set e
+  } {ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.}
+}
+
+start_server {tags {lolwut}} {
+  test {LOLWUT prints the version; VERSION 5 draws Schotter in Braille} {
+    set plain [r lolwut]
+    # Two rows of squares stand straight: the drawing is the same every time.
+    set art [r lolwut version 5 10 2 2]
+    set lines [split [string trimright $art "\n"] "\n"]
+    assert_match {Georg Nees - schotter, plotter on paper, 1968. Redis ver. 7.0.*} [lindex $lines end]
+    assert_equal [r lolwut version 5 10 2 2] $art
+    assert_error {ERR value is not an integer or out of range} {r lolwut version x}
+    # 10 columns: 20 by 20 pixels, five rows of ten 2x4-pixel characters
+    # (three bytes each), a blank line, the credit.
+    list [string match {Redis ver. 7.0.*} $plain] [llength $lines] [string length [lindex $lines 0]] \
+        [lindex $lines 5]
+  } {1 7 30 {}}
+}
