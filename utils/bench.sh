@@ -96,16 +96,18 @@ for round in $(seq "$ROUNDS"); do
     $RB -p "$PORT" -t set -r 100000 -n 200000 -d 3 -q >/dev/null 2>&1  # warm the keyspace
     for c in "${cases[@]}"; do
       name=${c%%|*}
-      # shellcheck disable=SC2086
-      r=$(run_case "$PORT" "$PID" ${c#*|})
+      # read -a splits the arguments on blanks without matching "*" or "?"
+      # against file names (which an unquoted expansion would).
+      read -r -a args <<<"${c#*|}"
+      r=$(run_case "$PORT" "$PID" "${args[@]}")
       res[$srv,$name,$round]=$r
       echo "round $round $srv $name: $r"
     done
     if [ "$srv" != ours-bp ]; then
       for c in "${track_cases[@]}"; do
         name=${c%%|*}
-        # shellcheck disable=SC2086
-        r=$(GEN=$RB_OURS run_case "$PORT" "$PID" ${c#*|})
+        read -r -a args <<<"${c#*|}"
+        r=$(GEN=$RB_OURS run_case "$PORT" "$PID" "${args[@]}")
         res[$srv,$name,$round]=$r
         echo "round $round $srv $name: $r"
       done
@@ -348,6 +350,8 @@ added() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%+.1f%%" : "-"), (a -
   done
 } > BENCHMARKS.md
 utils/bench-scripting.sh >>BENCHMARKS.md
+echo "bench: streams and geo (utils/bench-streams.sh)"
+utils/bench-streams.sh >>BENCHMARKS.md
 echo "bench: RDB snapshots (utils/bench-rdb.sh)"
 utils/bench-rdb.sh >> BENCHMARKS.md
 echo "bench: loading an RDB in old encodings (utils/bench-rdb-legacy.sh)"

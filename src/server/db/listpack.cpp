@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "common/strutil.h"
 
@@ -264,7 +265,7 @@ size_t Listpack::elementBytes(Pos p) const {
   return body + backlenSize(body);
 }
 
-Listpack::Pos Listpack::next(Pos p) const {
+Listpack::Pos Listpack::nextSlow(Pos p) const {
   size_t n = p + elementBytes(p);
   return n >= bytes() ? kNone : static_cast<Pos>(n);
 }
@@ -389,6 +390,32 @@ void Listpack::appendInt(int64_t v) {
   openGap(at, static_cast<uint32_t>(e.total()));
   write(buf_ + at, e);
   setCount(static_cast<uint32_t>(size() + 1));
+}
+
+void Listpack::appendBatch(const LpValue* vals, size_t n) {
+  if (n == 0) return;
+  Encoded local[16];
+  std::vector<Encoded> big;
+  Encoded* enc = local;
+  if (n > 16) {
+    big.resize(n);
+    enc = big.data();
+  }
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (vals[i].is_int)
+      encodeInt(vals[i].ival, &enc[i]);
+    else
+      encode(vals[i].str, &enc[i]);
+    total += enc[i].total();
+  }
+  uint32_t at = static_cast<uint32_t>(buf_ ? bytes() : kHeader);
+  openGap(at, static_cast<uint32_t>(total));
+  for (size_t i = 0; i < n; i++) {
+    write(buf_ + at, enc[i]);
+    at += static_cast<uint32_t>(enc[i].total());
+  }
+  setCount(static_cast<uint32_t>(size() + n));
 }
 
 void Listpack::appendAll(const Listpack& other) {

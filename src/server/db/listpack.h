@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -73,7 +74,23 @@ class Listpack {
   // ---- walking
   Pos first() const;
   Pos last() const;
-  Pos next(Pos p) const;  // kNone after the last
+  // kNone after the last. Small integers and short strings (the common
+  // elements) are stepped over here, inline; the rest in nextSlow().
+  Pos next(Pos p) const {
+    uint8_t t = buf_[p];
+    size_t n;
+    if (t < 0x80)
+      n = p + 2u;  // 7-bit integer, 1-byte backlen
+    else if (t < 0xc0)
+      n = p + 2u + (t & 0x3fu);  // string of 0..63 bytes, 1-byte backlen
+    else if (t < 0xe0)
+      n = p + 3u;  // 13-bit integer
+    else
+      return nextSlow(p);
+    uint32_t total;
+    memcpy(&total, buf_, 4);
+    return n >= total ? kNone : static_cast<Pos>(n);
+  }
   Pos prev(Pos p) const;  // kNone before the first
   // Element at index (negative counts from the end, -1 = last); kNone when
   // out of range. O(n) from the nearer end.
@@ -93,6 +110,9 @@ class Listpack {
   void appendInt(int64_t v);
   // Appends every element of other, in order (one copy of its bytes).
   void appendAll(const Listpack& other);
+  // Appends n elements (integers where is_int, else strings, stored as
+  // append()/appendInt() store them) with one reallocation.
+  void appendBatch(const LpValue* vals, size_t n);
   void prepend(std::string_view s);
   // Inserts s before the element at p (p == kNone appends). Returns the
   // position of the new element.
@@ -111,6 +131,7 @@ class Listpack {
  private:
   friend class ListpackBuilder;
   uint8_t* buf_;  // nullptr until the first insert (an empty listpack)
+  Pos nextSlow(Pos p) const;
   void setBytes(uint32_t n);
   void setCount(uint32_t n);
   // Makes room for `len` bytes at offset `at` (moving the tail), allocating

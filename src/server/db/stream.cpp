@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#ifdef USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
 #include "common/strutil.h"
 
 namespace db {
@@ -97,9 +101,20 @@ int64_t intAt(const Listpack& lp, Listpack::Pos p) {
   return x;
 }
 
-// The master entry's field positions and the start of each entry of a node.
-void walkNode(const Listpack& lp, std::vector<Listpack::Pos>* fields,
-              std::vector<Listpack::Pos>* entries) {
+// The position after the entry that starts at p (kNone at the node's end);
+// nf: the master entry's number of fields.
+Listpack::Pos skipEntry(const Listpack& lp, Listpack::Pos p, int64_t nf) {
+  int64_t flags = intAt(lp, p);
+  p = lp.next(lp.next(lp.next(p)));  // past flags, ms, seq
+  int64_t skip = (flags & kItemSameFields) ? nf : 2 * intAt(lp, p) + 1;
+  for (int64_t i = 0; i < skip; i++) p = lp.next(p);
+  return lp.next(p);  // past lp-count
+}
+
+// The master entry's field positions and the start of each entry of a node
+// (entries may be null); returns the first entry's position (kNone if none).
+Listpack::Pos walkNode(const Listpack& lp, std::vector<Listpack::Pos>* fields,
+                       std::vector<Listpack::Pos>* entries) {
   fields->clear();
   if (entries) entries->clear();
   Listpack::Pos p = lp.next(lp.next(lp.first()));  // num-fields
@@ -110,20 +125,9 @@ void walkNode(const Listpack& lp, std::vector<Listpack::Pos>* fields,
     p = lp.next(p);
   }
   p = lp.next(p);  // past the master terminator
-  if (!entries) return;
-  while (p != Listpack::kNone) {
-    entries->push_back(p);
-    int64_t flags = intAt(lp, p);
-    p = lp.next(lp.next(lp.next(p)));  // past flags, ms, seq
-    int64_t skip;
-    if (flags & kItemSameFields) {
-      skip = nf;
-    } else {
-      skip = 2 * intAt(lp, p) + 1;
-    }
-    for (int64_t i = 0; i < skip; i++) p = lp.next(p);
-    p = lp.next(p);  // past lp-count
-  }
+  if (!entries) return p;
+  for (Listpack::Pos e = p; e != Listpack::kNone; e = skipEntry(lp, e, nf)) entries->push_back(e);
+  return p;
 }
 
 StreamID entryId(const Listpack& lp, Listpack::Pos flags_pos, StreamID master) {
@@ -186,14 +190,24 @@ bool Stream::destroyGroup(std::string_view name) {
   return true;
 }
 
+// ------------------------------------------------------------ node index
+
+size_t StreamNodeIndex::nextCapacity(size_t need) {
+  size_t want = need + need / 8;
+#ifdef USE_JEMALLOC
+  // Whatever the size class holds beyond want is used, not wasted.
+  return nallocx(want * sizeof(Slot), 0) / sizeof(Slot);
+#else
+  return want;
+#endif
+}
+
 // ------------------------------------------------------------ stream
 
 Collection* Stream::clone() const {
   auto* s = new Stream();
   for (const auto& [k, n] : nodes) {
-    StreamNode& c = s->nodes[k];
-    c.lp = n.lp.clone();
-    c.redis_bytes = n.redis_bytes;
+    s->nodes.insert(k).lp = n.lp.clone();
   }
   s->length = length;
   s->entries_added = entries_added;
@@ -216,8 +230,8 @@ Collection* Stream::clone() const {
 }
 
 size_t Stream::memoryUsage() const {
-  size_t total = sizeof(Stream);
-  for (const auto& [k, n] : nodes) total += 64 + n.lp.bytes();
+  size_t total = sizeof(Stream) + nodes.allocatedBytes();
+  for (const auto& [k, n] : nodes) total += n.lp.bytes();
   for (const auto& [name, g] : groups) {
     total += sizeof(StreamGroup) + 64 + name.size();
     total += g->pel.size() * (sizeof(StreamNack) + 64);
@@ -228,9 +242,22 @@ size_t Stream::memoryUsage() const {
 }
 
 void Stream::setNodeInt(StreamNode& n, Listpack::Pos p, int64_t v) {
-  n.redis_bytes -= static_cast<uint32_t>(redisLpElementSize(n.lp.get(p)));
+  bool tail = tail_known_ && &n == &nodes.back().second && nodes.back().first == tail_master_;
+  if (tail) tail_redis_bytes_ -= static_cast<uint32_t>(redisLpElementSize(n.lp.get(p)));
   n.lp.replace(p, std::to_string(v));
-  n.redis_bytes += static_cast<uint32_t>(redisIntSize(v));
+  if (tail) tail_redis_bytes_ += static_cast<uint32_t>(redisIntSize(v));
+}
+
+uint32_t& Stream::tailRedisBytes() {
+  const auto& last = nodes.back();
+  if (!tail_known_ || last.first != tail_master_) {
+    tail_redis_bytes_ = kRedisLpEmpty;
+    for (Listpack::Pos p = last.second.lp.first(); p != Listpack::kNone; p = last.second.lp.next(p))
+      tail_redis_bytes_ += static_cast<uint32_t>(redisLpElementSize(last.second.lp.get(p)));
+    tail_master_ = last.first;
+    tail_known_ = true;
+  }
+  return tail_redis_bytes_;
 }
 
 Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const StreamID* use_id,
@@ -259,32 +286,47 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
   if (totelelen > kMaxNodeBytes) return AddResult::kTooLarge;
   int64_t numfields = static_cast<int64_t>(n / 2);
 
-  StreamNode* node = nodes.empty() ? nullptr : &nodes.rbegin()->second;
+  StreamNode* node = nodes.empty() ? nullptr : &nodes.back().second;
   StreamID master;
   if (node) {
     size_t max_bytes = static_cast<size_t>(lim.node_max_bytes);
     if (max_bytes == 0 || max_bytes > kMaxNodeBytes) max_bytes = kMaxNodeBytes;
     Listpack::Pos p = node->lp.first();
-    if (node->redis_bytes + totelelen >= max_bytes) {
+    if (tailRedisBytes() + totelelen >= max_bytes) {
       node = nullptr;
     } else if (lim.node_max_entries) {
       int64_t count = intAt(node->lp, p) + intAt(node->lp, node->lp.next(p));
       if (count >= lim.node_max_entries) node = nullptr;
     }
   }
-  uint32_t flags = 0;
+  // The elements to append (a new node's master entry, then the entry),
+  // added in one go; the Redis-listpack size of the tail follows them.
+  LpValue local[24];
+  std::vector<LpValue> big;
+  size_t want = 2 * n + 10;
+  LpValue* out = local;
+  if (want > 24) {
+    big.resize(want);
+    out = big.data();
+  }
+  size_t k = 0;
   auto addInt = [&](int64_t v) {
-    node->lp.appendInt(v);
-    node->redis_bytes += static_cast<uint32_t>(redisIntSize(v));
+    out[k].is_int = true;
+    out[k++].ival = v;
+    tail_redis_bytes_ += static_cast<uint32_t>(redisIntSize(v));
   };
   auto addStr = [&](std::string_view s) {
-    node->lp.append(s);
-    node->redis_bytes += static_cast<uint32_t>(redisStrSize(s));
+    out[k].is_int = false;
+    out[k++].str = s;
+    tail_redis_bytes_ += static_cast<uint32_t>(redisStrSize(s));
   };
+  uint32_t flags = 0;
   if (node == nullptr) {
     master = id;
-    node = &nodes[id];
-    node->redis_bytes = kRedisLpEmpty;
+    node = &nodes.insert(id);
+    tail_master_ = id;
+    tail_redis_bytes_ = kRedisLpEmpty;
+    tail_known_ = true;
     addInt(1);
     addInt(0);
     addInt(numfields);
@@ -292,7 +334,7 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
     addInt(0);
     flags = kItemSameFields;
   } else {
-    master = nodes.rbegin()->first;
+    master = nodes.back().first;
     Listpack::Pos p = node->lp.first();
     setNodeInt(*node, p, intAt(node->lp, p) + 1);
     p = node->lp.next(node->lp.next(node->lp.first()));
@@ -316,6 +358,7 @@ Stream::AddResult Stream::append(const std::string_view* fv, size_t n, const Str
   int64_t lp_count = numfields + 3;
   if (!(flags & kItemSameFields)) lp_count += numfields + 1;
   addInt(lp_count);
+  node->lp.appendBatch(out, k);
   length++;
   entries_added++;
   last_id = id;
@@ -446,11 +489,7 @@ int64_t Stream::estimateDistance(StreamID id) const {
 }
 
 void Stream::adoptNode(StreamID master, Listpack lp) {
-  StreamNode& n = nodes[master];
-  n.redis_bytes = kRedisLpEmpty;
-  for (Listpack::Pos p = lp.first(); p != Listpack::kNone; p = lp.next(p))
-    n.redis_bytes += static_cast<uint32_t>(redisLpElementSize(lp.get(p)));
-  n.lp = std::move(lp);
+  nodes.insert(master).lp = std::move(lp);
 }
 
 // ------------------------------------------------------------ iterator
@@ -462,7 +501,9 @@ StreamIterator::StreamIterator(const Stream& s, StreamID start, StreamID end, bo
 bool StreamIterator::enterNode() {
   lp_ = &node_->second.lp;
   master_ = node_->first;
-  walkNode(*lp_, &master_fields_, &entries_);
+  // Forward, entries are found one by one (a read of a few entries stops
+  // early); backward needs them all first.
+  fwd_ = walkNode(*lp_, &master_fields_, rev_ ? &entries_ : nullptr);
   idx_ = rev_ ? entries_.size() : 0;
   return true;
 }
@@ -497,7 +538,7 @@ bool StreamIterator::next(StreamID* id, int64_t* numfields) {
   }
   if (node_ == s_.nodes.end()) return false;
   for (;;) {
-    if (rev_ ? idx_ == 0 : idx_ == entries_.size()) {
+    if (rev_ ? idx_ == 0 : fwd_ == Listpack::kNone) {
       if (rev_) {
         if (node_ == s_.nodes.begin()) {
           node_ = s_.nodes.end();
@@ -510,7 +551,13 @@ bool StreamIterator::next(StreamID* id, int64_t* numfields) {
       enterNode();
       continue;
     }
-    Listpack::Pos p = rev_ ? entries_[--idx_] : entries_[idx_++];
+    Listpack::Pos p;
+    if (rev_) {
+      p = entries_[--idx_];
+    } else {
+      p = fwd_;
+      fwd_ = skipEntry(*lp_, p, static_cast<int64_t>(master_fields_.size()));
+    }
     StreamID eid = entryId(*lp_, p, master_);
     if (!rev_) {
       if (eid > end_) {

@@ -1,8 +1,9 @@
 // Streams: the value behind db::Kind::kStream, laid out as Redis 7.0 lays
 // it out so that RDB files, DUMP payloads and the ~ trimming points match.
 //
-// Entries live in nodes, each a listpack keyed (in an ordered map, Redis's
-// radix tree) by the ID of the first entry ever added to it, the master ID.
+// Entries live in nodes, each a listpack keyed (in a sorted array,
+// stream_nodes.h; Redis's radix tree) by the ID of the first entry ever
+// added to it, the master ID.
 // A node's listpack starts with the master entry
 //   count deleted num-fields field_1 .. field_N 0
 // (live and tombstoned entries, and the field names the entries are
@@ -30,24 +31,10 @@
 #include <vector>
 
 #include "server/db/listpack.h"
+#include "server/db/stream_nodes.h"
 #include "server/db/value.h"
 
 namespace db {
-
-struct StreamID {
-  uint64_t ms = 0;
-  uint64_t seq = 0;
-  auto operator<=>(const StreamID&) const = default;
-  static StreamID max() { return {UINT64_MAX, UINT64_MAX}; }
-  bool isZero() const { return ms == 0 && seq == 0; }
-  // The next/previous ID; false (unchanged) at the ends.
-  bool incr();
-  bool decr();
-  std::string toString() const;  // "ms-seq"
-  // 16 bytes, big-endian ms then seq (Redis's radix-tree key, RDB form).
-  void encode(uint8_t* out) const;
-  static StreamID decode(const uint8_t* in);
-};
 
 constexpr int64_t kInvalidEntriesRead = -1;
 constexpr uint32_t kItemDeleted = 1;
@@ -79,11 +66,6 @@ struct StreamGroup {
   StreamConsumer* createConsumer(std::string_view name, int64_t now_ms);
   // Drops the consumer and its pending entries; returns how many were pending.
   size_t deleteConsumer(StreamConsumer* c);
-};
-
-struct StreamNode {
-  Listpack lp;
-  uint32_t redis_bytes = 0;  // the node's size as Redis's listpack encodes it
 };
 
 struct StreamLimits {
@@ -135,11 +117,19 @@ class Stream : public Collection {
   uint64_t length = 0;
   uint64_t entries_added = 0;
   StreamID last_id, first_id, max_deleted_id;
-  std::map<StreamID, StreamNode> nodes;
+  StreamNodeIndex nodes;
   std::map<std::string, std::unique_ptr<StreamGroup>, std::less<>> groups;
 
  private:
   void setNodeInt(StreamNode& n, Listpack::Pos p, int64_t v);
+  // The last node's size as Redis's listpack encodes it (what
+  // stream-node-max-bytes is checked against), counted again from the
+  // listpack when the last node changed since it was known.
+  uint32_t& tailRedisBytes();
+
+  StreamID tail_master_;
+  uint32_t tail_redis_bytes_ = 0;
+  bool tail_known_ = false;
 };
 
 // Walks the entries of [start, end] forward or backward. Read only: the
@@ -164,12 +154,13 @@ class StreamIterator {
   StreamID start_, end_;
   bool rev_, tombstones_;
   bool started_ = false;
-  std::map<StreamID, StreamNode>::const_iterator node_;
+  StreamNodeIndex::const_iterator node_ = nullptr;
   const Listpack* lp_ = nullptr;
   StreamID master_;
   std::vector<Listpack::Pos> master_fields_;
-  std::vector<Listpack::Pos> entries_;  // entry starts of the node, walked by idx_
+  std::vector<Listpack::Pos> entries_;  // backward: entry starts of the node, walked by idx_
   size_t idx_ = 0;
+  Listpack::Pos fwd_ = Listpack::kNone;  // forward: the next entry's start
   // current entry
   uint32_t cur_flags_ = 0;
   Listpack::Pos fpos_ = Listpack::kNone;  // next field/value position

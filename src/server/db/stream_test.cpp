@@ -165,5 +165,63 @@ TEST(Stream, ApproximateTrimDropsWholeNodesOnly) {
   EXPECT_EQ(s.first_id, (StreamID{21, 0}));
 }
 
+// The node index behaves as the ordered map it replaces: front erases leave
+// a gap that later inserts close, middle erases and out-of-order inserts
+// keep the order, lookups find the node holding an ID.
+TEST(StreamNodeIndex, KeepsOrderThroughFrontAndMiddleErases) {
+  StreamNodeIndex idx;
+  std::map<uint64_t, std::string> model;
+  std::mt19937 rng(7);
+  uint64_t next = 1;
+  for (int step = 0; step < 3000; step++) {
+    int op = static_cast<int>(rng() % 10);
+    if (op < 5 || model.empty()) {
+      uint64_t k = next;
+      next += 1 + rng() % 3;
+      idx.insert({k, 0}).lp.append(std::to_string(k));
+      model[k] = std::to_string(k);
+    } else if (op < 8) {
+      idx.erase(idx.begin());
+      model.erase(model.begin());
+    } else if (op < 9) {
+      auto it = idx.upper_bound({model.rbegin()->first / 2, 0});
+      if (it != idx.end()) {
+        model.erase(it->first.ms);
+        idx.erase(it);
+      }
+    } else {
+      uint64_t k = 1 + rng() % next;  // an insert in the middle, if free
+      if (!model.count(k)) {
+        idx.insert({k, 0}).lp.append(std::to_string(k));
+        model[k] = std::to_string(k);
+      }
+    }
+    ASSERT_EQ(idx.size(), model.size());
+    auto m = model.begin();
+    for (const auto& [id, node] : idx) {
+      ASSERT_EQ(id.ms, m->first);
+      ASSERT_EQ(node.lp.get(node.lp.first()).toString(), m->second);
+      ++m;
+    }
+    if (!model.empty()) {
+      uint64_t probe = model.begin()->first + rng() % next;
+      auto u = model.upper_bound(probe);
+      auto it = idx.upper_bound({probe, 0});
+      ASSERT_EQ(it == idx.end(), u == model.end());
+      if (u != model.end()) {
+        ASSERT_EQ(it->first.ms, u->first);
+      }
+      ASSERT_EQ(idx.contains({probe, 0}), model.count(probe) == 1);
+    }
+  }
+  // Freed front slots are reused rather than the array growing forever.
+  size_t cap = idx.allocatedBytes();
+  for (int i = 0; i < 100000; i++) {
+    idx.insert({next++, 0});
+    idx.erase(idx.begin());
+  }
+  EXPECT_LE(idx.allocatedBytes(), 2 * cap + 1024);
+}
+
 }  // namespace
 }  // namespace db

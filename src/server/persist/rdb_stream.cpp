@@ -105,7 +105,7 @@ void saveStream(RdbWriter& w, const db::Stream& s) {
     uint8_t key[16];
     master.encode(key);
     w.string(std::string_view(reinterpret_cast<const char*>(key), 16));
-    RedisListpackBuilder b(node.redis_bytes + 16);
+    RedisListpackBuilder b(node.lp.bytes() + 16);
     const db::Listpack& lp = node.lp;
     for (db::Listpack::Pos p = lp.first(); p != db::Listpack::kNone; p = lp.next(p))
       b.add(lp.get(p));
@@ -159,8 +159,8 @@ bool loadStream(RdbReader& r, uint8_t type, db::Value* out) {
     if (elems.empty()) return r.fail("Empty listpack inside stream");
     uint64_t live;
     if (!validNode(elems, master, &live, &why)) return r.fail(why);
-    if (s->nodes.count(master)) return r.fail("Listpack re-added with existing key");
-    if (!s->nodes.empty() && master < s->nodes.rbegin()->first)
+    if (s->nodes.contains(master)) return r.fail("Listpack re-added with existing key");
+    if (!s->nodes.empty() && master < s->nodes.back().first)
       return r.fail("stream nodes out of order");
     db::ListpackBuilder lb(blob.size());
     for (const db::LpValue& v : elems) lb.append(v);

@@ -13,11 +13,11 @@
 #include "common/strutil.h"
 #include "event/event_loop.h"
 #include "server/core/client.h"
-#include "server/request/client_io.h"
 #include "server/core/command.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/request/client_io.h"
+#include "server/request/keyspace.h"
 
 namespace server::blocking {
 
@@ -67,6 +67,7 @@ struct State {
   int64_t timer_when = 0;
   // The client whose command is running again, and what that run did.
   Client* retrying = nullptr;
+  std::string_view retry_key;  // the written key that woke it (empty: timeout)
   bool reblocked = false;
   bool timing_out = false;
 };
@@ -123,13 +124,14 @@ void afterUnblock(Client* c) {
 
 // Runs the blocked client's command again. Returns true when it replied
 // (the client is unblocked), false when it blocked again.
-bool rerun(Client* c, bool timing_out) {
+bool rerun(Client* c, bool timing_out, std::string_view key = {}) {
   State& s = st();
   Blocked& b = *s.blocked.at(c);
   Server& srv = *g_server;
   Client* saved_current = srv.current_client;
   const Command* saved_cmd = c->cur_cmd;
   s.retrying = c;
+  s.retry_key = key;
   s.reblocked = false;
   s.timing_out = timing_out;
   c->setArgvViews(b.argv);
@@ -153,6 +155,7 @@ bool rerun(Client* c, bool timing_out) {
   c->cur_cmd = saved_cmd;
   c->clearArgv();
   s.retrying = nullptr;
+  s.retry_key = {};
   s.timing_out = false;
   if (s.reblocked) return false;
   afterUnblock(c);
@@ -258,6 +261,10 @@ bool isRetryingBlocked(const Client* c) {
   return st().retrying == c;
 }
 
+std::string_view retryKey(const Client* c) {
+  return st().retrying == c ? st().retry_key : std::string_view{};
+}
+
 bool isBlocked(const Client* c) {
   return (c->flags & kBlocked) != 0;
 }
@@ -322,7 +329,7 @@ void handleReady() {
         std::vector<Client*> order(q->second.begin(), q->second.end());
         for (Client* c : order) {
           if (s.blocked.count(c) == 0 || (c->flags & kCloseAsap)) continue;
-          rerun(c, false);
+          rerun(c, false, rk.key);
         }
       }
     }

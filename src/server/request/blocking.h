@@ -56,6 +56,10 @@ void popFirstOrBlock(Client* c, db::Kind kind,
 void setBlockedArg(Client* c, size_t i, std::string value);
 // True while the command runs again for a blocked client.
 bool isRetryingBlocked(const Client* c);
+// During such a run: the key whose write woke the client (the first one
+// written when several were); empty when the run is for another reason.
+// XREAD serves that key alone, as Redis does.
+std::string_view retryKey(const Client* c);
 bool isBlocked(const Client* c);
 size_t blockedClientCount();
 

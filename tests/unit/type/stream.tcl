@@ -212,6 +212,39 @@ start_server {tags {stream}} {
     $rd close
   }
 
+  test {XREAD BLOCK on several streams answers with the one written first} {
+    r del s1 s2
+    r xadd s1 1-0 a 1
+    r xadd s2 1-0 b 1
+    set rd [redis_deferring_client]
+    $rd xread block 0 streams s1 s2 $ $
+    await_blocked 1
+    # Both get new entries before the client is served; s2 came first.
+    r multi
+    r xadd s2 2-0 b 2
+    r xadd s1 2-0 a 2
+    r exec
+    assert_equal [$rd read] {{s2 {{2-0 {b 2}}}}}
+    $rd close
+  }
+
+  test {XREADGROUP BLOCK on several streams answers with the one written first} {
+    r del s1 s2
+    r xgroup create s1 g $ mkstream
+    r xgroup create s2 g $ mkstream
+    set rd [redis_deferring_client]
+    $rd xreadgroup group g c block 0 streams s1 s2 > >
+    await_blocked 1
+    r multi
+    r xadd s2 3-0 b 3
+    r xadd s1 3-0 a 3
+    r exec
+    assert_equal [$rd read] {{s2 {{3-0 {b 3}}}}}
+    $rd close
+    # The entry of s1 was not delivered to anyone.
+    assert_equal [lindex [r xpending s1 g] 0] 0
+  }
+
   test {XREAD BLOCK times out with a null reply; a negative timeout is an error} {
     set rd [redis_deferring_client]
     $rd xread block 30 streams nosuch $

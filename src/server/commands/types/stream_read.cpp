@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/request/blocking.h"
+#include "server/commands/types/stream_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/types/stream_common.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/request/blocking.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
@@ -181,11 +181,15 @@ void xreadGeneric(Client* c, bool xreadgroup) {
   if (retry && count == 0) count = kBlockedDefaultCount;
   size_t served = 0;
   void* slot = nullptr;
+  std::string_view woke = retry ? blocking::retryKey(c) : std::string_view{};
   for (size_t i = 0; i < n; i++) {
     db::Stream* s = streams[i];
     if (s == nullptr) continue;
     std::string_view key = c->arg(a.streams_arg + i);
     if (retry) {
+      // The key whose write woke the client, alone, as Redis serves it;
+      // any key with data when the run has another cause.
+      if (!woke.empty() && key != woke) continue;
       // One key per reply, and a repeated key only once.
       bool dup = false;
       for (size_t k = 0; k < i; k++) dup = dup || c->arg(a.streams_arg + k) == key;
