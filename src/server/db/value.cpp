@@ -202,14 +202,9 @@ size_t Value::heapBytes() const {
     case Kind::kStrInline:
     case Kind::kStrInt:
       return 0;
-    case Kind::kList:
-    case Kind::kHash:
-    case Kind::kSet:
-    case Kind::kZSet:
-    case Kind::kStream:
+    default:  // every collection kind, through Collection (on SET's path: no case list)
       return collection()->memoryUsage();
   }
-  return 0;  // not reached: the switch returns for every kind
 }
 
 void Value::reset() {
@@ -221,11 +216,7 @@ void Value::reset() {
     case Kind::kStrHeap:
       free(ptr());
       break;
-    case Kind::kList:
-    case Kind::kHash:
-    case Kind::kSet:
-    case Kind::kZSet:
-    case Kind::kStream:
+    default:  // every collection kind, through Collection (on SET's path: no case list)
       delete collection();
       break;
   }
