@@ -103,7 +103,7 @@ void splitTests(const char* list, std::vector<std::string>* out) {
 }  // namespace
 
 ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
-  client::EndpointOptions conn;  // -s, --rdma, --rdma-<setting>
+  client::EndpointOptions conn;  // -s, --rdma, --rdma-<setting>, --tls, ...
   int i = 1;
   for (; i < argc; i++) {
     const char* a = argv[i];
@@ -140,11 +140,6 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     } else if (is("-p")) {
       if (!number(0, 65535, &n)) return ParseOutcome::kExitError;
       opt->endpoint.port = static_cast<int>(n);
-    } else if (bool missing = false; client::parseTlsOption(argc, argv, &i, &opt->tls, &missing)) {
-      if (missing) {
-        fprintf(stderr, "Invalid option \"%s\" or option argument missing\n\n", a);
-        return ParseOutcome::kExitError;
-      }
     } else if (is("-a")) {
       if (!needsArg()) return ParseOutcome::kExitError;
       opt->auth = argv[++i];
@@ -211,14 +206,6 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     return ParseOutcome::kExitError;
   }
   if (std::string err; !conn.finish("redis-benchmark", &opt->endpoint, &err)) {
-    fprintf(stderr, "%s\n", err.c_str());
-    return ParseOutcome::kExitError;
-  }
-  if (opt->tls.enabled && (conn.rdma() || !opt->endpoint.path.empty())) {
-    fprintf(stderr, "Option --tls cannot be used with %s.\n", conn.rdma() ? "--rdma" : "-s");
-    return ParseOutcome::kExitError;
-  }
-  if (std::string err; !client::applyTlsOptions(opt->tls, &opt->endpoint, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
     return ParseOutcome::kExitError;
   }

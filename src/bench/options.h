@@ -7,13 +7,11 @@
 #include <vector>
 
 #include "client/client.h"
-#include "client/tls_options.h"
 
 namespace bench {
 
 struct Options {
   client::Endpoint endpoint;         // -h -p -s --rdma --tls
-  client::TlsOptions tls;            // --tls, --cacert, ...
   std::optional<std::string> auth;   // -a
   std::optional<std::string> user;   // --user (needs -a)
   int clients = 50;                  // -c

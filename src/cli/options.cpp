@@ -150,7 +150,7 @@ bool parseUri(const std::string& uri, Options* opt) {
   std::string scheme = "redis://";
   if (strncasecmp(uri.c_str(), "rediss://", 9) == 0) {
     scheme = "rediss://";
-    opt->tls.enabled = true;
+    opt->endpoint_options.useTls();
   }
   if (uri.size() < scheme.size() || strncasecmp(uri.c_str(), scheme.c_str(), scheme.size()) != 0) {
     fprintf(stderr, "Invalid URI scheme\n");
@@ -196,7 +196,7 @@ bool parseUri(const std::string& uri, Options* opt) {
 }
 
 ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
-  client::EndpointOptions conn;  // -s, --rdma, --rdma-<setting>
+  client::EndpointOptions& conn = opt->endpoint_options;
   int i = 1;
   for (; i < argc; i++) {
     const char* a = argv[i];
@@ -271,11 +271,6 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->scan = true;
     } else if (is("--replica") || is("--slave")) {
       opt->replica = true;
-    } else if (bool missing = false; client::parseTlsOption(argc, argv, &i, &opt->tls, &missing)) {
-      if (missing) {
-        unrecognized(a);
-        return ParseOutcome::kExitError;
-      }
     } else if (is("--ldb") || is("--ldb-sync-mode") || is("--cluster")) {
       fprintf(stderr, "Option '%s' is not supported by this redis-cli\n", a);
       return ParseOutcome::kExitError;
@@ -361,14 +356,6 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     return ParseOutcome::kExitError;
   }
   if (std::string err; !conn.finish("redis-cli", &opt->endpoint, &err)) {
-    fprintf(stderr, "%s\n", err.c_str());
-    return ParseOutcome::kExitError;
-  }
-  if (opt->tls.enabled && (conn.rdma() || !opt->endpoint.path.empty())) {
-    fprintf(stderr, "Option --tls cannot be used with %s.\n", conn.rdma() ? "--rdma" : "-s");
-    return ParseOutcome::kExitError;
-  }
-  if (std::string err; !client::applyTlsOptions(opt->tls, &opt->endpoint, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
     return ParseOutcome::kExitError;
   }

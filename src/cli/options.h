@@ -10,14 +10,14 @@
 
 #include "cli/format.h"
 #include "client/client.h"
-#include "client/tls_options.h"
+#include "client/endpoint.h"
 
 namespace cli {
 
 struct Options {
-  client::Endpoint endpoint;        // type "tcp", "unix" (-s), "rdma" (--rdma) or "tls" (--tls)
-  client::TlsOptions tls;           // --tls, --cacert, ... (rediss:// sets --tls)
-  std::optional<std::string> user;  // --user or URI user (AUTH user pass)
+  client::Endpoint endpoint;  // type "tcp", "unix" (-s), "rdma" (--rdma) or "tls" (--tls)
+  client::EndpointOptions endpoint_options;  // -s, --rdma, --tls, ... (rediss:// sets --tls)
+  std::optional<std::string> user;           // --user or URI user (AUTH user pass)
   std::optional<std::string> auth;
   bool auth_from_cli = false;  // -a/--pass/-u (warn about the command line)
   bool no_auth_warning = false;
@@ -52,10 +52,10 @@ struct Options {
   bool hotkeys = false;
   bool stat = false;
   bool scan = false;
-  bool replica = false;       // --replica / --slave
-  std::string rdb_filename;   // --rdb / --functions-rdb <file> ("-": stdout)
+  bool replica = false;      // --replica / --slave
+  std::string rdb_filename;  // --rdb / --functions-rdb <file> ("-": stdout)
   bool rdb = false;
-  bool functions_rdb = false;  // --functions-rdb: only the functions
+  bool functions_rdb = false;            // --functions-rdb: only the functions
   std::string pattern;                   // --pattern / --quoted-pattern (empty: every key)
   int64_t intrinsic_latency_s = 0;       // --intrinsic-latency <seconds>
   std::optional<std::string> eval_file;  // --eval <file>
