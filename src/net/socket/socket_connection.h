@@ -86,6 +86,11 @@ class SocketListener : public Listener {
   int64_t last_error_log_ms_ = 0;
 };
 
+// The spec of a listener over TCP on `port` (0: none, *wanted false): the
+// addresses of `bind` and tcp-backlog; tcp and any type over TCP read them
+// alike.
+void tcpListenSpecFrom(const SettingLookup& get, int port, ListenSpec* spec, bool* wanted);
+
 // Binds spec's addresses (all of them when empty) on spec.port for `type`
 // (the tcp type's listener, and any type over TCP). `what` names the
 // listener in errors ("TCP", "TLS"). nullptr with *err on failure.

@@ -15,15 +15,12 @@ class TcpType : public ConnectionType {
   // Settings: port (0: no listener), bind, tcp-backlog.
   bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,
                       std::string* err) override {
-    long long port = 0, backlog = 511;
+    long long port = 0;
     if (!settingInt(get("port"), &port) || port < 0 || port > 65535) {
       *err = "tcp: bad port '" + get("port") + "'";
       return false;
     }
-    *wanted = port != 0;
-    spec->port = static_cast<int>(port);
-    spec->addrs = settingWords(get("bind"));
-    if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
+    tcpListenSpecFrom(get, static_cast<int>(port), spec, wanted);
     return true;
   }
 
@@ -44,6 +41,14 @@ class TcpType : public ConnectionType {
 };
 
 }  // namespace
+
+void tcpListenSpecFrom(const SettingLookup& get, int port, ListenSpec* spec, bool* wanted) {
+  long long backlog = 511;
+  *wanted = port != 0;
+  spec->port = port;
+  spec->addrs = settingWords(get("bind"));
+  if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
+}
 
 Listener* listenTcpSpec(const ConnectionType* type, event::EventLoop* loop, const ListenSpec& spec,
                         AcceptCallback cb, void* cb_data, const char* what, std::string* err,

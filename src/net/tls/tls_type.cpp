@@ -42,11 +42,7 @@ class TlsType : public ConnectionType {
         return false;
       }
     }
-    long long backlog = 511;
-    *wanted = cfg.port != 0;
-    spec->port = static_cast<int>(cfg.port);
-    spec->addrs = settingWords(get("bind"));
-    if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
+    tcpListenSpecFrom(get, static_cast<int>(cfg.port), spec, wanted);
     return true;
   }
 
