@@ -98,6 +98,13 @@ bool loadDhParams(SSL_CTX* ctx, const std::string& file) {
   return ok;
 }
 
+// The CA certificates to verify the peer with, from a file and/or a
+// directory (either may be empty, not both); false when OpenSSL refuses them.
+bool loadCaLocations(SSL_CTX* ctx, const std::string& file, const std::string& dir) {
+  return SSL_CTX_load_verify_locations(ctx, file.empty() ? nullptr : file.c_str(),
+                                       dir.empty() ? nullptr : dir.c_str()) > 0;
+}
+
 // The settings both of the server's contexts share, as Redis 7.0 sets them.
 CtxPtr newContext(const ServerConfig& cfg, int protocols, bool client) {
   CtxPtr ctx(SSL_CTX_new(client ? TLS_client_method() : TLS_server_method()));
@@ -122,9 +129,7 @@ CtxPtr newContext(const ServerConfig& cfg, int protocols, bool client) {
   const std::string& pass = client ? cfg.client_key_file_pass : cfg.key_file_pass;
   if (!loadKeyPair(c, cert, key, pass)) return nullptr;
   if ((!cfg.ca_cert_file.empty() || !cfg.ca_cert_dir.empty()) &&
-      SSL_CTX_load_verify_locations(
-          c, cfg.ca_cert_file.empty() ? nullptr : cfg.ca_cert_file.c_str(),
-          cfg.ca_cert_dir.empty() ? nullptr : cfg.ca_cert_dir.c_str()) <= 0) {
+      !loadCaLocations(c, cfg.ca_cert_file, cfg.ca_cert_dir)) {
     LOG_WARNING("Failed to configure CA certificate(s) file/directory: %s", takeSslError().c_str());
     return nullptr;
   }
@@ -217,14 +222,9 @@ bool buildClientContext(const ClientConfig& cfg, CtxPtr* out, std::string* err) 
   SSL_CTX_set_options(c, SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION);
   SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_verify(c, cfg.insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
-  bool ca_ok = true;
-  if (!cfg.cacert.empty() || !cfg.cacertdir.empty()) {
-    ca_ok =
-        SSL_CTX_load_verify_locations(c, cfg.cacert.empty() ? nullptr : cfg.cacert.c_str(),
-                                      cfg.cacertdir.empty() ? nullptr : cfg.cacertdir.c_str()) > 0;
-  } else {
-    ca_ok = SSL_CTX_set_default_verify_paths(c) > 0;
-  }
+  bool ca_ok = !cfg.cacert.empty() || !cfg.cacertdir.empty()
+                   ? loadCaLocations(c, cfg.cacert, cfg.cacertdir)
+                   : SSL_CTX_set_default_verify_paths(c) > 0;
   if (!ca_ok) {
     *err = "Invalid CA Certificate File/Directory";
     ERR_clear_error();
