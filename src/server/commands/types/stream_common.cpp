@@ -8,9 +8,9 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
-#include "server/pubsub/notify.h"
-#include "server/propagate/propagate.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/pubsub/notify.h"
 
 namespace server {
 

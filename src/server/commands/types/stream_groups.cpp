@@ -8,23 +8,17 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/request/blocking.h"
+#include "server/commands/types/stream_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/reply_helpers.h"
-#include "server/commands/types/stream_common.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/request/blocking.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
-
-bool parseLongLong(Client* c, std::string_view s, int64_t* out, const char* err = nullptr) {
-  if (strutil::parseInt64(s, out)) return true;
-  c->addError(err ? err : "value is not an integer or out of range");
-  return false;
-}
 
 void subcommandSyntaxError(Client* c) {
   std::string_view sub = c->arg(1);
@@ -71,7 +65,7 @@ void xgroupCommand(Client* c) {
       i++;
     } else if ((create || setid) && strutil::equalsIgnoreCase(c->arg(i), "ENTRIESREAD") &&
                i + 1 < c->argc()) {
-      if (!parseLongLong(c, c->arg(i + 1), &entries_read)) return;
+      if (!c->argInt64(i + 1, &entries_read)) return;
       if (entries_read < 0 && entries_read != db::kInvalidEntriesRead) {
         c->addError("value for ENTRIESREAD must be positive or -1");
         return;
@@ -221,14 +215,14 @@ void xpendingCommand(Client* c) {
   if (c->argc() >= 6) {
     size_t startidx = 3;
     if (strutil::equalsIgnoreCase(c->arg(3), "IDLE")) {
-      if (!parseLongLong(c, c->arg(4), &minidle)) return;
+      if (!c->argInt64(4, &minidle)) return;
       if (c->argc() < 8) {
         c->addSyntaxError();
         return;
       }
       startidx += 2;
     }
-    if (!parseLongLong(c, c->arg(startidx + 2), &count)) return;
+    if (!c->argInt64(startidx + 2, &count)) return;
     if (count < 0) count = 0;
     bool startex, endex;
     if (!parseIntervalIdOrReply(c, c->arg(startidx), &start, &startex, 0)) return;
@@ -323,7 +317,7 @@ void xclaimCommand(Client* c) {
   if (!streamAndGroup(c, &s, &g)) return;
   std::string_view key = c->arg(1), grp = c->arg(2);
   int64_t minidle;
-  if (!parseLongLong(c, c->arg(4), &minidle, "Invalid min-idle-time argument for XCLAIM")) return;
+  if (!c->argInt64Msg(4, &minidle, "Invalid min-idle-time argument for XCLAIM")) return;
   if (minidle < 0) minidle = 0;
   std::vector<db::StreamID> ids;
   size_t j = 5;
@@ -344,15 +338,12 @@ void xclaimCommand(Client* c) {
     } else if (strutil::equalsIgnoreCase(opt, "JUSTID")) {
       justid = true;
     } else if (strutil::equalsIgnoreCase(opt, "IDLE") && more) {
-      if (!parseLongLong(c, c->arg(++j), &deliverytime, "Invalid IDLE option argument for XCLAIM"))
-        return;
+      if (!c->argInt64Msg(++j, &deliverytime, "Invalid IDLE option argument for XCLAIM")) return;
       deliverytime = now - deliverytime;
     } else if (strutil::equalsIgnoreCase(opt, "TIME") && more) {
-      if (!parseLongLong(c, c->arg(++j), &deliverytime, "Invalid TIME option argument for XCLAIM"))
-        return;
+      if (!c->argInt64Msg(++j, &deliverytime, "Invalid TIME option argument for XCLAIM")) return;
     } else if (strutil::equalsIgnoreCase(opt, "RETRYCOUNT") && more) {
-      if (!parseLongLong(c, c->arg(++j), &retrycount,
-                         "Invalid RETRYCOUNT option argument for XCLAIM"))
+      if (!c->argInt64Msg(++j, &retrycount, "Invalid RETRYCOUNT option argument for XCLAIM"))
         return;
     } else if (strutil::equalsIgnoreCase(opt, "LASTID") && more) {
       if (!parseStreamIdOrReply(c, c->arg(++j), &last_id, 0, true)) return;
@@ -429,8 +420,7 @@ void xclaimCommand(Client* c) {
 void xautoclaimCommand(Client* c) {
   propagate::preventCommand();
   int64_t minidle;
-  if (!parseLongLong(c, c->arg(4), &minidle, "Invalid min-idle-time argument for XAUTOCLAIM"))
-    return;
+  if (!c->argInt64Msg(4, &minidle, "Invalid min-idle-time argument for XAUTOCLAIM")) return;
   if (minidle < 0) minidle = 0;
   db::StreamID start;
   bool startex;
