@@ -88,11 +88,13 @@ bool parseStreamIdOrReply(Client* c, std::string_view s, db::StreamID* id, uint6
   return false;
 }
 
-bool parseIntervalIdOrReply(Client* c, std::string_view s, db::StreamID* id, bool* exclude,
-                            uint64_t missing_seq) {
-  *exclude = s.size() > 1 && s[0] == '(';
-  if (*exclude) return parseStreamIdOrReply(c, s.substr(1), id, missing_seq, true);
-  return parseStreamIdOrReply(c, s, id, missing_seq, false);
+bool parseRangeBoundOrReply(Client* c, std::string_view s, bool end, db::StreamID* id) {
+  uint64_t missing_seq = end ? UINT64_MAX : 0;
+  if (s.size() < 2 || s[0] != '(') return parseStreamIdOrReply(c, s, id, missing_seq, false);
+  if (!parseStreamIdOrReply(c, s.substr(1), id, missing_seq, true)) return false;
+  if (end ? id->decr() : id->incr()) return true;
+  c->addError(end ? "invalid end ID for the interval" : "invalid start ID for the interval");
+  return false;
 }
 
 void replyStreamId(Client* c, const db::StreamID& id) {

@@ -224,17 +224,9 @@ void xpendingCommand(Client* c) {
     }
     if (!c->argInt64(startidx + 2, &count)) return;
     if (count < 0) count = 0;
-    bool startex, endex;
-    if (!parseIntervalIdOrReply(c, c->arg(startidx), &start, &startex, 0)) return;
-    if (startex && !start.incr()) {
-      c->addError("invalid start ID for the interval");
+    if (!parseRangeBoundOrReply(c, c->arg(startidx), false, &start) ||
+        !parseRangeBoundOrReply(c, c->arg(startidx + 1), true, &end))
       return;
-    }
-    if (!parseIntervalIdOrReply(c, c->arg(startidx + 1), &end, &endex, UINT64_MAX)) return;
-    if (endex && !end.decr()) {
-      c->addError("invalid end ID for the interval");
-      return;
-    }
     if (startidx + 3 < c->argc()) {
       consumername = c->arg(startidx + 3);
       has_consumer = true;
@@ -423,12 +415,7 @@ void xautoclaimCommand(Client* c) {
   if (!c->argInt64Msg(4, &minidle, "Invalid min-idle-time argument for XAUTOCLAIM")) return;
   if (minidle < 0) minidle = 0;
   db::StreamID start;
-  bool startex;
-  if (!parseIntervalIdOrReply(c, c->arg(5), &start, &startex, 0)) return;
-  if (startex && !start.incr()) {
-    c->addError("invalid start ID for the interval");
-    return;
-  }
+  if (!parseRangeBoundOrReply(c, c->arg(5), false, &start)) return;
   constexpr int64_t kAttemptsFactor = 10;
   int64_t count = 100;
   bool justid = false;

@@ -213,17 +213,9 @@ void xrangeGeneric(Client* c, bool rev) {
   std::string_view startarg = rev ? c->arg(3) : c->arg(2);
   std::string_view endarg = rev ? c->arg(2) : c->arg(3);
   db::StreamID start, end;
-  bool startex, endex;
-  if (!parseIntervalIdOrReply(c, startarg, &start, &startex, 0)) return;
-  if (startex && !start.incr()) {
-    c->addError("invalid start ID for the interval");
+  if (!parseRangeBoundOrReply(c, startarg, false, &start) ||
+      !parseRangeBoundOrReply(c, endarg, true, &end))
     return;
-  }
-  if (!parseIntervalIdOrReply(c, endarg, &end, &endex, UINT64_MAX)) return;
-  if (endex && !end.decr()) {
-    c->addError("invalid end ID for the interval");
-    return;
-  }
   int64_t count = -1;
   for (size_t j = 4; j < c->argc(); j++) {
     if (strutil::equalsIgnoreCase(c->arg(j), "COUNT") && j + 1 < c->argc()) {
