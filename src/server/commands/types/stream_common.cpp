@@ -203,21 +203,14 @@ size_t streamReplyRange(Client* c, db::Stream* s, db::StreamID start, const db::
       db::StreamNack* nack;
       auto g = group->pel.find(id);
       if (g == group->pel.end()) {
-        auto fresh = std::make_unique<db::StreamNack>();
-        fresh->delivery_time = now;
-        fresh->consumer = consumer;
-        nack = fresh.get();
-        group->pel.emplace(id, std::move(fresh));
-        consumer->pel[id] = nack;
+        nack = group->addPending(id, now, consumer);
       } else {
         // Delivered again (the group's ID moved back): the entry changes
         // hands and its delivery history starts over.
         nack = g->second.get();
-        nack->consumer->pel.erase(id);
-        nack->consumer = consumer;
+        group->assign(nack, id, consumer);
         nack->delivery_time = now;
         nack->delivery_count = 1;
-        consumer->pel[id] = nack;
       }
       if (spi) propagateXclaim(c, spi->key, spi->group, group, id.toString(), nack);
     }

@@ -194,8 +194,7 @@ void xackCommand(Client* c) {
   for (const db::StreamID& id : ids) {
     auto it = g->pel.find(id);
     if (it == g->pel.end()) continue;
-    it->second->consumer->pel.erase(id);
-    g->pel.erase(it);
+    g->dropPending(it);
     acked++;
     g_server->dirty++;
   }
@@ -294,14 +293,6 @@ void xpendingCommand(Client* c) {
   c->reply().endDeferredArray(slot, n);
 }
 
-// Moves a pending entry to consumer (dropping it from its former owner).
-void giveTo(db::StreamNack* nack, const db::StreamID& id, db::StreamConsumer* consumer) {
-  if (nack->consumer == consumer) return;
-  if (nack->consumer) nack->consumer->pel.erase(id);
-  consumer->pel[id] = nack;
-  nack->consumer = consumer;
-}
-
 void xclaimCommand(Client* c) {
   propagate::preventCommand();
   db::Stream* s;
@@ -370,17 +361,11 @@ void xclaimCommand(Client* c) {
         propagateXclaim(c, key, grp, g, idarg, nack);
         propagate_last_id = false;
         g_server->dirty++;
-        nack->consumer->pel.erase(id);
-        g->pel.erase(it);
+        g->dropPending(it);
       }
       continue;
     }
-    if (force && nack == nullptr) {
-      auto fresh = std::make_unique<db::StreamNack>();
-      fresh->delivery_time = now;
-      nack = fresh.get();
-      g->pel.emplace(id, std::move(fresh));
-    }
+    if (force && nack == nullptr) nack = g->addPending(id, now, nullptr);
     if (nack == nullptr) continue;
     if (nack->consumer && minidle && now - nack->delivery_time < minidle) continue;
     if (consumer == nullptr) {
@@ -392,7 +377,7 @@ void xclaimCommand(Client* c) {
       nack->delivery_count = static_cast<uint64_t>(retrycount);
     else if (!justid)
       nack->delivery_count++;
-    giveTo(nack, id, consumer);
+    g->assign(nack, id, consumer);
     if (justid)
       replyStreamId(c, id);
     else
@@ -472,8 +457,7 @@ void xautoclaimCommand(Client* c) {
     if (!live) {
       propagateXclaim(c, key, grp, g, idstr, nack);
       g_server->dirty++;
-      nack->consumer->pel.erase(id);
-      g->pel.erase(pit);
+      g->dropPending(pit);
       deleted.push_back(id);
       continue;
     }
@@ -483,7 +467,7 @@ void xautoclaimCommand(Client* c) {
     }
     nack->delivery_time = now;
     if (!justid) nack->delivery_count++;
-    giveTo(nack, id, consumer);
+    g->assign(nack, id, consumer);
     if (justid)
       replyStreamId(c, id);
     else
