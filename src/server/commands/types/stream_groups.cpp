@@ -293,6 +293,44 @@ void xpendingCommand(Client* c) {
   c->reply().endDeferredArray(slot, n);
 }
 
+// What XCLAIM and XAUTOCLAIM (key, group and consumer at argv 1..3) do
+// with each pending entry they touch, each fed as its XCLAIM form: one
+// gone from the stream leaves the PEL; one claimed moves to the consumer
+// (created at the first claim) and is replied.
+struct Claimer {
+  Client* c;
+  db::Stream* s;
+  db::StreamGroup* g;
+  bool justid;
+  db::StreamConsumer* consumer = nullptr;
+
+  void drop(db::StreamGroup::Pel::iterator it, std::string_view idarg) {
+    propagateXclaim(c, c->arg(1), c->arg(2), g, idarg, it->second.get());
+    g_server->dirty++;
+    g->dropPending(it);
+  }
+  // retrycount < 0: the delivery count goes up by one (not with JUSTID).
+  void claim(const db::StreamID& id, db::StreamNack* nack, std::string_view idarg,
+             int64_t delivery_time, int64_t retrycount) {
+    if (consumer == nullptr) {
+      bool created;
+      consumer = lookupOrCreateConsumer(c, c->arg(1), g, c->arg(3), &created);
+    }
+    nack->delivery_time = delivery_time;
+    if (retrycount >= 0)
+      nack->delivery_count = static_cast<uint64_t>(retrycount);
+    else if (!justid)
+      nack->delivery_count++;
+    g->assign(nack, id, consumer);
+    if (justid)
+      replyStreamId(c, id);
+    else
+      streamReplyRange(c, s, id, &id, 1, false, nullptr, nullptr, kRangeRaw, nullptr);
+    propagateXclaim(c, c->arg(1), c->arg(2), g, idarg, nack);
+    g_server->dirty++;
+  }
+};
+
 void xclaimCommand(Client* c) {
   propagate::preventCommand();
   db::Stream* s;
@@ -346,8 +384,7 @@ void xclaimCommand(Client* c) {
   } else {
     deliverytime = now;
   }
-  db::StreamConsumer* consumer = nullptr;
-  std::string_view name = c->arg(3);
+  Claimer cl{c, s, g, justid};
   void* slot = c->reply().beginDeferred();
   int64_t n = 0;
   for (size_t k = 0; k < ids.size(); k++) {
@@ -358,34 +395,17 @@ void xclaimCommand(Client* c) {
     if (!s->exists(id)) {
       // Gone from the stream: it leaves the PEL too.
       if (nack) {
-        propagateXclaim(c, key, grp, g, idarg, nack);
+        cl.drop(it, idarg);
         propagate_last_id = false;
-        g_server->dirty++;
-        g->dropPending(it);
       }
       continue;
     }
     if (force && nack == nullptr) nack = g->addPending(id, now, nullptr);
     if (nack == nullptr) continue;
     if (nack->consumer && minidle && now - nack->delivery_time < minidle) continue;
-    if (consumer == nullptr) {
-      bool created;
-      consumer = lookupOrCreateConsumer(c, key, g, name, &created);
-    }
-    nack->delivery_time = deliverytime;
-    if (retrycount >= 0)
-      nack->delivery_count = static_cast<uint64_t>(retrycount);
-    else if (!justid)
-      nack->delivery_count++;
-    g->assign(nack, id, consumer);
-    if (justid)
-      replyStreamId(c, id);
-    else
-      streamReplyRange(c, s, id, &id, 1, false, nullptr, nullptr, kRangeRaw, nullptr);
+    cl.claim(id, nack, idarg, deliverytime, retrycount);
     n++;
-    propagateXclaim(c, key, grp, g, idarg, nack);
     propagate_last_id = false;
-    g_server->dirty++;
   }
   if (propagate_last_id) {
     propagateGroupId(c, key, grp, g);
@@ -424,7 +444,6 @@ void xautoclaimCommand(Client* c) {
   db::Stream* s;
   db::StreamGroup* g;
   if (!streamAndGroup(c, &s, &g)) return;
-  std::string_view key = c->arg(1), grp = c->arg(2), name = c->arg(3);
   // First decide (without changing anything) which entries are dropped
   // and which claimed, so that the cursor, which comes first in the
   // reply, is known before the entries are written.
@@ -448,33 +467,18 @@ void xautoclaimCommand(Client* c) {
   replyStreamId(c, cursor);
   void* slot = c->reply().beginDeferred();
   int64_t n = 0;
-  db::StreamConsumer* consumer = nullptr;
+  Claimer cl{c, s, g, justid};
   std::vector<db::StreamID> deleted;
   for (const auto& [id, live] : work) {
     auto pit = g->pel.find(id);
-    db::StreamNack* nack = pit->second.get();
     std::string idstr = id.toString();
     if (!live) {
-      propagateXclaim(c, key, grp, g, idstr, nack);
-      g_server->dirty++;
-      g->dropPending(pit);
+      cl.drop(pit, idstr);
       deleted.push_back(id);
       continue;
     }
-    if (consumer == nullptr) {
-      bool created;
-      consumer = lookupOrCreateConsumer(c, key, g, name, &created);
-    }
-    nack->delivery_time = now;
-    if (!justid) nack->delivery_count++;
-    g->assign(nack, id, consumer);
-    if (justid)
-      replyStreamId(c, id);
-    else
-      streamReplyRange(c, s, id, &id, 1, false, nullptr, nullptr, kRangeRaw, nullptr);
+    cl.claim(id, pit->second.get(), idstr, now, -1);
     n++;
-    propagateXclaim(c, key, grp, g, idstr, nack);
-    g_server->dirty++;
   }
   c->reply().endDeferredArray(slot, n);
   c->addArrayLen(static_cast<int64_t>(deleted.size()));
