@@ -161,6 +161,27 @@ StreamConsumer* StreamGroup::createConsumer(std::string_view name, int64_t now_m
   return raw;
 }
 
+StreamNack* StreamGroup::addPending(StreamID id, int64_t now_ms, StreamConsumer* consumer) {
+  auto nack = std::make_unique<StreamNack>();
+  nack->delivery_time = now_ms;
+  StreamNack* raw = nack.get();
+  pel.emplace(id, std::move(nack));
+  if (consumer) assign(raw, id, consumer);
+  return raw;
+}
+
+void StreamGroup::assign(StreamNack* nack, StreamID id, StreamConsumer* consumer) {
+  if (nack->consumer == consumer) return;
+  if (nack->consumer) nack->consumer->pel.erase(id);
+  consumer->pel[id] = nack;
+  nack->consumer = consumer;
+}
+
+void StreamGroup::dropPending(Pel::iterator it) {
+  it->second->consumer->pel.erase(it->first);
+  pel.erase(it);
+}
+
 size_t StreamGroup::deleteConsumer(StreamConsumer* c) {
   size_t n = c->pel.size();
   for (auto& [id, nack] : c->pel) pel.erase(id);

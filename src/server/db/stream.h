@@ -56,10 +56,19 @@ struct StreamConsumer {
 };
 
 struct StreamGroup {
+  using Pel = std::map<StreamID, std::unique_ptr<StreamNack>>;
   StreamID last_id;
   int64_t entries_read = kInvalidEntriesRead;
-  std::map<StreamID, std::unique_ptr<StreamNack>> pel;
+  Pel pel;
   std::map<std::string, std::unique_ptr<StreamConsumer>, std::less<>> consumers;
+
+  // A new pending entry delivered at now_ms, in consumer's PEL too (null:
+  // no owner yet, give it one with assign()).
+  StreamNack* addPending(StreamID id, int64_t now_ms, StreamConsumer* consumer);
+  // Moves a pending entry to consumer's PEL, out of its former owner's.
+  void assign(StreamNack* nack, StreamID id, StreamConsumer* consumer);
+  // Drops a pending entry from the group's PEL and its consumer's.
+  void dropPending(Pel::iterator it);
 
   StreamConsumer* findConsumer(std::string_view name) const;
   // nullptr when the name exists.

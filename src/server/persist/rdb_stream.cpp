@@ -106,9 +106,7 @@ void saveStream(RdbWriter& w, const db::Stream& s) {
     master.encode(key);
     w.string(std::string_view(reinterpret_cast<const char*>(key), 16));
     RedisListpackBuilder b(node.lp.bytes() + 16);
-    const db::Listpack& lp = node.lp;
-    for (db::Listpack::Pos p = lp.first(); p != db::Listpack::kNone; p = lp.next(p))
-      b.add(lp.get(p));
+    b.addAll(node.lp);
     w.string(b.finish());
   }
   w.length(s.length);

@@ -33,11 +33,6 @@ void addAuto(RedisListpackBuilder& b, std::string_view s) {
     b.addString(s);
 }
 
-void addListpack(RedisListpackBuilder& b, const db::Listpack& lp) {
-  if (lp.empty()) return;
-  for (db::Listpack::Pos p = lp.first(); p != db::Listpack::kNone; p = lp.next(p)) b.add(lp.get(p));
-}
-
 void saveList(RdbWriter& w, const db::List& l) {
   const db::Quicklist* q = l.quicklist();
   if (q == nullptr) {
@@ -59,9 +54,9 @@ void saveList(RdbWriter& w, const db::List& l) {
       unsigned got =
           lzf_decompress(n->packed.get(), n->packed_bytes, unpacked.data(), n->raw_bytes);
       db::Listpack lp = db::Listpack::fromBytes(unpacked.data(), got);
-      addListpack(b, lp);
+      b.addAll(lp);
     } else {
-      addListpack(b, n->lp);
+      b.addAll(n->lp);
     }
     w.length(kQuicklistPacked);
     w.string(b.finish());
@@ -104,7 +99,7 @@ void saveHash(RdbWriter& w, const db::Hash& h) {
     // Our listpacks hold canonical integers as integers, as Redis's do:
     // the elements carry over as they are.
     RedisListpackBuilder b(lp->bytes() + 16);
-    addListpack(b, *lp);
+    b.addAll(*lp);
     w.string(b.finish());
     return;
   }
@@ -128,7 +123,7 @@ void saveZSet(RdbWriter& w, const db::ZSet& z) {
   if (z.isListpack()) {
     const db::Listpack& lp = static_cast<const db::ListpackZSet&>(z).listpack();
     RedisListpackBuilder b(lp.bytes() + 16);
-    addListpack(b, lp);
+    b.addAll(lp);
     w.string(b.finish());
     return;
   }

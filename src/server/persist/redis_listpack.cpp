@@ -109,6 +109,11 @@ void RedisListpackBuilder::addString(std::string_view s) {
   count_++;
 }
 
+void RedisListpackBuilder::addAll(const db::Listpack& lp) {
+  if (lp.empty()) return;
+  for (db::Listpack::Pos p = lp.first(); p != db::Listpack::kNone; p = lp.next(p)) add(lp.get(p));
+}
+
 std::string& RedisListpackBuilder::finish() {
   *room(1) = static_cast<char>(kEof);
   buf_.resize(len_);

@@ -29,6 +29,9 @@ class RedisListpackBuilder {
     else
       addString(v.str);
   }
+  // Every element of an in-memory listpack, in order (ours holds canonical
+  // integers as integers, as Redis's does, so they carry over as they are).
+  void addAll(const db::Listpack& lp);
   // Closes the listpack (header, terminator) and returns its bytes.
   std::string& finish();
 

@@ -8,9 +8,9 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
-#include "server/pubsub/notify.h"
-#include "server/propagate/propagate.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/pubsub/notify.h"
 
 namespace server {
 
@@ -88,11 +88,13 @@ bool parseStreamIdOrReply(Client* c, std::string_view s, db::StreamID* id, uint6
   return false;
 }
 
-bool parseIntervalIdOrReply(Client* c, std::string_view s, db::StreamID* id, bool* exclude,
-                            uint64_t missing_seq) {
-  *exclude = s.size() > 1 && s[0] == '(';
-  if (*exclude) return parseStreamIdOrReply(c, s.substr(1), id, missing_seq, true);
-  return parseStreamIdOrReply(c, s, id, missing_seq, false);
+bool parseRangeBoundOrReply(Client* c, std::string_view s, bool end, db::StreamID* id) {
+  uint64_t missing_seq = end ? UINT64_MAX : 0;
+  if (s.size() < 2 || s[0] != '(') return parseStreamIdOrReply(c, s, id, missing_seq, false);
+  if (!parseStreamIdOrReply(c, s.substr(1), id, missing_seq, true)) return false;
+  if (end ? id->decr() : id->incr()) return true;
+  c->addError(end ? "invalid end ID for the interval" : "invalid start ID for the interval");
+  return false;
 }
 
 void replyStreamId(Client* c, const db::StreamID& id) {
@@ -201,21 +203,14 @@ size_t streamReplyRange(Client* c, db::Stream* s, db::StreamID start, const db::
       db::StreamNack* nack;
       auto g = group->pel.find(id);
       if (g == group->pel.end()) {
-        auto fresh = std::make_unique<db::StreamNack>();
-        fresh->delivery_time = now;
-        fresh->consumer = consumer;
-        nack = fresh.get();
-        group->pel.emplace(id, std::move(fresh));
-        consumer->pel[id] = nack;
+        nack = group->addPending(id, now, consumer);
       } else {
         // Delivered again (the group's ID moved back): the entry changes
         // hands and its delivery history starts over.
         nack = g->second.get();
-        nack->consumer->pel.erase(id);
-        nack->consumer = consumer;
+        group->assign(nack, id, consumer);
         nack->delivery_time = now;
         nack->delivery_count = 1;
-        consumer->pel[id] = nack;
       }
       if (spi) propagateXclaim(c, spi->key, spi->group, group, id.toString(), nack);
     }

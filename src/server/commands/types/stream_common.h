@@ -31,9 +31,11 @@ bool parseStreamId(std::string_view s, db::StreamID* id, uint64_t missing_seq, b
 // The same, replying "Invalid stream ID ..." on failure.
 bool parseStreamIdOrReply(Client* c, std::string_view s, db::StreamID* id, uint64_t missing_seq,
                           bool strict, bool* seq_given = nullptr);
-// An interval bound: "(" before the ID excludes it (*exclude set).
-bool parseIntervalIdOrReply(Client* c, std::string_view s, db::StreamID* id, bool* exclude,
-                            uint64_t missing_seq);
+// A bound of an XRANGE / XPENDING / XAUTOCLAIM interval (end: the upper
+// one, whose missing seq is the largest): "(" before the ID excludes it,
+// and the bound moves to the next (previous) ID; replies "invalid start
+// (end) ID for the interval" when there is none.
+bool parseRangeBoundOrReply(Client* c, std::string_view s, bool end, db::StreamID* id);
 
 void replyStreamId(Client* c, const db::StreamID& id);
 // [id, [field, value, ...]] for the entry the iterator is on.

@@ -8,23 +8,17 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/request/blocking.h"
+#include "server/commands/types/stream_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/reply_helpers.h"
-#include "server/commands/types/stream_common.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/request/blocking.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
-
-bool parseLongLong(Client* c, std::string_view s, int64_t* out, const char* err = nullptr) {
-  if (strutil::parseInt64(s, out)) return true;
-  c->addError(err ? err : "value is not an integer or out of range");
-  return false;
-}
 
 void subcommandSyntaxError(Client* c) {
   std::string_view sub = c->arg(1);
@@ -71,7 +65,7 @@ void xgroupCommand(Client* c) {
       i++;
     } else if ((create || setid) && strutil::equalsIgnoreCase(c->arg(i), "ENTRIESREAD") &&
                i + 1 < c->argc()) {
-      if (!parseLongLong(c, c->arg(i + 1), &entries_read)) return;
+      if (!c->argInt64(i + 1, &entries_read)) return;
       if (entries_read < 0 && entries_read != db::kInvalidEntriesRead) {
         c->addError("value for ENTRIESREAD must be positive or -1");
         return;
@@ -200,8 +194,7 @@ void xackCommand(Client* c) {
   for (const db::StreamID& id : ids) {
     auto it = g->pel.find(id);
     if (it == g->pel.end()) continue;
-    it->second->consumer->pel.erase(id);
-    g->pel.erase(it);
+    g->dropPending(it);
     acked++;
     g_server->dirty++;
   }
@@ -221,26 +214,18 @@ void xpendingCommand(Client* c) {
   if (c->argc() >= 6) {
     size_t startidx = 3;
     if (strutil::equalsIgnoreCase(c->arg(3), "IDLE")) {
-      if (!parseLongLong(c, c->arg(4), &minidle)) return;
+      if (!c->argInt64(4, &minidle)) return;
       if (c->argc() < 8) {
         c->addSyntaxError();
         return;
       }
       startidx += 2;
     }
-    if (!parseLongLong(c, c->arg(startidx + 2), &count)) return;
+    if (!c->argInt64(startidx + 2, &count)) return;
     if (count < 0) count = 0;
-    bool startex, endex;
-    if (!parseIntervalIdOrReply(c, c->arg(startidx), &start, &startex, 0)) return;
-    if (startex && !start.incr()) {
-      c->addError("invalid start ID for the interval");
+    if (!parseRangeBoundOrReply(c, c->arg(startidx), false, &start) ||
+        !parseRangeBoundOrReply(c, c->arg(startidx + 1), true, &end))
       return;
-    }
-    if (!parseIntervalIdOrReply(c, c->arg(startidx + 1), &end, &endex, UINT64_MAX)) return;
-    if (endex && !end.decr()) {
-      c->addError("invalid end ID for the interval");
-      return;
-    }
     if (startidx + 3 < c->argc()) {
       consumername = c->arg(startidx + 3);
       has_consumer = true;
@@ -308,13 +293,43 @@ void xpendingCommand(Client* c) {
   c->reply().endDeferredArray(slot, n);
 }
 
-// Moves a pending entry to consumer (dropping it from its former owner).
-void giveTo(db::StreamNack* nack, const db::StreamID& id, db::StreamConsumer* consumer) {
-  if (nack->consumer == consumer) return;
-  if (nack->consumer) nack->consumer->pel.erase(id);
-  consumer->pel[id] = nack;
-  nack->consumer = consumer;
-}
+// What XCLAIM and XAUTOCLAIM (key, group and consumer at argv 1..3) do
+// with each pending entry they touch, each fed as its XCLAIM form: one
+// gone from the stream leaves the PEL; one claimed moves to the consumer
+// (created at the first claim) and is replied.
+struct Claimer {
+  Client* c;
+  db::Stream* s;
+  db::StreamGroup* g;
+  bool justid;
+  db::StreamConsumer* consumer = nullptr;
+
+  void drop(db::StreamGroup::Pel::iterator it, std::string_view idarg) {
+    propagateXclaim(c, c->arg(1), c->arg(2), g, idarg, it->second.get());
+    g_server->dirty++;
+    g->dropPending(it);
+  }
+  // retrycount < 0: the delivery count goes up by one (not with JUSTID).
+  void claim(const db::StreamID& id, db::StreamNack* nack, std::string_view idarg,
+             int64_t delivery_time, int64_t retrycount) {
+    if (consumer == nullptr) {
+      bool created;
+      consumer = lookupOrCreateConsumer(c, c->arg(1), g, c->arg(3), &created);
+    }
+    nack->delivery_time = delivery_time;
+    if (retrycount >= 0)
+      nack->delivery_count = static_cast<uint64_t>(retrycount);
+    else if (!justid)
+      nack->delivery_count++;
+    g->assign(nack, id, consumer);
+    if (justid)
+      replyStreamId(c, id);
+    else
+      streamReplyRange(c, s, id, &id, 1, false, nullptr, nullptr, kRangeRaw, nullptr);
+    propagateXclaim(c, c->arg(1), c->arg(2), g, idarg, nack);
+    g_server->dirty++;
+  }
+};
 
 void xclaimCommand(Client* c) {
   propagate::preventCommand();
@@ -323,7 +338,7 @@ void xclaimCommand(Client* c) {
   if (!streamAndGroup(c, &s, &g)) return;
   std::string_view key = c->arg(1), grp = c->arg(2);
   int64_t minidle;
-  if (!parseLongLong(c, c->arg(4), &minidle, "Invalid min-idle-time argument for XCLAIM")) return;
+  if (!c->argInt64Msg(4, &minidle, "Invalid min-idle-time argument for XCLAIM")) return;
   if (minidle < 0) minidle = 0;
   std::vector<db::StreamID> ids;
   size_t j = 5;
@@ -344,15 +359,12 @@ void xclaimCommand(Client* c) {
     } else if (strutil::equalsIgnoreCase(opt, "JUSTID")) {
       justid = true;
     } else if (strutil::equalsIgnoreCase(opt, "IDLE") && more) {
-      if (!parseLongLong(c, c->arg(++j), &deliverytime, "Invalid IDLE option argument for XCLAIM"))
-        return;
+      if (!c->argInt64Msg(++j, &deliverytime, "Invalid IDLE option argument for XCLAIM")) return;
       deliverytime = now - deliverytime;
     } else if (strutil::equalsIgnoreCase(opt, "TIME") && more) {
-      if (!parseLongLong(c, c->arg(++j), &deliverytime, "Invalid TIME option argument for XCLAIM"))
-        return;
+      if (!c->argInt64Msg(++j, &deliverytime, "Invalid TIME option argument for XCLAIM")) return;
     } else if (strutil::equalsIgnoreCase(opt, "RETRYCOUNT") && more) {
-      if (!parseLongLong(c, c->arg(++j), &retrycount,
-                         "Invalid RETRYCOUNT option argument for XCLAIM"))
+      if (!c->argInt64Msg(++j, &retrycount, "Invalid RETRYCOUNT option argument for XCLAIM"))
         return;
     } else if (strutil::equalsIgnoreCase(opt, "LASTID") && more) {
       if (!parseStreamIdOrReply(c, c->arg(++j), &last_id, 0, true)) return;
@@ -372,8 +384,7 @@ void xclaimCommand(Client* c) {
   } else {
     deliverytime = now;
   }
-  db::StreamConsumer* consumer = nullptr;
-  std::string_view name = c->arg(3);
+  Claimer cl{c, s, g, justid};
   void* slot = c->reply().beginDeferred();
   int64_t n = 0;
   for (size_t k = 0; k < ids.size(); k++) {
@@ -384,40 +395,17 @@ void xclaimCommand(Client* c) {
     if (!s->exists(id)) {
       // Gone from the stream: it leaves the PEL too.
       if (nack) {
-        propagateXclaim(c, key, grp, g, idarg, nack);
+        cl.drop(it, idarg);
         propagate_last_id = false;
-        g_server->dirty++;
-        nack->consumer->pel.erase(id);
-        g->pel.erase(it);
       }
       continue;
     }
-    if (force && nack == nullptr) {
-      auto fresh = std::make_unique<db::StreamNack>();
-      fresh->delivery_time = now;
-      nack = fresh.get();
-      g->pel.emplace(id, std::move(fresh));
-    }
+    if (force && nack == nullptr) nack = g->addPending(id, now, nullptr);
     if (nack == nullptr) continue;
     if (nack->consumer && minidle && now - nack->delivery_time < minidle) continue;
-    if (consumer == nullptr) {
-      bool created;
-      consumer = lookupOrCreateConsumer(c, key, g, name, &created);
-    }
-    nack->delivery_time = deliverytime;
-    if (retrycount >= 0)
-      nack->delivery_count = static_cast<uint64_t>(retrycount);
-    else if (!justid)
-      nack->delivery_count++;
-    giveTo(nack, id, consumer);
-    if (justid)
-      replyStreamId(c, id);
-    else
-      streamReplyRange(c, s, id, &id, 1, false, nullptr, nullptr, kRangeRaw, nullptr);
+    cl.claim(id, nack, idarg, deliverytime, retrycount);
     n++;
-    propagateXclaim(c, key, grp, g, idarg, nack);
     propagate_last_id = false;
-    g_server->dirty++;
   }
   if (propagate_last_id) {
     propagateGroupId(c, key, grp, g);
@@ -429,16 +417,10 @@ void xclaimCommand(Client* c) {
 void xautoclaimCommand(Client* c) {
   propagate::preventCommand();
   int64_t minidle;
-  if (!parseLongLong(c, c->arg(4), &minidle, "Invalid min-idle-time argument for XAUTOCLAIM"))
-    return;
+  if (!c->argInt64Msg(4, &minidle, "Invalid min-idle-time argument for XAUTOCLAIM")) return;
   if (minidle < 0) minidle = 0;
   db::StreamID start;
-  bool startex;
-  if (!parseIntervalIdOrReply(c, c->arg(5), &start, &startex, 0)) return;
-  if (startex && !start.incr()) {
-    c->addError("invalid start ID for the interval");
-    return;
-  }
+  if (!parseRangeBoundOrReply(c, c->arg(5), false, &start)) return;
   constexpr int64_t kAttemptsFactor = 10;
   int64_t count = 100;
   bool justid = false;
@@ -462,7 +444,6 @@ void xautoclaimCommand(Client* c) {
   db::Stream* s;
   db::StreamGroup* g;
   if (!streamAndGroup(c, &s, &g)) return;
-  std::string_view key = c->arg(1), grp = c->arg(2), name = c->arg(3);
   // First decide (without changing anything) which entries are dropped
   // and which claimed, so that the cursor, which comes first in the
   // reply, is known before the entries are written.
@@ -486,34 +467,18 @@ void xautoclaimCommand(Client* c) {
   replyStreamId(c, cursor);
   void* slot = c->reply().beginDeferred();
   int64_t n = 0;
-  db::StreamConsumer* consumer = nullptr;
+  Claimer cl{c, s, g, justid};
   std::vector<db::StreamID> deleted;
   for (const auto& [id, live] : work) {
     auto pit = g->pel.find(id);
-    db::StreamNack* nack = pit->second.get();
     std::string idstr = id.toString();
     if (!live) {
-      propagateXclaim(c, key, grp, g, idstr, nack);
-      g_server->dirty++;
-      nack->consumer->pel.erase(id);
-      g->pel.erase(pit);
+      cl.drop(pit, idstr);
       deleted.push_back(id);
       continue;
     }
-    if (consumer == nullptr) {
-      bool created;
-      consumer = lookupOrCreateConsumer(c, key, g, name, &created);
-    }
-    nack->delivery_time = now;
-    if (!justid) nack->delivery_count++;
-    giveTo(nack, id, consumer);
-    if (justid)
-      replyStreamId(c, id);
-    else
-      streamReplyRange(c, s, id, &id, 1, false, nullptr, nullptr, kRangeRaw, nullptr);
+    cl.claim(id, pit->second.get(), idstr, now, -1);
     n++;
-    propagateXclaim(c, key, grp, g, idstr, nack);
-    g_server->dirty++;
   }
   c->reply().endDeferredArray(slot, n);
   c->addArrayLen(static_cast<int64_t>(deleted.size()));

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/commands/types/stream_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/reply_helpers.h"
-#include "server/commands/types/stream_common.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -40,10 +40,7 @@ void replyStreamInfo(Client* c, db::Stream* s) {
         syntaxError(c);
         return;
       }
-      if (!strutil::parseInt64(c->arg(5), &count)) {
-        c->addNotInteger();
-        return;
-      }
+      if (!c->argInt64(5, &count)) return;
       if (count < 0) count = 10;
     }
   }

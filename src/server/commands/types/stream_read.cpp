@@ -44,10 +44,7 @@ bool parseReadArgs(Client* c, bool xreadgroup, ReadArgs* a) {
       }
       i++;
       int64_t t;
-      if (!strutil::parseInt64(c->arg(i), &t)) {
-        c->addError("timeout is not an integer or out of range");
-        return false;
-      }
+      if (!c->argInt64Msg(i, &t, "timeout is not an integer or out of range")) return false;
       if (t < 0) {
         c->addError("timeout is negative");
         return false;
@@ -55,10 +52,7 @@ bool parseReadArgs(Client* c, bool xreadgroup, ReadArgs* a) {
       a->timeout = t;
     } else if (strutil::equalsIgnoreCase(o, "COUNT") && more) {
       i++;
-      if (!strutil::parseInt64(c->arg(i), &a->count)) {
-        c->addNotInteger();
-        return false;
-      }
+      if (!c->argInt64(i, &a->count)) return false;
       if (a->count < 0) a->count = 0;
     } else if (strutil::equalsIgnoreCase(o, "STREAMS") && more) {
       a->streams_arg = i + 1;

@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
-#include "server/core/command.h"
 #include "server/commands/families.h"
 #include "server/commands/types/stream_common.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
@@ -26,12 +26,6 @@ struct AddTrimArgs {
   bool no_mkstream = false;
   size_t trim_arg_idx = 0;  // argv index of the MAXLEN/MINID threshold
 };
-
-bool parseLongLong(Client* c, std::string_view s, int64_t* out) {
-  if (strutil::parseInt64(s, out)) return true;
-  c->addNotInteger();
-  return false;
-}
 
 // Redis's streamParseAddOrTrimArgsOrReply: the index of the ID for XADD
 // (argc for XTRIM), or 0 after replying an error.
@@ -59,7 +53,7 @@ size_t parseAddOrTrim(Client* c, AddTrimArgs* a, bool xadd) {
         i++;
       }
       if (maxlen) {
-        if (!parseLongLong(c, c->arg(i + 1), &a->trim.maxlen)) return 0;
+        if (!c->argInt64(i + 1, &a->trim.maxlen)) return 0;
         if (a->trim.maxlen < 0) {
           c->addError("The MAXLEN argument must be >= 0.");
           return 0;
@@ -71,7 +65,7 @@ size_t parseAddOrTrim(Client* c, AddTrimArgs* a, bool xadd) {
       a->trim.strategy = maxlen ? db::TrimStrategy::kMaxLen : db::TrimStrategy::kMinId;
       a->trim_arg_idx = i;
     } else if (strutil::equalsIgnoreCase(opt, "limit") && more) {
-      if (!parseLongLong(c, c->arg(i + 1), &a->trim.limit)) return 0;
+      if (!c->argInt64(i + 1, &a->trim.limit)) return 0;
       if (a->trim.limit < 0) {
         c->addError("The LIMIT argument must be >= 0.");
         return 0;
@@ -219,21 +213,13 @@ void xrangeGeneric(Client* c, bool rev) {
   std::string_view startarg = rev ? c->arg(3) : c->arg(2);
   std::string_view endarg = rev ? c->arg(2) : c->arg(3);
   db::StreamID start, end;
-  bool startex, endex;
-  if (!parseIntervalIdOrReply(c, startarg, &start, &startex, 0)) return;
-  if (startex && !start.incr()) {
-    c->addError("invalid start ID for the interval");
+  if (!parseRangeBoundOrReply(c, startarg, false, &start) ||
+      !parseRangeBoundOrReply(c, endarg, true, &end))
     return;
-  }
-  if (!parseIntervalIdOrReply(c, endarg, &end, &endex, UINT64_MAX)) return;
-  if (endex && !end.decr()) {
-    c->addError("invalid end ID for the interval");
-    return;
-  }
   int64_t count = -1;
   for (size_t j = 4; j < c->argc(); j++) {
     if (strutil::equalsIgnoreCase(c->arg(j), "COUNT") && j + 1 < c->argc()) {
-      if (!parseLongLong(c, c->arg(j + 1), &count)) return;
+      if (!c->argInt64(j + 1, &count)) return;
       if (count < 0) count = 0;
       j++;
     } else {
@@ -311,7 +297,7 @@ void xsetidCommand(Client* c) {
     size_t more = c->argc() - 1 - i;
     std::string_view opt = c->arg(i);
     if (strutil::equalsIgnoreCase(opt, "ENTRIESADDED") && more) {
-      if (!parseLongLong(c, c->arg(i + 1), &entries_added)) return;
+      if (!c->argInt64(i + 1, &entries_added)) return;
       if (entries_added < 0) {
         c->addError("entries_added must be positive");
         return;
