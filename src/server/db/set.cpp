@@ -1,6 +1,5 @@
 #include "server/db/set.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -9,7 +8,6 @@
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "server/db/intset.h"
-#include "server/db/listpack.h"
 
 namespace db {
 namespace {
@@ -62,54 +60,6 @@ class SetIntset final : public Set {
 
  private:
   Intset is_;
-};
-
-class SetListpack final : public Set {
- public:
-  SetListpack() = default;
-  explicit SetListpack(Listpack lp) : lp_(std::move(lp)) {}
-
-  Collection* clone() const override { return new SetListpack(lp_.clone()); }
-  const char* encodingName() const override { return "listpack"; }
-  size_t memoryUsage() const override { return sizeof(*this) + lp_.bytes(); }
-
-  Encoding encoding() const override { return Encoding::kListpack; }
-  size_t size() const override { return lp_.size(); }
-  bool contains(std::string_view m) const override { return lp_.find(m) != Listpack::kNone; }
-  bool add(std::string_view m) override {
-    if (contains(m)) return false;
-    lp_.append(m);
-    return true;
-  }
-  bool remove(std::string_view m) override {
-    Listpack::Pos p = lp_.find(m);
-    if (p == Listpack::kNone) return false;
-    lp_.erase(p);
-    return true;
-  }
-  void forEach(const MemberFn& fn) const override {
-    char buf[kScratch];
-    for (Listpack::Pos p = lp_.first(); p != Listpack::kNone; p = lp_.next(p)) {
-      fn(lp_.get(p).view(buf));
-    }
-  }
-  std::string_view random(char* scratch) override {
-    Listpack::Pos p = lp_.at(static_cast<int64_t>(common::randomU64() % lp_.size()));
-    return lp_.get(p).view(scratch);
-  }
-  std::string popRandom() override {
-    Listpack::Pos p = lp_.at(static_cast<int64_t>(common::randomU64() % lp_.size()));
-    std::string out = lp_.get(p).toString();
-    lp_.erase(p);
-    return out;
-  }
-  uint64_t scan(uint64_t, const MemberFn& fn) override {
-    forEach(fn);
-    return 0;
-  }
-
- private:
-  Listpack lp_;
 };
 
 struct MemberNode {
@@ -192,18 +142,10 @@ class SetTable final : public Set {
   common::Dict<MemberTraits>* d_;
 };
 
-size_t digitsOf(int64_t v) {
-  char buf[24];
-  return strutil::formatInt64(v, buf);
-}
-
 }  // namespace
 
 Set* Set::createIntset() {
   return new SetIntset();
-}
-Set* Set::createListpack() {
-  return new SetListpack();
 }
 Set* Set::createTable() {
   return new SetTable();
@@ -211,63 +153,35 @@ Set* Set::createTable() {
 Set* Set::adoptIntset(Intset is) {
   return new SetIntset(std::move(is));
 }
-Set* Set::adoptListpack(Listpack lp) {
-  return new SetListpack(std::move(lp));
-}
 
 Set* Set::convertTo(Encoding enc) const {
-  Set* out = enc == Encoding::kListpack ? createListpack()
-             : enc == Encoding::kTable  ? createTable()
-                                        : createIntset();
+  Set* out = enc == Encoding::kTable ? createTable() : createIntset();
   forEach([out](std::string_view m) { out->add(m); });
   return out;
 }
 
-Set* setCreateFor(std::string_view first, size_t size_hint, const SetLimits& lim) {
+Set* setCreateFor(std::string_view first) {
   int64_t v;
-  // An integer starts an intset whatever the count (Redis 7.0's
-  // setTypeCreate): setAdd converts it once it holds too many.
   if (strutil::parseInt64(first, &v)) return new SetIntset();
-  if (lim.max_listpack_entries > 0 && size_hint <= lim.max_listpack_entries)
-    return new SetListpack();
   return new SetTable();
 }
 
 bool setAdd(Value* v, std::string_view m, const SetLimits& lim) {
   Set* s = asSet(*v);
-  switch (s->encoding()) {
-    case Set::Encoding::kIntset: {
-      int64_t iv;
-      if (strutil::parseInt64(m, &iv)) {
-        if (!s->add(m)) return false;
-        if (s->size() > lim.max_intset_entries) {
-          *v = Value::fromCollection(Kind::kSet, s->convertTo(Set::Encoding::kTable));
-        }
-        return true;
-      }
-      // A non-integer member: a listpack if the set would still fit one
-      // (the intset's widest member counted by its digits), else a table.
-      const Intset& is = *s->intset();
-      size_t widest = is.size() ? std::max(digitsOf(is.min()), digitsOf(is.max())) : 0;
-      Set::Encoding to = s->size() < lim.max_listpack_entries &&
-                                 m.size() <= lim.max_listpack_value &&
-                                 widest <= lim.max_listpack_value
-                             ? Set::Encoding::kListpack
-                             : Set::Encoding::kTable;
-      *v = Value::fromCollection(Kind::kSet, s->convertTo(to));
-      return asSet(*v)->add(m);
-    }
-    case Set::Encoding::kListpack:
-      if (s->contains(m)) return false;
-      if (s->size() >= lim.max_listpack_entries || m.size() > lim.max_listpack_value) {
+  if (s->encoding() == Set::Encoding::kIntset) {
+    int64_t iv;
+    if (strutil::parseInt64(m, &iv)) {
+      if (!s->add(m)) return false;
+      if (s->size() > lim.max_intset_entries) {
         *v = Value::fromCollection(Kind::kSet, s->convertTo(Set::Encoding::kTable));
-        s = asSet(*v);
       }
-      return s->add(m);
-    case Set::Encoding::kTable:
-      return s->add(m);
+      return true;
+    }
+    // A non-integer member: the set becomes a table.
+    *v = Value::fromCollection(Kind::kSet, s->convertTo(Set::Encoding::kTable));
+    s = asSet(*v);
   }
-  return false;
+  return s->add(m);
 }
 
 }  // namespace db

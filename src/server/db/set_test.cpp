@@ -15,28 +15,15 @@ std::set<std::string> members(const Set* s) {
   return out;
 }
 
-constexpr SetLimits kLim{5, 3, 4};
+constexpr SetLimits kLim{5};
 
 TEST(Set, CreateForChoosesTheEncoding) {
-  Value a = Value::fromCollection(Kind::kSet, setCreateFor("12", 1, kLim));
-  Value b = Value::fromCollection(Kind::kSet, setCreateFor("12", 6, kLim));
-  Value c = Value::fromCollection(Kind::kSet, setCreateFor("x", 3, kLim));
-  Value d = Value::fromCollection(Kind::kSet, setCreateFor("x", 4, kLim));
-  Value e = Value::fromCollection(Kind::kSet, setCreateFor("012", 1, kLim));
+  Value a = Value::fromCollection(Kind::kSet, setCreateFor("12"));
+  Value b = Value::fromCollection(Kind::kSet, setCreateFor("x"));
+  Value c = Value::fromCollection(Kind::kSet, setCreateFor("012"));
   EXPECT_STREQ(a.encodingName(), "intset");
-  // An integer starts an intset whatever the count hint (Redis 7.0).
-  EXPECT_STREQ(b.encodingName(), "intset");
-  EXPECT_STREQ(c.encodingName(), "listpack");
-  EXPECT_STREQ(d.encodingName(), "hashtable");
-  EXPECT_STREQ(e.encodingName(), "listpack");
-  // Zero listpack limits (what the server passes): never a listpack.
-  constexpr SetLimits k70{5, 0, 0};
-  Value f = Value::fromCollection(Kind::kSet, setCreateFor("x", 0, k70));
-  Value g = Value::fromCollection(Kind::kSet, Set::createIntset());
-  EXPECT_TRUE(setAdd(&g, "1", k70));
-  EXPECT_TRUE(setAdd(&g, "x", k70));
-  EXPECT_STREQ(f.encodingName(), "hashtable");
-  EXPECT_STREQ(g.encodingName(), "hashtable");
+  EXPECT_STREQ(b.encodingName(), "hashtable");
+  EXPECT_STREQ(c.encodingName(), "hashtable");
 }
 
 TEST(Set, IntsetConversions) {
@@ -45,44 +32,20 @@ TEST(Set, IntsetConversions) {
   EXPECT_FALSE(setAdd(&v, "2", kLim));
   EXPECT_STREQ(v.encodingName(), "intset");
   EXPECT_EQ(members(asSet(v)), (std::set<std::string>{"1", "2", "3"}));
-  // Three members already: a string does not fit a listpack of 3.
-  Value w = v.clone();
-  setAdd(&w, "a", kLim);
-  EXPECT_STREQ(w.encodingName(), "hashtable");
-  // Two members: it does.
-  asSet(v)->remove("3");
-  setAdd(&v, "a", kLim);
-  EXPECT_STREQ(v.encodingName(), "listpack");
-  EXPECT_EQ(members(asSet(v)), (std::set<std::string>{"1", "2", "a"}));
+  // Any string: a table (Redis 7.0 has no listpack sets).
+  EXPECT_TRUE(setAdd(&v, "a", kLim));
+  EXPECT_STREQ(v.encodingName(), "hashtable");
+  EXPECT_EQ(members(asSet(v)), (std::set<std::string>{"1", "2", "3", "a"}));
   // Past set-max-intset-entries: a table.
   Value x = Value::fromCollection(Kind::kSet, Set::createIntset());
   for (int i = 0; i < 5; i++) setAdd(&x, std::to_string(i), kLim);
   EXPECT_STREQ(x.encodingName(), "intset");
   setAdd(&x, "5", kLim);
   EXPECT_STREQ(x.encodingName(), "hashtable");
-  // Wide integers stay an intset, but their digits count against the
-  // listpack value limit.
-  Value y = Value::fromCollection(Kind::kSet, Set::createIntset());
-  setAdd(&y, "123456", kLim);
-  setAdd(&y, "a", kLim);
-  EXPECT_STREQ(y.encodingName(), "hashtable");
-}
-
-TEST(Set, ListpackConversions) {
-  Value v = Value::fromCollection(Kind::kSet, Set::createListpack());
-  for (const char* m : {"a", "b", "c"}) setAdd(&v, m, kLim);
-  EXPECT_STREQ(v.encodingName(), "listpack");
-  EXPECT_FALSE(setAdd(&v, "a", kLim));
-  EXPECT_STREQ(v.encodingName(), "listpack");
-  setAdd(&v, "d", kLim);
-  EXPECT_STREQ(v.encodingName(), "hashtable");
-  Value w = Value::fromCollection(Kind::kSet, Set::createListpack());
-  setAdd(&w, "abcde", kLim);
-  EXPECT_STREQ(w.encodingName(), "hashtable");
 }
 
 TEST(Set, PopAndRandomCoverEveryMember) {
-  for (Set* s : {Set::createIntset(), Set::createListpack(), Set::createTable()}) {
+  for (Set* s : {Set::createIntset(), Set::createTable()}) {
     Value v = Value::fromCollection(Kind::kSet, s);
     std::set<std::string> model;
     for (int i = 0; i < 3; i++) {
@@ -101,7 +64,7 @@ TEST(Set, PopAndRandomCoverEveryMember) {
 
 TEST(Set, RandomizedAgainstStdSet) {
   std::mt19937 rng(4242);
-  SetLimits lim{20, 10, 6};
+  SetLimits lim{20};
   Value v = Value::fromCollection(Kind::kSet, Set::createIntset());
   std::set<std::string> model;
   for (int op = 0; op < 5000; op++) {

@@ -3,15 +3,16 @@
 // bytes to a db::Value with the encoding our limits call for.
 //
 // Written types (what Redis 7.0 reads): strings 0; lists 18 (quicklist 2,
-// one packed node per listpack node); sets 11 (intset) or 2 (listpack and
-// hashtable sets: 7.0 has no listpack sets); hashes 16 (listpack) or 4;
-// sorted sets 17 (listpack) or 5; streams 19 (rdb_stream.h).
+// one packed node per listpack node); sets 11 (intset) or 2 (hashtable);
+// hashes 16 (listpack) or 4; sorted sets 17 (listpack) or 5; streams 19
+// (rdb_stream.h).
 // Loaded types: the above plus 3 (text scores), 15 (streams of Redis 5/6),
 // the encodings of Redis 2.x to 6.2 (zipmap hashes 9, ziplist lists 10,
 // ziplist sorted sets 12, ziplist hashes 13, quicklist lists 14 with ziplist
-// nodes), 20 (Redis 7.2 listpack sets) and the hashes with field expiry of
-// Redis 7.4 (22 to 25) and Valkey 9 (22; rdb_foreign_load.h). Module values
-// are refused with a message naming the type (and the module).
+// nodes), 20 (Redis 7.2 listpack sets, loaded as intset or hashtable) and
+// the hashes with field expiry of Redis 7.4 (22 to 25) and Valkey 9 (22;
+// rdb_foreign_load.h). Module values are refused with a message naming the
+// type (and the module).
 #pragma once
 
 #include <cstddef>
@@ -28,7 +29,7 @@ namespace persist {
 // Encoding limits the loaded value must respect (from the configuration).
 struct LoadLimits {
   db::HashLimits hash{512, 64};
-  db::SetLimits set{512, 128, 64};
+  db::SetLimits set{512};
   size_t zset_max_entries = 128;
   size_t zset_max_value = 64;
   int list_fill = -2;

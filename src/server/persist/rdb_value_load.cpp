@@ -211,49 +211,21 @@ bool loadList(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
 
 // ---------------------------------------------------------------- sets
 
-// Builds a set from members given one at a time; false on a duplicate.
+// Builds a set from members given one at a time, as SADD would (intset,
+// else hashtable); false on a duplicate.
 class SetBuilder {
  public:
-  SetBuilder(const db::SetLimits& lim, size_t hint) : lim_(lim), hint_(hint) {}
+  explicit SetBuilder(const db::SetLimits& lim) : lim_(lim) {}
   bool add(std::string_view m) {
-    if (v_.empty())
-      v_ = db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(m, hint_, lim_));
+    if (v_.empty()) v_ = db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(m));
     return db::setAdd(&v_, m, lim_);
   }
   db::Value take() { return std::move(v_); }
 
  private:
   const db::SetLimits& lim_;
-  size_t hint_;
   db::Value v_;
 };
-
-// A set of string members as a listpack, when it is one (setCreateFor's
-// choice: the first member is not an integer, the count and every length
-// within the listpack limits). False when the general path must decide.
-bool listpackSet(const std::vector<db::LpValue>& members, const db::SetLimits& lim, RdbReader& r,
-                 db::Value* out, bool* failed) {
-  *failed = false;
-  size_t n = members.size();
-  if (n == 0 || n > lim.max_listpack_entries || keyOf(members[0]).is_int) return false;
-  size_t bytes = 16;
-  for (const auto& m : members) {
-    size_t len = textLength(m);
-    if (len > lim.max_listpack_value) return false;
-    bytes += len + 3;
-  }
-  std::vector<ElemKey> keys;
-  keys.reserve(n);
-  for (const auto& m : members) keys.push_back(keyOf(m));
-  if (hasDuplicate(keys)) {
-    *failed = true;
-    return r.fail("duplicate set member");
-  }
-  db::ListpackBuilder b(bytes);
-  for (const auto& m : members) b.append(m);
-  *out = db::Value::fromCollection(db::Kind::kSet, db::Set::adoptListpack(b.finish()));
-  return true;
-}
 
 bool loadSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
   Scratch& sc = scratch();
@@ -262,26 +234,7 @@ bool loadSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) 
   if (type == kTypeSet) {
     uint64_t n;
     if (!r.count(&n, r.remaining())) return false;
-    if (sc.strs.size() < n && n <= lim.set.max_listpack_entries) sc.strs.resize(n);
-    if (n <= lim.set.max_listpack_entries) {
-      // Small: read all, then build the listpack in one go when it is one.
-      sc.elems.clear();
-      for (uint64_t i = 0; i < n; i++) {
-        if (!r.string(&sc.strs[i])) return false;
-        db::LpValue v;
-        v.str = sc.strs[i];
-        sc.elems.push_back(v);
-      }
-      bool failed;
-      if (listpackSet(sc.elems, lim.set, r, out, &failed)) return true;
-      if (failed) return false;
-      SetBuilder b(lim.set, n);
-      for (uint64_t i = 0; i < n; i++)
-        if (!b.add(sc.strs[i])) return r.fail("duplicate set member");
-      *out = b.take();
-      return true;
-    }
-    SetBuilder b(lim.set, n);
+    SetBuilder b(lim.set);
     for (uint64_t i = 0; i < n; i++) {
       if (!r.stringView(&s, &sc.blob)) return false;
       if (!b.add(s)) return r.fail("duplicate set member");
@@ -292,11 +245,9 @@ bool loadSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) 
   }
   if (!r.stringView(&s, &sc.blob)) return false;
   if (type == kTypeSetListpack) {
+    // Redis 7.2: converted to what SADD of the members would make.
     if (!parseRedisListpack(s, &sc.elems, &err)) return r.fail("set listpack: " + err);
-    bool failed;
-    if (listpackSet(sc.elems, lim.set, r, out, &failed)) return true;
-    if (failed) return false;
-    SetBuilder b(lim.set, sc.elems.size());
+    SetBuilder b(lim.set);
     char buf[32];
     for (const auto& e : sc.elems)
       if (!b.add(e.view(buf))) return r.fail("duplicate set member");
@@ -326,7 +277,7 @@ bool loadSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) 
     *out = db::Value::fromCollection(db::Kind::kSet, db::Set::adoptIntset(std::move(is)));
     return true;
   }
-  SetBuilder b(lim.set, count);
+  SetBuilder b(lim.set);
   for (uint32_t i = 0; i < count; i++) {
     char d[24];
     b.add(std::string_view(d, strutil::formatInt64(at(i), d)));

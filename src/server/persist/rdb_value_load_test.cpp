@@ -151,12 +151,22 @@ TEST(RdbLoadFast, SetsOfStringsAndIntsets) {
     });
   };
   ASSERT_TRUE(load(strings({"x", "y", "7"}), kTypeSet, &v, &err)) << err;
-  EXPECT_EQ(db::asSet(v)->encoding(), db::Set::Encoding::kListpack);
+  EXPECT_EQ(db::asSet(v)->encoding(), db::Set::Encoding::kTable);
   EXPECT_TRUE(db::asSet(v)->contains("7"));
   EXPECT_FALSE(load(strings({"x", "y", "x"}), kTypeSet, &v, &err));
   // The first member an integer: intset first, as SADD would make it.
   ASSERT_TRUE(load(strings({"1", "2"}), kTypeSet, &v, &err)) << err;
   EXPECT_EQ(db::asSet(v)->encoding(), db::Set::Encoding::kIntset);
+  // Redis 7.2's listpack sets load as SADD of their members would make them.
+  auto lpset = [](const std::vector<Elem>& ms) {
+    return body([&](RdbWriter& w) { w.string(listpack(ms)); });
+  };
+  ASSERT_TRUE(load(lpset({std::string("x"), int64_t{7}}), kTypeSetListpack, &v, &err)) << err;
+  EXPECT_EQ(db::asSet(v)->encoding(), db::Set::Encoding::kTable);
+  EXPECT_TRUE(db::asSet(v)->contains("7") && db::asSet(v)->contains("x"));
+  ASSERT_TRUE(load(lpset({int64_t{3}, int64_t{-1}}), kTypeSetListpack, &v, &err)) << err;
+  EXPECT_EQ(db::asSet(v)->encoding(), db::Set::Encoding::kIntset);
+  EXPECT_FALSE(load(lpset({int64_t{3}, std::string("3")}), kTypeSetListpack, &v, &err));
 
   auto intset = [](std::vector<int16_t> xs) {
     std::string blob(8 + 2 * xs.size(), '\0');

@@ -19,14 +19,14 @@
 #include "common/strutil.h"
 #include "resp/request_parser.h"
 #include "server/commands/server/introspection.h"
-#include "server/request/keyspace.h"
+#include "server/core/state.h"
 #include "server/persist/aof/aof.h"
 #include "server/persist/child_info.h"
 #include "server/persist/persist.h"
 #include "server/persist/rdb_format.h"
-#include "server/script/functions.h"
-#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
+#include "server/request/keyspace.h"
+#include "server/script/functions.h"
 
 namespace persist {
 
@@ -206,8 +206,7 @@ LoadLimits loadLimits() {
   LoadLimits l;
   l.hash = {static_cast<size_t>(c.hash_max_listpack_entries),
             static_cast<size_t>(c.hash_max_listpack_value)};
-  // Sets load as Redis 7.0 builds them: intset, else hashtable.
-  l.set = {static_cast<size_t>(c.set_max_intset_entries), 0, 0};
+  l.set = {static_cast<size_t>(c.set_max_intset_entries)};
   l.zset_max_entries = static_cast<size_t>(c.zset_max_listpack_entries);
   l.zset_max_value = static_cast<size_t>(c.zset_max_listpack_value);
   l.list_fill = static_cast<int>(c.list_max_listpack_size);

@@ -155,15 +155,6 @@ void geoaddCommand(Client* c) {
   if (propagate::wanted()) propagate::rewrite(std::span<const std::string_view>(zargv));
 }
 
-// The sorted set at argv[1] for a read; false after WRONGTYPE.
-bool readGeoSet(Client* c, db::ZSet** z) {
-  bool wrongtype;
-  db::Entry* e = lookupReadKind(c, c->arg(1), db::Kind::kZSet, &wrongtype);
-  if (wrongtype) return false;
-  *z = e ? zsetOf(e) : nullptr;
-  return true;
-}
-
 void geodistCommand(Client* c) {
   double to_meters = 1;
   if (c->argc() == 5) {
@@ -174,7 +165,7 @@ void geodistCommand(Client* c) {
     return;
   }
   db::ZSet* z;
-  if (!readGeoSet(c, &z)) return;
+  if (!readZSet(c, c->arg(1), &z)) return;
   double lon1, lat1, lon2, lat2;
   if (z == nullptr || !memberPosition(z, c->arg(2), &lon1, &lat1) ||
       !memberPosition(z, c->arg(3), &lon2, &lat2)) {
@@ -186,7 +177,7 @@ void geodistCommand(Client* c) {
 
 void geohashCommand(Client* c) {
   db::ZSet* z;
-  if (!readGeoSet(c, &z)) return;
+  if (!readZSet(c, c->arg(1), &z)) return;
   c->addArrayLen(static_cast<int64_t>(c->argc() - 2));
   for (size_t i = 2; i < c->argc(); i++) {
     double score;
@@ -200,7 +191,7 @@ void geohashCommand(Client* c) {
 
 void geoposCommand(Client* c) {
   db::ZSet* z;
-  if (!readGeoSet(c, &z)) return;
+  if (!readZSet(c, c->arg(1), &z)) return;
   c->addArrayLen(static_cast<int64_t>(c->argc() - 2));
   for (size_t i = 2; i < c->argc(); i++) {
     double lon, lat;
@@ -278,10 +269,8 @@ void storeResult(Client* c, std::string_view key, const std::vector<Point>& pts,
 }
 
 void searchGeneric(Client* c, size_t src_index, int flags) {
-  bool wrongtype;
-  db::Entry* e = lookupReadKind(c, c->arg(src_index), db::Kind::kZSet, &wrongtype);
-  if (wrongtype) return;
-  db::ZSet* z = e ? zsetOf(e) : nullptr;
+  db::ZSet* z;
+  if (!readZSet(c, c->arg(src_index), &z)) return;
 
   Shape shape;
   size_t base;

@@ -6,22 +6,21 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
-#include "server/core/command.h"
 #include "server/commands/families.h"
+#include "server/commands/keys/scan_args.h"
 #include "server/commands/types/random_sample.h"
 #include "server/commands/types/remove_members.h"
-#include "server/commands/keys/scan_args.h"
 #include "server/commands/types/set_common.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 
 db::SetLimits setLimits() {
-  // Redis 7.0 has no listpack sets: intset, else hashtable.
-  return {static_cast<size_t>(g_server->config.set_max_intset_entries), 0, 0};
+  return {static_cast<size_t>(g_server->config.set_max_intset_entries)};
 }
 
 db::Set* setForRead(Client* c, std::string_view key, bool* wrongtype) {
@@ -41,18 +40,8 @@ void saddCommand(Client* c) {
   db::Entry* e = lookupWriteKind(c, key, db::Kind::kSet, &wrongtype);
   if (wrongtype) return;
   db::SetLimits lim = setLimits();
-  size_t hint = c->argc() - 2;
   if (e == nullptr) {
-    e = c->db()->add(
-        key, db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(c->arg(2), hint, lim)));
-  } else {
-    // Many members at once: a listpack goes straight to the table. An
-    // intset converts only once it holds too many (Redis 7.0: repeated
-    // members do not count).
-    db::Set* s = db::asSet(e->val);
-    if (s->encoding() == db::Set::Encoding::kListpack && hint > lim.max_listpack_entries) {
-      e->val = db::Value::fromCollection(db::Kind::kSet, s->convertTo(db::Set::Encoding::kTable));
-    }
+    e = c->db()->add(key, db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(c->arg(2))));
   }
   int64_t added = 0;
   for (size_t i = 2; i < c->argc(); i++) {
@@ -278,8 +267,7 @@ void smoveCommand(Client* c) {
   keyModified(c, src);
   db::SetLimits lim = setLimits();
   if (de == nullptr) {
-    de = c->db()->add(dst,
-                      db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(moved, 1, lim)));
+    de = c->db()->add(dst, db::Value::fromCollection(db::Kind::kSet, db::setCreateFor(moved)));
   }
   if (db::setAdd(&de->val, moved, lim)) {
     keyModified(c, dst);

@@ -10,12 +10,12 @@
 
 #include "common/hash.h"
 #include "common/strutil.h"
+#include "server/commands/families.h"
+#include "server/commands/keys/scan_args.h"
+#include "server/commands/types/random_sample.h"
+#include "server/commands/types/zset_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/families.h"
-#include "server/commands/types/random_sample.h"
-#include "server/commands/keys/scan_args.h"
-#include "server/commands/types/zset_common.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -189,16 +189,6 @@ void zremCommand(Client* c) {
   }
   if (removed > 0) zsetAfterRemove(c, e, key, "zrem");
   c->addInteger(removed);
-}
-
-// Read lookup of a sorted set; replies WRONGTYPE and returns false on a
-// value of another kind. *z is null when the key is absent.
-bool readZSet(Client* c, std::string_view key, db::ZSet** z) {
-  bool wrongtype;
-  db::Entry* e = lookupReadKind(c, key, db::Kind::kZSet, &wrongtype);
-  if (wrongtype) return false;
-  *z = e ? zsetOf(e) : nullptr;
-  return true;
 }
 
 void zscoreCommand(Client* c) {

@@ -6,8 +6,8 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
-#include "server/request/keyspace.h"
 #include "server/core/state.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 
@@ -90,6 +90,14 @@ void zsetStoreResult(Client* c, std::string_view key, const ZElements& elements,
   d->set(key, db::Value::fromCollection(db::Kind::kZSet, z), false);
   keyModified(c, key);
   notify::keyEvent(c, notify::kZset, event, key);
+}
+
+bool readZSet(Client* c, std::string_view key, db::ZSet** z) {
+  bool wrongtype;
+  db::Entry* e = lookupReadKind(c, key, db::Kind::kZSet, &wrongtype);
+  if (wrongtype) return false;
+  *z = e ? zsetOf(e) : nullptr;
+  return true;
 }
 
 void zsetAfterRemove(Client* c, db::Entry* e, std::string_view key, const char* event) {

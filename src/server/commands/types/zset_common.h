@@ -1,6 +1,6 @@
-// Helpers shared by the sorted-set command files (zset*.cpp): argument
-// parsing with Redis's error texts, encoding choice by the
-// zset-max-listpack-* options, and the reply shapes of scores and
+// Helpers shared by the sorted-set command files (zset*.cpp, geo.cpp):
+// lookups, argument parsing with Redis's error texts, encoding choice by
+// the zset-max-listpack-* options, and the reply shapes of scores and
 // member/score lists.
 #pragma once
 
@@ -31,6 +31,9 @@ inline db::ZSet* zsetOf(db::Entry* e) {
   return static_cast<db::ZSet*>(e->val.collection());
 }
 
+// Read lookup of a sorted set; replies WRONGTYPE and returns false on a
+// value of another kind. *z is null when the key is absent.
+bool readZSet(Client* c, std::string_view key, db::ZSet** z);
 // A new, empty sorted set for about `size_hint` members of which the
 // longest has `max_len` bytes: listpack when both fit the options.
 db::ZSet* newZSet(size_t size_hint, size_t max_len);
