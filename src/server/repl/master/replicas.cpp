@@ -68,10 +68,11 @@ bool withinLimits(ReplicaState* r) {
 }
 
 // Sends `bytes` of the stream to every replica that takes it now, keeps it
-// for those whose RDB is on its way, and advances the offset.
-void feedStream(const std::string& bytes) {
+// for those whose RDB is on its way, and advances the offset. Iterates the
+// list itself: a replica over its limits is only scheduled to close.
+void feedStream(std::string_view bytes) {
   if (g().backlog) g().backlog->feed(bytes);
-  for (ReplicaState* r : std::vector<ReplicaState*>(g().replicas)) {
+  for (ReplicaState* r : g().replicas) {
     if (r->client->flags & kCloseAsap) continue;
     if (r->rdb_only) continue;  // gets the RDB and nothing after it
     if (r->state == SyncState::kOnline && !r->stream_on_ack) {
@@ -88,7 +89,7 @@ void feedStream(const std::string& bytes) {
 class StreamSink : public propagate::Sink {
  public:
   void feed(int db, std::span<const std::string_view> argv) override {
-    // A replica's replicas get its master's stream (proxyFromMaster), not
+    // A replica's replicas get its master's stream (feedRaw), not
     // its own effects.
     if (!g().backlog || g_is_replica) return;
     std::string out;
@@ -220,14 +221,6 @@ void shiftReplId(const std::string& id) {
       s.replid2.c_str(), static_cast<long long>(s.second_offset), s.replid.c_str());
 }
 
-void proxyFromMaster(std::string_view bytes) {
-  if (!g().backlog && g().replicas.empty()) {
-    g().offset += static_cast<int64_t>(bytes.size());
-    return;
-  }
-  feedStream(std::string(bytes));
-}
-
 // DEBUG CHANGE-REPL-ID: a new history, as Redis makes it (a new id and the
 // secondary id cleared), so no replica can continue the old one.
 void changeReplId() {
@@ -274,7 +267,7 @@ std::vector<std::pair<std::string, std::string>> replAux() {
 }
 
 void feedRaw(std::string_view bytes) {
-  feedStream(std::string(bytes));
+  feedStream(bytes);
 }
 
 void applyBacklogSize() {

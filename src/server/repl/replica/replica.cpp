@@ -312,7 +312,7 @@ bool allowedOnReplica(Client* c, const Command* cmd) {
 void masterApplied(Client* c, std::string_view bytes) {
   (void)c;
   link().last_io_s = unixNow();
-  proxyFromMaster(bytes);
+  feedRaw(bytes);
 }
 
 void replicaCron() {
