@@ -6,7 +6,6 @@
 // goes to every replica at once so they answer without waiting for their
 // next one-second ACK. Clients are answered from a zero-delay timer, never
 // from inside the replica's REPLCONF ACK, and then resume their input.
-#include <time.h>
 
 #include <algorithm>
 #include <vector>
@@ -134,7 +133,7 @@ void waitCron() {
 bool enoughGoodReplicas() {
   const Config& cfg = g_server->config;
   if (g_is_replica || cfg.min_replicas_to_write == 0 || cfg.min_replicas_max_lag == 0) return true;
-  int64_t now = static_cast<int64_t>(time(nullptr));
+  int64_t now = nowSec();
   int64_t good = 0;
   for (ReplicaState* r : replicas())
     if (r->state == SyncState::kOnline && !r->rdb_only &&
@@ -144,7 +143,7 @@ bool enoughGoodReplicas() {
 }
 
 int64_t goodReplicas() {
-  int64_t now = static_cast<int64_t>(time(nullptr));
+  int64_t now = nowSec();
   int64_t good = 0;
   for (ReplicaState* r : replicas())
     if (r->state == SyncState::kOnline && !r->rdb_only &&

@@ -14,7 +14,6 @@
 // transport (TCP, Unix, RDMA) does not matter here.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -316,7 +315,7 @@ void maybeStartTransfer(bool cron_tick) {
   const Config& cfg = g_server->config;
   bool all_eof = true;
   int64_t max_idle = 0;
-  int64_t now = static_cast<int64_t>(time(nullptr));
+  int64_t now = nowSec();
   for (ReplicaState* r : group) {
     all_eof = all_eof && r->capa_eof;
     max_idle = std::max(max_idle, now - r->sync_start_s);

@@ -22,10 +22,6 @@ namespace server::repl {
 
 namespace {
 
-int64_t nowSec() {
-  return static_cast<int64_t>(time(nullptr));
-}
-
 struct Globals {
   std::vector<ReplicaState*> replicas;
   std::string replid;
@@ -156,6 +152,10 @@ void onClientClose(Client* c) {
 }
 
 }  // namespace
+
+int64_t nowSec() {
+  return static_cast<int64_t>(time(nullptr));
+}
 
 ReplicaState* stateOf(Client* c, bool create) {
   if (c->repl_state == nullptr && create) {

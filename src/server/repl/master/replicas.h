@@ -61,6 +61,9 @@ ReplicaState* stateOf(Client* c, bool create);
 std::vector<ReplicaState*>& replicas();
 bool isFiltered(const ReplicaState& r);
 
+// The wall clock in seconds (ACK times, timeouts, INFO lags).
+int64_t nowSec();
+
 const std::string& replId();
 // A new random replication id (DEBUG CHANGE-REPL-ID).
 void changeReplId();

@@ -11,7 +11,6 @@
 // the cron connects again.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,10 +30,6 @@ namespace {
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMarkLen = 40;
 constexpr size_t kMaxPreamble = 1024;
-
-int64_t nowSec() {
-  return static_cast<int64_t>(time(nullptr));
-}
 
 bool allDbsEmpty() {
   for (auto& d : g_server->dbs)
