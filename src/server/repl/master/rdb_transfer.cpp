@@ -19,7 +19,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/hash.h"
 #include "common/log.h"
 #include "event/event_loop.h"
 #include "server/core/client.h"
@@ -54,13 +53,6 @@ std::vector<ReplicaState*> socketTargets() {
   for (ReplicaState* r : replicas())
     if (r->state == SyncState::kWaitEnd && r->socket_target) v.push_back(r);
   return v;
-}
-
-std::string randomMark() {
-  static const char hex[] = "0123456789abcdef";
-  std::string m(40, '0');
-  for (char& ch : m) ch = hex[common::randomU64() & 15];
-  return m;
 }
 
 persist::SaveOptions optionsFor(const ReplicaState& r, bool socket) {
@@ -167,7 +159,7 @@ bool startSocket(const std::vector<ReplicaState*>& group) {
     LOG_WARNING("Can't create the pipe for a diskless SYNC: %s", strerror(errno));
     return false;
   }
-  std::string mark = randomMark();
+  std::string mark = randomId();
   std::string err;
   resetStreamDb();
   if (!persist::startBgsaveWith(optionsFor(*group[0], true), p[1], mark, &err)) {

@@ -178,14 +178,12 @@ bool isFiltered(const ReplicaState& r) {
   return r.exclude_data || r.exclude_functions;
 }
 
-namespace {
 std::string randomId() {
   static const char hex[] = "0123456789abcdef";
   std::string id(40, '0');
   for (char& ch : id) ch = hex[common::randomU64() & 15];
   return id;
 }
-}  // namespace
 
 const std::string& replId() {
   if (g().replid.empty()) g().replid = randomId();

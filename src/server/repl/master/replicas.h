@@ -63,6 +63,8 @@ bool isFiltered(const ReplicaState& r);
 
 // The wall clock in seconds (ACK times, timeouts, INFO lags).
 int64_t nowSec();
+// 40 random hex characters: a replication id, a diskless transfer's EOF mark.
+std::string randomId();
 
 const std::string& replId();
 // A new random replication id (DEBUG CHANGE-REPL-ID).
