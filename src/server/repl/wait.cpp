@@ -133,13 +133,7 @@ void waitCron() {
 bool enoughGoodReplicas() {
   const Config& cfg = g_server->config;
   if (g_is_replica || cfg.min_replicas_to_write == 0 || cfg.min_replicas_max_lag == 0) return true;
-  int64_t now = nowSec();
-  int64_t good = 0;
-  for (ReplicaState* r : replicas())
-    if (r->state == SyncState::kOnline && !r->rdb_only &&
-        now - r->ack_time_s <= cfg.min_replicas_max_lag)
-      good++;
-  return good >= cfg.min_replicas_to_write;
+  return goodReplicas() >= cfg.min_replicas_to_write;
 }
 
 int64_t goodReplicas() {
