@@ -44,14 +44,6 @@ Globals& g() {
   return s;
 }
 
-void appendBulk(std::string* o, std::string_view s) {
-  *o += '$';
-  *o += std::to_string(s.size());
-  *o += "\r\n";
-  o->append(s.data(), s.size());
-  *o += "\r\n";
-}
-
 // client-output-buffer-limit replica, on the stream queued for the replica
 // (in its output, or held while its RDB is on its way). False when the
 // replica has been scheduled to close.
@@ -89,16 +81,7 @@ class StreamSink : public propagate::Sink {
     // its own effects.
     if (!g().backlog || g_is_replica) return;
     std::string out;
-    if (db != g().stream_db) {
-      std::string dbs = std::to_string(db);
-      out += "*2\r\n$6\r\nSELECT\r\n";
-      appendBulk(&out, dbs);
-      g().stream_db = db;
-    }
-    out += '*';
-    out += std::to_string(argv.size());
-    out += "\r\n";
-    for (std::string_view a : argv) appendBulk(&out, a);
+    propagate::appendToStream(&out, &g().stream_db, db, argv);
     feedStream(out);
     g().write_offset = g().offset;
   }
