@@ -183,6 +183,29 @@ void setNestedTargets(unsigned targets) {
   if (Frame* f = top()) f->child_targets = targets & kToAll;
 }
 
+namespace {
+void appendBulk(std::string* o, std::string_view a) {
+  *o += '$';
+  *o += std::to_string(a.size());
+  *o += "\r\n";
+  o->append(a.data(), a.size());
+  *o += "\r\n";
+}
+}  // namespace
+
+void appendToStream(std::string* out, int* selected_db, int db,
+                    std::span<const std::string_view> argv) {
+  if (db != *selected_db) {
+    *out += "*2\r\n$6\r\nSELECT\r\n";
+    appendBulk(out, std::to_string(db));
+    *selected_db = db;
+  }
+  *out += '*';
+  *out += std::to_string(argv.size());
+  *out += "\r\n";
+  for (std::string_view a : argv) appendBulk(out, a);
+}
+
 void keyExpired(int db, std::string_view key, bool lazy_free) {
   std::string_view argv[] = {lazy_free ? "UNLINK" : "DEL", key};
   if (top() != nullptr) {

@@ -47,6 +47,7 @@
 
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace server::propagate {
@@ -60,6 +61,12 @@ class Sink {
   // Which stream this sink writes (see Targets above).
   virtual unsigned target() const { return kToAof; }
 };
+
+// For a sink that writes a RESP stream (the AOF, the replication stream):
+// appends argv to *out as a RESP command, after "SELECT <db>" when db is not
+// *selected_db, which then becomes db.
+void appendToStream(std::string* out, int* selected_db, int db,
+                    std::span<const std::string_view> argv);
 
 // Registers/unregisters a sink; a sink must unregister before it is destroyed.
 void addSink(Sink* sink);

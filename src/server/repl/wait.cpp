@@ -6,7 +6,6 @@
 // goes to every replica at once so they answer without waiting for their
 // next one-second ACK. Clients are answered from a zero-delay timer, never
 // from inside the replica's REPLCONF ACK, and then resume their input.
-#include <time.h>
 
 #include <algorithm>
 #include <vector>
@@ -134,17 +133,11 @@ void waitCron() {
 bool enoughGoodReplicas() {
   const Config& cfg = g_server->config;
   if (g_is_replica || cfg.min_replicas_to_write == 0 || cfg.min_replicas_max_lag == 0) return true;
-  int64_t now = static_cast<int64_t>(time(nullptr));
-  int64_t good = 0;
-  for (ReplicaState* r : replicas())
-    if (r->state == SyncState::kOnline && !r->rdb_only &&
-        now - r->ack_time_s <= cfg.min_replicas_max_lag)
-      good++;
-  return good >= cfg.min_replicas_to_write;
+  return goodReplicas() >= cfg.min_replicas_to_write;
 }
 
 int64_t goodReplicas() {
-  int64_t now = static_cast<int64_t>(time(nullptr));
+  int64_t now = nowSec();
   int64_t good = 0;
   for (ReplicaState* r : replicas())
     if (r->state == SyncState::kOnline && !r->rdb_only &&

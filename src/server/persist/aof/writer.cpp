@@ -9,9 +9,9 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "server/core/state.h"
 #include "server/persist/aof/state.h"
 #include "server/propagate/propagate.h"
-#include "server/core/state.h"
 
 namespace persist::aof {
 
@@ -20,14 +20,6 @@ namespace {
 // everysec: how long writes wait on a still running fsync before going
 // ahead anyway (counted in aof_delayed_fsync).
 constexpr int64_t kMaxPostponeMs = 2000;
-
-void appendBulk(std::string* o, std::string_view a) {
-  *o += '$';
-  *o += std::to_string(a.size());
-  *o += "\r\n";
-  o->append(a.data(), a.size());
-  *o += "\r\n";
-}
 
 class AofSink : public server::propagate::Sink {
  public:
@@ -44,16 +36,7 @@ class AofSink : public server::propagate::Sink {
         st.buf += "#TS:" + std::to_string(now) + "\r\n";
       }
     }
-    if (db != st.selected_db) {
-      std::string id = std::to_string(db);
-      st.buf += "*2\r\n$6\r\nSELECT\r\n";
-      appendBulk(&st.buf, id);
-      st.selected_db = db;
-    }
-    st.buf += '*';
-    st.buf += std::to_string(argv.size());
-    st.buf += "\r\n";
-    for (std::string_view a : argv) appendBulk(&st.buf, a);
+    server::propagate::appendToStream(&st.buf, &st.selected_db, db, argv);
   }
 };
 

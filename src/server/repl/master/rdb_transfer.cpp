@@ -14,13 +14,11 @@
 // transport (TCP, Unix, RDMA) does not matter here.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "common/hash.h"
 #include "common/log.h"
 #include "event/event_loop.h"
 #include "server/core/client.h"
@@ -55,13 +53,6 @@ std::vector<ReplicaState*> socketTargets() {
   for (ReplicaState* r : replicas())
     if (r->state == SyncState::kWaitEnd && r->socket_target) v.push_back(r);
   return v;
-}
-
-std::string randomMark() {
-  static const char hex[] = "0123456789abcdef";
-  std::string m(40, '0');
-  for (char& ch : m) ch = hex[common::randomU64() & 15];
-  return m;
 }
 
 persist::SaveOptions optionsFor(const ReplicaState& r, bool socket) {
@@ -168,7 +159,7 @@ bool startSocket(const std::vector<ReplicaState*>& group) {
     LOG_WARNING("Can't create the pipe for a diskless SYNC: %s", strerror(errno));
     return false;
   }
-  std::string mark = randomMark();
+  std::string mark = randomId();
   std::string err;
   resetStreamDb();
   if (!persist::startBgsaveWith(optionsFor(*group[0], true), p[1], mark, &err)) {
@@ -316,7 +307,7 @@ void maybeStartTransfer(bool cron_tick) {
   const Config& cfg = g_server->config;
   bool all_eof = true;
   int64_t max_idle = 0;
-  int64_t now = static_cast<int64_t>(time(nullptr));
+  int64_t now = nowSec();
   for (ReplicaState* r : group) {
     all_eof = all_eof && r->capa_eof;
     max_idle = std::max(max_idle, now - r->sync_start_s);

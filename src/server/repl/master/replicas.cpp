@@ -22,10 +22,6 @@ namespace server::repl {
 
 namespace {
 
-int64_t nowSec() {
-  return static_cast<int64_t>(time(nullptr));
-}
-
 struct Globals {
   std::vector<ReplicaState*> replicas;
   std::string replid;
@@ -48,14 +44,6 @@ Globals& g() {
   return s;
 }
 
-void appendBulk(std::string* o, std::string_view s) {
-  *o += '$';
-  *o += std::to_string(s.size());
-  *o += "\r\n";
-  o->append(s.data(), s.size());
-  *o += "\r\n";
-}
-
 // client-output-buffer-limit replica, on the stream queued for the replica
 // (in its output, or held while its RDB is on its way). False when the
 // replica has been scheduled to close.
@@ -68,10 +56,11 @@ bool withinLimits(ReplicaState* r) {
 }
 
 // Sends `bytes` of the stream to every replica that takes it now, keeps it
-// for those whose RDB is on its way, and advances the offset.
-void feedStream(const std::string& bytes) {
+// for those whose RDB is on its way, and advances the offset. Iterates the
+// list itself: a replica over its limits is only scheduled to close.
+void feedStream(std::string_view bytes) {
   if (g().backlog) g().backlog->feed(bytes);
-  for (ReplicaState* r : std::vector<ReplicaState*>(g().replicas)) {
+  for (ReplicaState* r : g().replicas) {
     if (r->client->flags & kCloseAsap) continue;
     if (r->rdb_only) continue;  // gets the RDB and nothing after it
     if (r->state == SyncState::kOnline && !r->stream_on_ack) {
@@ -88,20 +77,11 @@ void feedStream(const std::string& bytes) {
 class StreamSink : public propagate::Sink {
  public:
   void feed(int db, std::span<const std::string_view> argv) override {
-    // A replica's replicas get its master's stream (proxyFromMaster), not
+    // A replica's replicas get its master's stream (feedRaw), not
     // its own effects.
     if (!g().backlog || g_is_replica) return;
     std::string out;
-    if (db != g().stream_db) {
-      std::string dbs = std::to_string(db);
-      out += "*2\r\n$6\r\nSELECT\r\n";
-      appendBulk(&out, dbs);
-      g().stream_db = db;
-    }
-    out += '*';
-    out += std::to_string(argv.size());
-    out += "\r\n";
-    for (std::string_view a : argv) appendBulk(&out, a);
+    propagate::appendToStream(&out, &g().stream_db, db, argv);
     feedStream(out);
     g().write_offset = g().offset;
   }
@@ -156,6 +136,10 @@ void onClientClose(Client* c) {
 
 }  // namespace
 
+int64_t nowSec() {
+  return static_cast<int64_t>(time(nullptr));
+}
+
 ReplicaState* stateOf(Client* c, bool create) {
   if (c->repl_state == nullptr && create) {
     static bool hook = false;
@@ -177,14 +161,12 @@ bool isFiltered(const ReplicaState& r) {
   return r.exclude_data || r.exclude_functions;
 }
 
-namespace {
 std::string randomId() {
   static const char hex[] = "0123456789abcdef";
   std::string id(40, '0');
   for (char& ch : id) ch = hex[common::randomU64() & 15];
   return id;
 }
-}  // namespace
 
 const std::string& replId() {
   if (g().replid.empty()) g().replid = randomId();
@@ -218,14 +200,6 @@ void shiftReplId(const std::string& id) {
       "Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
       "ID is %s",
       s.replid2.c_str(), static_cast<long long>(s.second_offset), s.replid.c_str());
-}
-
-void proxyFromMaster(std::string_view bytes) {
-  if (!g().backlog && g().replicas.empty()) {
-    g().offset += static_cast<int64_t>(bytes.size());
-    return;
-  }
-  feedStream(std::string(bytes));
 }
 
 // DEBUG CHANGE-REPL-ID: a new history, as Redis makes it (a new id and the
@@ -274,7 +248,7 @@ std::vector<std::pair<std::string, std::string>> replAux() {
 }
 
 void feedRaw(std::string_view bytes) {
-  feedStream(std::string(bytes));
+  feedStream(bytes);
 }
 
 void applyBacklogSize() {

@@ -61,6 +61,11 @@ ReplicaState* stateOf(Client* c, bool create);
 std::vector<ReplicaState*>& replicas();
 bool isFiltered(const ReplicaState& r);
 
+// The wall clock in seconds (ACK times, timeouts, INFO lags).
+int64_t nowSec();
+// 40 random hex characters: a replication id, a diskless transfer's EOF mark.
+std::string randomId();
+
 const std::string& replId();
 // A new random replication id (DEBUG CHANGE-REPL-ID).
 void changeReplId();
@@ -79,16 +84,15 @@ void shiftReplId(const std::string& id);
 void ensureBacklog();
 class Backlog;
 Backlog* backlog();
-// A replica: bytes of its master's stream, applied; they go to our own
-// replicas unchanged and advance the offset.
-void proxyFromMaster(std::string_view bytes);
 
 // The offset right after the last write effect fed (WAIT waits for it;
 // PINGs and GETACKs after it do not count).
 int64_t lastWriteOffset();
 // The aux fields of an RDB saved now (persist::setReplAuxHook).
 std::vector<std::pair<std::string, std::string>> replAux();
-// Appends raw bytes to the stream (backlog and replicas): GETACK.
+// Appends raw bytes to the stream (backlog and replicas) and advances the
+// offset: GETACK, and on a replica each applied piece of its master's
+// stream, which our own replicas get unchanged.
 void feedRaw(std::string_view bytes);
 
 // wait.cpp: WAIT and min-replicas-to-write.

@@ -1,6 +1,5 @@
 // REPLCONF, SYNC and PSYNC with Redis 7.0's replies and error texts.
 #include <strings.h>
-#include <time.h>
 
 #include <string>
 #include <vector>
@@ -70,7 +69,7 @@ bool tryPartial(Client* c, ReplicaState* r) {
   c->flags &= ~(kReplyOff | kReplySkipNext);
   attachReplica(r);
   r->state = SyncState::kOnline;
-  r->ack_time_s = static_cast<int64_t>(time(nullptr));
+  r->ack_time_s = nowSec();
   std::string reply = r->capa_psync2 ? "+CONTINUE " + replId() + "\r\n" : "+CONTINUE\r\n";
   std::string rest = b->from(off);
   sendRaw(r, reply);
@@ -122,7 +121,7 @@ void replconfCommand(Client* c) {
       int64_t off;
       if (!(c->flags & kReplica) || !strutil::parseInt64(val, &off)) return;
       if (off > r->ack_offset) r->ack_offset = off;
-      r->ack_time_s = static_cast<int64_t>(time(nullptr));
+      r->ack_time_s = nowSec();
       onReplicaAck();
       if (r->stream_on_ack && r->state == SyncState::kOnline) startStreamOnAck(r);
       return;

@@ -5,7 +5,6 @@
 // master may send bare newlines while it prepares the RDB: they only keep
 // the link alive.
 #include <strings.h>
-#include <time.h>
 
 #include <cstring>
 
@@ -32,10 +31,6 @@ struct Io {
 Io& io() {
   static Io s;
   return s;
-}
-
-int64_t nowSec() {
-  return static_cast<int64_t>(time(nullptr));
 }
 
 void onReadable(net::Connection* conn);

@@ -5,7 +5,6 @@
 #include "server/repl/replica/replica.h"
 
 #include <strings.h>
-#include <time.h>
 
 #include "common/log.h"
 #include "common/strutil.h"
@@ -25,19 +24,9 @@ namespace server::repl {
 
 bool g_is_replica = false;
 
-namespace {
-int64_t unixNow() {
-  return static_cast<int64_t>(time(nullptr));
-}
-}  // namespace
-
 namespace replica {
 
 namespace {
-
-int64_t nowSec() {
-  return static_cast<int64_t>(time(nullptr));
-}
 
 struct Extra {
   int master_db = 0;  // the master client's db when the link was lost
@@ -311,15 +300,15 @@ bool allowedOnReplica(Client* c, const Command* cmd) {
 
 void masterApplied(Client* c, std::string_view bytes) {
   (void)c;
-  link().last_io_s = unixNow();
-  proxyFromMaster(bytes);
+  replica::noteIo();
+  feedRaw(bytes);
 }
 
 void replicaCron() {
   replica::Link& l = link();
   if (!g_is_replica || persist::loading()) return;
   const Config& cfg = g_server->config;
-  int64_t now = unixNow();
+  int64_t now = nowSec();
   switch (l.state) {
     case State::kConnecting:
     case State::kHandshake:
@@ -356,7 +345,7 @@ void replicaCron() {
 void appendInfoReplicaHeader(std::string* o) {
   const replica::Link& l = link();
   const Config& cfg = g_server->config;
-  int64_t now = unixNow();
+  int64_t now = nowSec();
   using ll = long long;
   appendFormat(o, "role:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\n", l.host.c_str(), l.port);
   appendFormat(o, "master_link_status:%s\r\n", l.state == State::kConnected ? "up" : "down");

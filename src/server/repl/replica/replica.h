@@ -56,7 +56,6 @@ struct Link {
   // Transfer (transfer.cpp).
   std::string preamble;  // the "$..." line being read
   bool have_preamble = false;
-  bool eof_mark = false;
   std::string mark;
   int64_t size = -1;  // announced length; -1 with an EOF mark
   uint64_t received = 0;
@@ -65,7 +64,6 @@ struct Link {
   std::string tail;  // disk with a mark: the last bytes written
   int fd = -1;
   std::string tmpfile;
-  int64_t transfer_start_s = 0;
   std::string full_replid;  // from +FULLRESYNC
   int64_t full_offset = 0;
 };
@@ -89,8 +87,6 @@ void noteIo();
 void beginTransfer(const std::string& replid, int64_t offset, std::string_view rest);
 // Frees what a transfer holds (temp file, buffer); the link state is left.
 void abortTransfer();
-// How long the transfer is taking (INFO master_sync_*).
-uint64_t transferLeft();
 
 // replica.cpp
 // The master accepted us (after a full sync's load, or +CONTINUE): the

@@ -11,7 +11,6 @@
 // the cron connects again.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,10 +31,6 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMarkLen = 40;
 constexpr size_t kMaxPreamble = 1024;
 
-int64_t nowSec() {
-  return static_cast<int64_t>(time(nullptr));
-}
-
 bool allDbsEmpty() {
   for (auto& d : g_server->dbs)
     if (d->size() > 0) return false;
@@ -55,7 +50,6 @@ bool startBody(const std::string& line) {
     return false;
   }
   if (line.size() == 5 + kMarkLen && line.compare(1, 4, "EOF:") == 0) {
-    l.eof_mark = true;
     l.mark = line.substr(5);
     l.size = -1;
   } else {
@@ -82,7 +76,7 @@ bool startBody(const std::string& line) {
     }
     l.tmpfile = name;
   }
-  if (l.eof_mark)
+  if (l.size < 0)
     LOG_NOTICE("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
                l.diskless ? "parser" : "disk");
   else
@@ -133,7 +127,7 @@ void finish(std::string_view rest) {
   persist::ReplicaRdb in;
   in.lazy_flush = cfg.replica_lazy_flush;
   in.serve_events = [] { g_server->loop.processEvents(false); };
-  uint64_t len = l.received - (l.eof_mark ? kMarkLen : 0);
+  uint64_t len = l.received - (l.size < 0 ? kMarkLen : 0);
   if (l.diskless) {
     l.body.resize(len);
     in.data = reinterpret_cast<const uint8_t*>(l.body.data());
@@ -251,7 +245,6 @@ void beginTransfer(const std::string& replid, int64_t offset, std::string_view r
   l.state = State::kTransfer;
   l.full_replid = replid;
   l.full_offset = offset;
-  l.transfer_start_s = nowSec();
   l.diskless = cfg.repl_diskless_load == "swapdb" ||
                (cfg.repl_diskless_load == "on-empty-db" && allDbsEmpty());
   l.conn->setReadHandler(onReadable);
@@ -266,18 +259,11 @@ void abortTransfer() {
   l.tmpfile.clear();
   l.preamble.clear();
   l.have_preamble = false;
-  l.eof_mark = false;
   l.mark.clear();
   l.size = -1;
   l.received = 0;
   l.body = std::string();
   l.tail.clear();
-}
-
-uint64_t transferLeft() {
-  const Link& l = link();
-  if (l.state != State::kTransfer || l.size < 0) return 0;
-  return static_cast<uint64_t>(l.size) - l.received;
 }
 
 }  // namespace server::repl::replica
