@@ -144,8 +144,7 @@ bool loadValkeyHash2(RdbReader& r, const LoadLimits& lim, db::Value* out) {
 bool loadHashWithFieldTtls(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
   if (r.valkey()) {
     if (type == kTypeValkeyHash2) return loadValkeyHash2(r, lim, out);
-    return r.fail("unsupported value type " + rdbTypeName(type, true) + " (" +
-                  std::to_string(type) + ")");
+    return failUnsupportedType(r, type);
   }
   if (type == kTypeHashMetadataPreGa || type == kTypeHashMetadata)
     return loadRedisMetadataHash(r, type, lim, out);
