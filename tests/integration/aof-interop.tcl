@@ -22,15 +22,6 @@ proc all_contents {} {
   return $out
 }
 
-# Runs code with start_server launching `bin`.
-proc with_server_bin {bin code} {
-  set saved $::cfg(server_bin)
-  set ::cfg(server_bin) $bin
-  set rc [catch {uplevel 1 $code} res opts]
-  set ::cfg(server_bin) $saved
-  return -options $opts $res
-}
-
 # Fills a server: half the data in the base (by BGREWRITEAOF), the rest in
 # the incr file, keys in two databases, TTLs and a function library.
 proc fill_for_interop {} {

@@ -19,13 +19,6 @@ proc manifest_text {dir} {
   return [read_file $dir/appendonlydir/appendonly.aof.manifest]
 }
 
-proc write_bytes {path data} {
-  set fd [open $path w]
-  fconfigure $fd -translation binary
-  puts -nonewline $fd $data
-  close $fd
-}
-
 proc append_bytes {path data} {
   set fd [open $path a]
   fconfigure $fd -translation binary

@@ -13,13 +13,6 @@ set ::versions {1 2 3 4 5 6 7 8 9 10 11 12 valkey80}
 
 proc gen_rdb {mode what path} { exec python3 $::old_rdb $mode $what $path }
 
-proc write_bytes {path data} {
-  set fd [open $path w]
-  fconfigure $fd -translation binary
-  puts -nonewline $fd $data
-  close $fd
-}
-
 # Loads `path` into the running server (as its dump.rdb) and returns
 # {digest dbsize}, or {error message} when the load failed.
 proc reload_from {path} {
@@ -34,14 +27,6 @@ proc lsort_pairs {l} {
   set pairs {}
   foreach {a b} $l { lappend pairs [list $a $b] }
   concat {*}[lsort $pairs]
-}
-
-proc with_server_bin {bin code} {
-  set saved $::cfg(server_bin)
-  set ::cfg(server_bin) $bin
-  set rc [catch {uplevel 1 $code} res opts]
-  set ::cfg(server_bin) $saved
-  return -options $opts $res
 }
 
 set gen [new_tmp_dir rdb-gen]

@@ -52,6 +52,12 @@ def crc64(data, crc=0):
 
 assert crc64(b"123456789") == 0xE9C6D914C4B8D9CA
 
+
+def with_crc(data):
+    """data followed by its CRC-64 (8 bytes LE), as file trailers and DUMP
+    payloads end."""
+    return data + struct.pack("<Q", crc64(data))
+
 # ------------------------------------------------------------------ RDB primitives
 
 
@@ -140,14 +146,8 @@ def zl_entry(prevlen, e, long_prevlen=False):
             body = b"\xd0" + struct.pack("<i", v)
         else:
             body = b"\xe0" + struct.pack("<q", v)
-    else:
-        n = len(e)
-        if n < 64:
-            body = bytes([n]) + e
-        elif n < 16384:
-            body = bytes([0x40 | (n >> 8), n & 0xFF]) + e
-        else:
-            body = b"\x80" + struct.pack(">I", n) + e
+    else:  # a ziplist string's length is encoded as an RDB length
+        body = length(len(e)) + e
     return head + body
 
 
@@ -309,6 +309,12 @@ TYPES = {"string": 0, "string-lzf": 0, "list": 1, "set": 2, "zset-text": 3, "has
          "valkey-hash-2": 22}
 
 
+def min_field_expiry(triples):
+    """Redis 7.4's minimum field expiry of (field, value, time) triples, time
+    0 meaning none: 2^48 when no field has one."""
+    return min([t for _, _, t in triples if t] or [1 << 48])
+
+
 def encode_value(kind, v):
     if kind == "string":
         return rstring(v)
@@ -344,10 +350,10 @@ def encode_value(kind, v):
         order = sorted(v, key=lambda t: (t[2] == 0, t[2]))
         lp = rstring(listpack([x for f, val, t in order for x in (f, val, t)]))
         if kind == "hash-listpack-ex":
-            return struct.pack("<q", min([t for _, _, t in v if t] or [1 << 48])) + lp
+            return struct.pack("<q", min_field_expiry(v)) + lp
         return lp
     if kind == "hash-metadata":
-        mn = min([t for _, _, t in v if t] or [1 << 48])
+        mn = min_field_expiry(v)
         body = b"".join(length(0 if t == 0 else t - mn + 1) + rstring(f) + rstring(x)
                         for f, x, t in v)
         return struct.pack("<q", mn) + length(len(v)) + body
@@ -367,9 +373,7 @@ def plain_equivalent(kind, v, now_ms):
         return "list", [bstr(e) for e in v]
     if kind == "list-quicklist":
         return "list", [bstr(e) for node in v for e in node]
-    if kind in ("set", "set-listpack"):
-        return "set", [bstr(e) for e in v]
-    if kind == "set-intset":
+    if kind in ("set", "set-listpack", "set-intset"):
         return "set", [bstr(e) for e in v]
     if kind in ("zset-text", "zset-2", "zset-ziplist"):
         return "zset-2", v
@@ -407,11 +411,9 @@ def rdb_file(version, items, writer="2.4.0"):
                 (b"\xfd" + struct.pack("<i", exp))
         if version >= 8 and key == "str:plain":
             out += b"\xf8" + length(12)  # LRU idle time
-        out += bytes([TYPES[kind]]) + rstring(key.encode()) + encode_value(kind, v)
+        out += encode_item(key, kind, v)
     out += b"\xff"
-    if version >= 5:
-        out += struct.pack("<Q", crc64(out))
-    return bytes(out)
+    return with_crc(bytes(out)) if version >= 5 else bytes(out)
 
 
 WRITERS = {1: "2.0.0", 2: "2.2.0", 3: "2.3.0", 4: "2.4.0", 5: "2.4.17", 6: "2.6.17", 7: "3.2.13",
@@ -462,8 +464,7 @@ def payload_body(kind):
 
 
 def payload(t, body, version):
-    p = bytes([t]) + body + struct.pack("<H", version)
-    return p + struct.pack("<Q", crc64(p))
+    return with_crc(bytes([t]) + body + struct.pack("<H", version))
 
 
 def payload_version(kind):
@@ -518,8 +519,7 @@ def special_file(name):
         body = b"VALKEY080" + b"\xf3" + length(1)
     else:
         raise ValueError(name)
-    body += b"\xff"
-    return body + struct.pack("<Q", crc64(body))
+    return with_crc(body + b"\xff")
 
 
 def stream_file(kind):
@@ -547,8 +547,7 @@ def stream_file(kind):
         t = 21
     else:
         raise ValueError(kind)
-    body = head + b"\xfe\x00" + bytes([t]) + rstring(b"s") + value + b"\xff"
-    return body + struct.pack("<Q", crc64(body))
+    return with_crc(head + b"\xfe\x00" + bytes([t]) + rstring(b"s") + value + b"\xff")
 
 
 def encode_item(key, kind, v):

@@ -95,6 +95,23 @@ proc read_file {path} {
   return $data
 }
 
+# Writes data to path as raw bytes (read_file reads them back).
+proc write_bytes {path data} {
+  set fd [open $path w]
+  fconfigure $fd -translation binary
+  puts -nonewline $fd $data
+  close $fd
+}
+
+# Runs code with start_server launching `bin` (another server's binary).
+proc with_server_bin {bin code} {
+  set saved $::cfg(server_bin)
+  set ::cfg(server_bin) $bin
+  set rc [catch {uplevel 1 $code} res opts]
+  set ::cfg(server_bin) $saved
+  return -options $opts $res
+}
+
 # Exit status of a spawned server, or "" while it runs.
 proc server_status {dir} {
   set s [string trim [read_file $dir/status]]

@@ -11,14 +11,6 @@ proc wait_bgsave_done {} {
   }
 }
 
-# Writes bytes to a file.
-proc write_bytes {path data} {
-  set fd [open $path w]
-  fconfigure $fd -translation binary
-  puts -nonewline $fd $data
-  close $fd
-}
-
 start_server {tags {rdb external:skip needs:debug} overrides {enable-debug-command yes enable-protected-configs yes}} {
   test {DEBUG RELOAD keeps every type and encoding, value and TTL} {
     set encs [make_every_encoding]

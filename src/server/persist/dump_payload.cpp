@@ -6,6 +6,17 @@
 
 namespace persist {
 
+namespace {
+
+// The RDB version in a payload's footer: [u16 version][u64 CRC-64], both
+// little-endian (the payload is at least the footer long).
+int footerVersion(std::string_view p) {
+  const auto* f = reinterpret_cast<const uint8_t*>(p.data() + p.size() - 10);
+  return f[0] | (f[1] << 8);
+}
+
+}  // namespace
+
 std::string makeDumpPayload(const db::Value& v, bool compress) {
   RdbWriter w;
   w.setCompression(compress);
@@ -21,19 +32,17 @@ std::string makeDumpPayload(const db::Value& v, bool compress) {
 
 bool verifyDumpPayload(std::string_view p) {
   if (p.size() < 10) return false;
-  const auto* f = reinterpret_cast<const uint8_t*>(p.data() + p.size() - 10);
-  int version = f[0] | (f[1] << 8);
-  if (!rdbVersionKnown(version)) return false;
+  if (!rdbVersionKnown(footerVersion(p))) return false;
+  const auto* f = reinterpret_cast<const uint8_t*>(p.data() + p.size() - 8);
   uint64_t stored = 0;
-  for (int i = 7; i >= 0; i--) stored = (stored << 8) | f[2 + i];
+  for (int i = 7; i >= 0; i--) stored = (stored << 8) | f[i];
   return common::crc64(0, p.data(), p.size() - 8) == stored;
 }
 
 bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out, std::string* err,
                        int64_t now_ms, std::string* note) {
   RdbReader r(reinterpret_cast<const uint8_t*>(p.data()), p.size() - 10);
-  const auto* f = reinterpret_cast<const uint8_t*>(p.data() + p.size() - 10);
-  int version = f[0] | (f[1] << 8);
+  int version = footerVersion(p);
   r.setOrigin(version, rdbVersionIsValkey(version), now_ms);
   uint8_t type;
   if (!r.byte(&type) || !loadValue(r, type, lim, out)) {

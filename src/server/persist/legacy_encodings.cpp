@@ -6,20 +6,11 @@
 
 #include <cstdint>
 
+#include "server/persist/redis_listpack.h"
+
 namespace persist {
 
 namespace {
-
-uint64_t le(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
-  return v;
-}
-
-int64_t signExtend(uint64_t u, int bytes) {
-  int shift = 64 - 8 * bytes;
-  return static_cast<int64_t>(u << shift) >> shift;
-}
 
 constexpr size_t kZlHeader = 10;
 constexpr uint8_t kZlEnd = 0xff;
@@ -38,11 +29,11 @@ bool parseZiplist(std::string_view blob, std::vector<db::LpValue>* out, std::str
   const auto* base = reinterpret_cast<const uint8_t*>(blob.data());
   size_t n = blob.size();
   if (n < kZlHeader + 1) return fail(err, "ziplist shorter than its header");
-  if (le(base, 4) != n) return fail(err, "ziplist size field does not match its length");
+  if (readLe(base, 4) != n) return fail(err, "ziplist size field does not match its length");
   if (base[n - 1] != kZlEnd) return fail(err, "ziplist has no terminator");
-  uint64_t tail = le(base + 4, 4);
+  uint64_t tail = readLe(base + 4, 4);
   if (tail > n - 1) return fail(err, "ziplist tail offset out of range");
-  uint64_t declared = le(base + 8, 2);
+  uint64_t declared = readLe(base + 8, 2);
   size_t end = n - 1;  // the terminator's offset
   size_t off = kZlHeader;
   size_t prev_size = 0;
@@ -53,7 +44,7 @@ bool parseZiplist(std::string_view blob, std::vector<db::LpValue>* out, std::str
     if (p[0] == kZlEnd) return fail(err, "ziplist terminator before its end");
     size_t psize = p[0] < kZlBigPrevlen ? 1 : 5;
     if (psize + 1 > avail) return fail(err, "ziplist entry runs past the end");
-    uint64_t prevlen = psize == 1 ? p[0] : le(p + 1, 4);
+    uint64_t prevlen = psize == 1 ? p[0] : readLe(p + 1, 4);
     uint8_t enc = p[psize];
     size_t lsize = 1;
     uint64_t len = 0;
@@ -104,7 +95,7 @@ bool parseZiplist(std::string_view blob, std::vector<db::LpValue>* out, std::str
     if (!v.is_int) {
       v.str = std::string_view(reinterpret_cast<const char*>(payload), len);
     } else if (len > 0) {
-      v.ival = signExtend(le(payload, static_cast<int>(len)), static_cast<int>(len));
+      v.ival = signExtend(readLe(payload, static_cast<int>(len)), static_cast<int>(len));
     }
     out->push_back(v);
     last = off;
@@ -136,7 +127,7 @@ bool zipmapLength(const uint8_t* base, size_t end, size_t* off, uint64_t* len) {
     return true;
   }
   if (*off + 5 > end) return false;
-  *len = le(base + *off + 1, 4);
+  *len = readLe(base + *off + 1, 4);
   if (*len < kZmBigLen) return false;  // Redis never writes a short length long
   *off += 5;
   return true;

@@ -42,19 +42,16 @@ class Pairs {
   // A field whose elements point into a buffer that outlives the pairs.
   void addView(const db::LpValue& f, const db::LpValue& v, int64_t expiry) {
     if (!keep(expiry)) return;
-    views_.push_back(f);
-    views_.push_back(v);
+    elems_.push_back(f);
+    elems_.push_back(v);
     bytes_ += 24;
   }
   bool build(const LoadLimits& lim, db::Value* out) {
-    if (!owned_.empty()) {
-      for (const std::string& s : owned_) {
-        db::LpValue e;
-        e.str = s;
-        elems_.push_back(e);
-      }
-    } else {
-      elems_ = views_;
+    // The owned strings stay put from here on: elements may point at them.
+    for (const std::string& s : owned_) {
+      db::LpValue e;
+      e.str = s;
+      elems_.push_back(e);
     }
     return loadHashPairs(r_, lim, elems_, bytes_, out);
   }
@@ -72,8 +69,7 @@ class Pairs {
   }
   RdbReader& r_;
   std::vector<std::string> owned_;
-  std::vector<db::LpValue> views_;
-  std::vector<db::LpValue> elems_;
+  std::vector<db::LpValue> elems_;  // addView()'s at once, addOwned()'s in build()
   size_t bytes_ = 0;
 };
 
@@ -148,8 +144,7 @@ bool loadValkeyHash2(RdbReader& r, const LoadLimits& lim, db::Value* out) {
 bool loadHashWithFieldTtls(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
   if (r.valkey()) {
     if (type == kTypeValkeyHash2) return loadValkeyHash2(r, lim, out);
-    return r.fail("unsupported value type " + rdbTypeName(type, true) + " (" +
-                  std::to_string(type) + ")");
+    return failUnsupportedType(r, type);
   }
   if (type == kTypeHashMetadataPreGa || type == kTypeHashMetadata)
     return loadRedisMetadataHash(r, type, lim, out);

@@ -493,6 +493,11 @@ bool loadZSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
 
 }  // namespace
 
+bool failUnsupportedType(RdbReader& r, uint8_t type) {
+  return r.fail("unsupported value type " + rdbTypeName(type, r.valkey()) + " (" +
+                std::to_string(type) + ")");
+}
+
 bool loadHashPairs(RdbReader& r, const LoadLimits& lim, const std::vector<db::LpValue>& elems,
                    size_t blob_bytes, db::Value* out) {
   if (elems.empty()) return true;
@@ -529,8 +534,7 @@ bool loadCollection(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value
     case kTypeModule2:
       return failModuleValue(r);
     default:
-      return r.fail("unsupported value type " + rdbTypeName(type, r.valkey()) + " (" +
-                    std::to_string(type) + ")");
+      return failUnsupportedType(r, type);
   }
 }
 

@@ -17,6 +17,10 @@ namespace persist {
 // type fails with a message naming it.
 bool loadCollection(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out);
 
+// Fails r with "unsupported value type NAME (N)" (the name as
+// rdbTypeName() gives it for the file's writer).
+bool failUnsupportedType(RdbReader& r, uint8_t type);
+
 // Field, value, field, value, ... into a hash with the encoding the limits
 // call for; false with r failed on a duplicate field. elems may be empty
 // only when the caller wants no key (then *out stays empty).

@@ -9,12 +9,6 @@ namespace {
 constexpr size_t kHeader = 6;
 constexpr uint8_t kEof = 0xff;
 
-uint64_t getLe(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
-  return v;
-}
-
 size_t backlenSize(size_t n) {
   if (n <= 127) return 1;
   if (n < 16383) return 2;
@@ -132,7 +126,7 @@ bool parseRedisListpack(std::string_view blob, std::vector<db::LpValue>* out, st
     *err = "listpack shorter than its header";
     return false;
   }
-  if (getLe(base, 4) != n) {
+  if (readLe(base, 4) != n) {
     *err = "listpack size field does not match its length";
     return false;
   }
@@ -140,7 +134,7 @@ bool parseRedisListpack(std::string_view blob, std::vector<db::LpValue>* out, st
     *err = "listpack has no terminator";
     return false;
   }
-  uint64_t declared = getLe(base + 4, 2);
+  uint64_t declared = readLe(base + 4, 2);
   size_t off = kHeader;
   size_t end = n - 1;
   while (off < end) {
@@ -168,16 +162,14 @@ bool parseRedisListpack(std::string_view blob, std::vector<db::LpValue>* out, st
     } else if (b == 0xf0) {
       hdr = 5;
       if (!need(5)) break;
-      payload = getLe(p + 1, 4);
+      payload = readLe(p + 1, 4);
     } else if (b >= 0xf1 && b <= 0xf4) {
       static const int kWidth[] = {2, 3, 4, 8};
       int w = kWidth[b - 0xf1];
       hdr = 1 + static_cast<size_t>(w);
       if (!need(hdr)) break;
-      uint64_t u = getLe(p + 1, w);
-      int shift = 64 - 8 * w;
       v.is_int = true;
-      v.ival = static_cast<int64_t>(u << shift) >> shift;  // sign-extend
+      v.ival = signExtend(readLe(p + 1, w), w);
     } else {
       *err = "listpack entry with an invalid encoding byte";
       return false;

@@ -17,6 +17,20 @@
 
 namespace persist {
 
+// The n-byte little-endian number at p (the packed encodings' integers and
+// sizes: listpacks here, ziplists and zipmaps in legacy_encodings.cpp).
+inline uint64_t readLe(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+
+// u's low `bytes` bytes as a signed number of that width.
+inline int64_t signExtend(uint64_t u, int bytes) {
+  int shift = 64 - 8 * bytes;
+  return static_cast<int64_t>(u << shift) >> shift;
+}
+
 class RedisListpackBuilder {
  public:
   // estimate: bytes expected (the buffer grows past it when needed).
