@@ -33,6 +33,9 @@ static void replyUnknownCommand(Client* c) {
                     static_cast<int>(name.size()), name.data(), args.c_str());
 }
 
+// Links: the client may be a replication link (kMaster or kReplica). The
+// clients that are not get an instance without that test.
+template <bool Links>
 static bool dispatchUnmuted(Client* c);
 
 // The master's stream on a replica: applied as the master ran it, without
@@ -55,19 +58,22 @@ static bool dispatchUnmuted(Client* c);
 }
 
 bool dispatchCommand(Client* c) {
-  if (!(c->flags & (kReplyOff | kReplySkipNext))) return dispatchUnmuted(c);
+  if (!(c->flags & (kReplyOff | kReplySkipNext | kMaster | kReplica))) [[likely]]
+    return dispatchUnmuted<false>(c);
+  if (!(c->flags & (kReplyOff | kReplySkipNext))) return dispatchUnmuted<true>(c);
   // CLIENT REPLY OFF|SKIP: run the command with its reply thrown away. SKIP
   // covers this one command; CLIENT REPLY ON unmutes itself to send its OK.
   bool skip = (c->flags & kReplySkipNext) != 0;
   c->flags &= ~kReplySkipNext;
   c->muteReplies(true);
-  bool alive = dispatchUnmuted(c);
+  bool alive = dispatchUnmuted<true>(c);
   if (alive) c->muteReplies(false);
   // A request held by CLIENT PAUSE has not run yet: SKIP still applies.
   if (alive && skip && (c->flags & kPostponed)) c->flags |= kReplySkipNext;
   return alive;
 }
 
+template <bool Links>
 static bool dispatchUnmuted(Client* c) {
   Server& s = *g_server;
   Command* cmd = s.commands.find(c->arg(0));
@@ -92,10 +98,13 @@ static bool dispatchUnmuted(Client* c) {
     cmd = sub;
   }
   c->cur_cmd = cmd;
-  if (c->flags & kMaster) [[unlikely]]
-    return dispatchFromMaster(c, cmd);
-  // A replica only sends REPLCONF (repl.h); anything else closes it.
-  if ((c->flags & kReplica) && !repl::allowedFromReplica(c, cmd)) return true;
+  // The replication links, tested once: the master's stream is applied
+  // without the checks below; a replica only sends REPLCONF (repl.h),
+  // anything else closes it.
+  if constexpr (Links) {
+    if (c->flags & kMaster) return dispatchFromMaster(c, cmd);
+    if ((c->flags & kReplica) && !repl::allowedFromReplica(c, cmd)) return true;
+  }
   int argc = static_cast<int>(c->argc());
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
     c->addWrongArity();

@@ -18,7 +18,9 @@ namespace server {
 
 class Client;
 
-// Installs the read handler; the client's connection must be connected.
+// Installs the read handler; the client's connection must be connected. The
+// master's client (kMaster) must carry its flag before: it gets a handler of
+// its own that feeds the replication hook.
 void startReading(Client* c);
 // Writes what the reply buffer holds; installs a write handler when the
 // transport cannot take it all. Returns false if the client was freed.

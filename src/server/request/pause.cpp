@@ -14,8 +14,10 @@
 
 namespace server::pause {
 
+Mode detail::g_mode = Mode::kOff;
+
 namespace {
-Mode g_mode = Mode::kOff;
+using detail::g_mode;
 int64_t g_end_ms = 0;
 event::TimerId g_timer = 0;
 // Held clients in the order they were paused: they resume in that order.
@@ -75,14 +77,6 @@ void stop() {
   g_end_ms = 0;
   // Held clients run from a timer, not inside the UNPAUSE call.
   armTimer(0);
-}
-
-bool active() {
-  return g_mode != Mode::kOff;
-}
-
-Mode mode() {
-  return g_mode;
 }
 
 bool shouldPostpone(Client* c, const Command& cmd) {

@@ -30,8 +30,16 @@ void start(Mode mode, int64_t end_ms);
 // Ends the pause now; held clients resume from the event loop (after the
 // current command's reply).
 void stop();
-bool active();
-Mode mode();
+// Read by the dispatcher before every command: inline, one load.
+namespace detail {
+extern Mode g_mode;  // written only by pause.cpp
+}
+inline bool active() {
+  return detail::g_mode != Mode::kOff;
+}
+inline Mode mode() {
+  return detail::g_mode;
+}
 
 // The dispatcher's gate: true when c's request for cmd must wait (c is then
 // flagged kPostponed and queued).
