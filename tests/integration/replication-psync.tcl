@@ -26,14 +26,6 @@ proc wait_caught_up {master replica} {
   }
 }
 
-proc with_server_bin {bin code} {
-  set saved $::cfg(server_bin)
-  set ::cfg(server_bin) $bin
-  set rc [catch {uplevel 1 $code} res opts]
-  set ::cfg(server_bin) $saved
-  return -options $opts $res
-}
-
 # The replica bins to try against our master.
 set replica_bins [list $::our_bin]
 if {[file executable $::reference_bin]} { lappend replica_bins $::reference_bin }

@@ -41,14 +41,6 @@ proc wait_log {level pattern} {
   }
 }
 
-proc with_server_bin {bin code} {
-  set saved $::cfg(server_bin)
-  set ::cfg(server_bin) $bin
-  set rc [catch {uplevel 1 $code} res opts]
-  set ::cfg(server_bin) $saved
-  return -options $opts $res
-}
-
 # Everything a replica must end up with: keys of every type and encoding,
 # TTLs, several databases.
 proc fill_master {level} {
