@@ -190,10 +190,22 @@ struct SettingSpec {
   bool sensitive = false;
 };
 
+// The links a server opens to its peers by itself; a setting of a type
+// may ask for it to carry one (tls-replication, tls-cluster).
+enum class ServerLink { kReplication, kCluster };
+
 class ConnectionType {
  public:
   virtual ~ConnectionType() = default;
   virtual const char* name() const = 0;
+
+  // True when this type's settings ask it to carry the server's outgoing
+  // `link` (net::typeForLink picks the type that does).
+  virtual bool carriesLink(const SettingLookup& get, ServerLink link) const {
+    (void)get;
+    (void)link;
+    return false;
+  }
 
   // The listener the server's settings ask of this type (net::openListeners
   // calls it): *wanted false when none is configured (port 0, no path).

@@ -33,6 +33,14 @@ void forEachType(const std::function<void(ConnectionType*)>& fn) {
   for (auto& t : types()) fn(t.get());
 }
 
+ConnectionType* typeForLink(const SettingLookup& get, ServerLink link) {
+  registerBuiltinTypes();
+  for (auto& t : types()) {
+    if (t->carriesLink(get, link)) return t.get();
+  }
+  return findType("tcp");
+}
+
 bool anyPendingData() {
   for (auto& t : types()) {
     if (t->hasPendingData()) return true;

@@ -19,6 +19,9 @@ void registerBuiltinTypes();
 ConnectionType* findType(const char* name);
 
 void forEachType(const std::function<void(ConnectionType*)>& fn);
+// The type the server opens `link` with: the first whose settings ask to
+// carry it (ConnectionType::carriesLink), else tcp.
+ConnectionType* typeForLink(const SettingLookup& get, ServerLink link);
 // Before-sleep hook: true if any transport holds undelivered received data.
 bool anyPendingData();
 // Calls processPendingData() on each type; returns the number of handlers run.

@@ -170,10 +170,7 @@ bool Instance::start() {
 bool Instance::openListeners(std::string* err) {
   // Each connection type reads its own settings (net::openListeners): the
   // server names none of them.
-  auto get = [this](const std::string& name) {
-    auto v = configGet(config, name);
-    return v.empty() ? std::string() : v[0].second;
-  };
+  auto get = [this](const std::string& name) { return configValue(config, name); };
   std::vector<net::OpenedListener> opened;
   if (!net::openListeners(&loop, get, onAccept, this, &opened, err)) return false;
   std::vector<BoundListener> fresh;

@@ -2,13 +2,7 @@
 # or dies mid-transfer: it logs the reason, keeps running and tries again;
 # it never crashes.
 
-proc log_of {level} { return [read_file [srv $level stdout]] }
-
-proc wait_log {level pattern} {
-  wait_for_condition 200 50 {[string match $pattern [log_of $level]]} {
-    fail "log never matched $pattern"
-  }
-}
+source [file join $::support_dir replication.tcl]
 
 proc count_matches {text pattern} {
   return [regexp -all -- $pattern $text]

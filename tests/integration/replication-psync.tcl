@@ -3,28 +3,7 @@
 # resync once it does not, and a promoted replica's old master continues
 # from it through the secondary replication id. Ours and Redis 7.0.15.
 
-set ::reference_bin /usr/bin/redis-server
-set ::our_bin $::cfg(server_bin)
-
-proc repl_field {level field} { return [info_field [r $level info replication] $field] }
-proc stat_field {level field} { return [info_field [r $level info stats] $field] }
-proc log_of {level} { return [read_file [srv $level stdout]] }
-
-proc wait_log {level pattern} {
-  wait_for_condition 200 50 {[string match $pattern [log_of $level]]} {
-    fail "log never matched $pattern"
-  }
-}
-
-proc wait_caught_up {master replica} {
-  wait_for_condition 200 50 {
-    [repl_field $replica master_link_status] eq "up" &&
-    [repl_field $replica master_repl_offset] == [repl_field $master master_repl_offset]
-  } {
-    fail "replica never caught up: master [repl_field $master master_repl_offset],\
-          replica [repl_field $replica master_repl_offset]"
-  }
-}
+source [file join $::support_dir replication.tcl]
 
 # The replica bins to try against our master.
 set replica_bins [list $::our_bin]

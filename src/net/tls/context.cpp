@@ -106,8 +106,11 @@ bool loadCaLocations(SSL_CTX* ctx, const std::string& file, const std::string& d
 }
 
 // The settings both of the server's contexts share, as Redis 7.0 sets them.
+// The server's context takes both roles (TLS_method): without
+// tls-client-cert-file the server's own outgoing links (replication, the
+// cluster bus) connect with it.
 CtxPtr newContext(const ServerConfig& cfg, int protocols, bool client) {
-  CtxPtr ctx(SSL_CTX_new(client ? TLS_client_method() : TLS_server_method()));
+  CtxPtr ctx(SSL_CTX_new(client ? TLS_client_method() : TLS_method()));
   if (!ctx) {
     LOG_WARNING("Failed to create TLS context: %s", takeSslError().c_str());
     return nullptr;

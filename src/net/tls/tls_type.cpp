@@ -30,6 +30,13 @@ class TlsType : public ConnectionType {
 
   const std::vector<SettingSpec>& settings() const override { return tlsSettings(); }
 
+  // tls-replication: a replica's link to its master; tls-cluster: the
+  // cluster bus.
+  bool carriesLink(const SettingLookup& get, ServerLink link) const override {
+    ServerConfig cfg = ServerConfig::from(get);
+    return link == ServerLink::kReplication ? cfg.replication : cfg.cluster;
+  }
+
   // tls-port (0: no listener) on the addresses of `bind`, with tcp-backlog.
   // The contexts are built here at start when anything uses TLS.
   bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,

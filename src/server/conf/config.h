@@ -88,8 +88,6 @@ struct Config {
   bool replica_announced = true;
   std::string repl_diskless_load = "disabled";  // disabled | on-empty-db | swapdb
   std::string bind_source_addr;  // local address of the link to the master
-  // The connection type (by registry name) a replica reaches its master with.
-  std::string repl_transport = "tcp";
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
@@ -221,6 +219,9 @@ bool configSet(Config* cfg, const std::string& name, const std::vector<std::stri
 // CONFIG GET: (name, value) pairs of options matching the glob pattern.
 std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
                                                            const std::string& pattern);
+// One option's value as CONFIG GET prints it, "" for an unknown name: how
+// the connection types read their settings (net::SettingLookup).
+std::string configValue(const Config& cfg, const std::string& name);
 // True for options that CONFIG SET may change only when
 // enable-protected-configs allows it (dir, dbfilename).
 bool configIsProtected(const std::string& name);

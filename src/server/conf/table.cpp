@@ -517,6 +517,11 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   return out;
 }
 
+std::string configValue(const Config& cfg, const std::string& name) {
+  const Option* o = findOption(name);
+  return o != nullptr ? o->get(cfg) : std::string();
+}
+
 std::vector<std::string> configOptionNames() {
   std::vector<std::string> out;
   for (const auto& o : options()) out.emplace_back(o.name);

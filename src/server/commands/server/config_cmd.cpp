@@ -101,10 +101,7 @@ bool applyTransportChanges(std::string* err, std::string* failed) {
   names.swap(g_transport_changes);
   if (names.empty() || g_server == nullptr) return true;
   Server& s = *g_server;
-  auto get = [&s](const std::string& name) {
-    auto v = configGet(s.config, name);
-    return v.empty() ? std::string() : v[0].second;
-  };
+  auto get = [&s](const std::string& name) { return configValue(s.config, name); };
   bool reopen = false;
   if (!net::applySettings(get, names, &reopen, err, failed)) return false;
   if (reopen) {

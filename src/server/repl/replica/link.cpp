@@ -237,7 +237,9 @@ void noteIo() {
 void connectToMaster() {
   Link& l = link();
   const Config& cfg = g_server->config;
-  net::ConnectionType* type = net::findType(cfg.repl_transport.c_str());
+  net::ConnectionType* type = net::typeForLink(
+      [&cfg](const std::string& name) { return configValue(cfg, name); },
+      net::ServerLink::kReplication);
   LOG_NOTICE("Connecting to MASTER %s:%d", l.host.c_str(), l.port);
   l.connect_start_s = nowSec();
   l.last_io_s = l.connect_start_s;
@@ -248,7 +250,7 @@ void connectToMaster() {
   addr.source_addr = cfg.bind_source_addr;
   net::Connection* conn = nullptr;
   if (type == nullptr) {
-    err = "connection type '" + cfg.repl_transport + "' is not available";
+    err = "no connection type carries replication in this build";
   } else {
     conn = type->connect(&g_server->loop, addr, onConnected, &err);
   }
