@@ -146,6 +146,10 @@ bool Instance::start() {
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   lazyfree::install();
   evict::applyConfig("");
+  // maxmemory leaves out what replicas' connections queue and the AOF
+  // buffer: evicting keys for them would only feed them more.
+  evict::setNotCountedProvider(
+      [] { return repl::memoryUse().replicas + persist::aofBufferBytes(); });
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;

@@ -6,40 +6,10 @@
 
 source tests/support/datasets.tcl
 
-set ::reference_bin /usr/bin/redis-server
-set ::our_bin $::cfg(server_bin)
+source [file join $::support_dir replication.tcl]
 
 # Fast full syncs: masters fork at once instead of waiting for company.
 set ::master_overrides {repl-diskless-sync-delay 0 enable-debug-command yes}
-
-proc repl_field {level field} {
-  return [info_field [r $level info replication] $field]
-}
-
-proc wait_link_up {level} {
-  wait_for_condition 200 50 {[repl_field $level master_link_status] eq "up"} {
-    fail "replica's link never came up: [r $level info replication]"
-  }
-}
-
-# Waits until the replica has applied everything the master has written.
-proc wait_caught_up {master replica} {
-  wait_for_condition 200 50 {
-    [repl_field $replica master_link_status] eq "up" &&
-    [repl_field $replica master_repl_offset] == [repl_field $master master_repl_offset]
-  } {
-    fail "replica never caught up: master [repl_field $master master_repl_offset],\
-          replica [repl_field $replica master_repl_offset]"
-  }
-}
-
-proc log_of {level} { return [read_file [srv $level stdout]] }
-
-proc wait_log {level pattern} {
-  wait_for_condition 200 50 {[string match $pattern [log_of $level]]} {
-    fail "log never matched $pattern"
-  }
-}
 
 # Everything a replica must end up with: keys of every type and encoding,
 # TTLs, several databases.
@@ -246,6 +216,60 @@ start_server [list tags {repl external:skip} overrides $::master_overrides] {
       r -1 set after-stop 1
       wait_for_condition 100 50 {[r get after-stop] eq 1} { fail "stream did not resume" }
     }
+  }
+}
+
+start_server [list tags {repl external:skip} overrides $::master_overrides] {
+  start_server {} {
+    r replicaof 127.0.0.1 [srv -1 port]
+    wait_link_up 0
+
+    test {A stalled replica's queued stream shows in INFO memory and is not evicted for} {
+      set m [r -1 info memory]
+      assert_equal [info_field $m mem_replication_backlog] [lindex [r -1 config get repl-backlog-size] 1]
+      # The replica stops reading: the stream queues on the master.
+      exec kill -STOP [srv 0 pid]
+      set big [string repeat x 100000]
+      for {set i 0} {$i < 30} {incr i} { r -1 set big:$i $big }
+      wait_for_condition 100 50 {
+        [info_field [r -1 info memory] mem_clients_slaves] > 2000000
+      } { fail "the replica's output never showed: [r -1 info memory]" }
+      set m [r -1 info memory]
+      set slaves [info_field $m mem_clients_slaves]
+      assert_equal [info_field $m mem_total_replication_buffers] \
+        [expr {$slaves + [info_field $m mem_replication_backlog]}]
+      assert {[info_field $m mem_not_counted_for_evict] >= $slaves}
+      # maxmemory just above the data: the replica's queue alone is over it,
+      # yet nothing is evicted for it.
+      set used [info_field $m used_memory]
+      r -1 config set maxmemory [expr {$used - $slaves + 1000000}] maxmemory-policy allkeys-random
+      r -1 set small 1
+      set evicted [info_field [r -1 info stats] evicted_keys]
+      r -1 config set maxmemory 0
+      exec kill -CONT [srv 0 pid]
+      wait_caught_up -1 0
+      list $evicted [r dbsize]
+    } {0 31}
+  }
+}
+
+set no_persistence {save "" appendonly no rdb-del-sync-files yes}
+start_server [list tags {repl external:skip} \
+                overrides [list repl-diskless-sync no {*}$no_persistence {*}$::master_overrides]] {
+  r set k v
+  start_server [list overrides [list repl-diskless-load disabled {*}$no_persistence]] {
+    test {rdb-del-sync-files without persistence: both sides delete the sync's RDB file} {
+      r replicaof 127.0.0.1 [srv -1 port]
+      wait_link_up 0
+      set files {}
+      foreach level {-1 0} {
+        lappend files [file join [lindex [r $level config get dir] 1] \
+                                 [lindex [r $level config get dbfilename] 1]]
+      }
+      wait_log 0 "*Removing the RDB file obtained from the master*"
+      wait_log -1 "*Removing the RDB file used to feed replicas*"
+      list [file exists [lindex $files 0]] [file exists [lindex $files 1]] [r get k]
+    } {0 0 v}
   }
 }
 

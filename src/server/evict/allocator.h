@@ -29,9 +29,9 @@ void unregisterThread();
 // used_memory: bytes in use by the process's data structures.
 size_t usedMemory();
 
-// mem_not_counted_for_evict: replica output buffers and the AOF buffer in
-// Redis. This server has neither, so it is 0 unless a module registers a
-// provider (replication would).
+// mem_not_counted_for_evict: what maxmemory leaves out of used_memory (the
+// server registers a provider at start: replicas' queued output and the
+// AOF buffer, as Redis leaves them out); 0 without a provider.
 size_t notCountedForEvict();
 void setNotCountedProvider(size_t (*fn)());
 

@@ -11,7 +11,8 @@
 //                 (stop-writes-on-bgsave-error).
 //   shutdown      shutdownSave() from SHUTDOWN and SIGTERM, killChild() on
 //                 the way out.
-//   INFO          appendInfoPersistence() / appendInfoStats().
+//   INFO          appendInfoPersistence() / appendInfoStats(),
+//                 aofBufferBytes().
 //   commands      registerPersistCommands(): SAVE BGSAVE LASTSAVE SHUTDOWN
 //                 DUMP RESTORE; debugSubcommand() for DEBUG RELOAD/DIGEST.
 #pragma once
@@ -61,6 +62,9 @@ void killChild();
 void afterFlushAll();
 
 void appendInfoPersistence(std::string* o);
+// Bytes of effects fed to the AOF and not yet written (INFO mem_aof_buffer;
+// maxmemory leaves them out, as Redis does).
+size_t aofBufferBytes();
 // latest_fork_usec and total_forks for INFO stats.
 void appendInfoForkStats(std::string* o);
 

@@ -63,6 +63,15 @@ void applyBacklogSize();
 // then already scheduled to close.
 bool allowedFromReplica(Client* c, const Command* cmd);
 void cron();
+// Memory replication holds (INFO memory; maxmemory leaves `replicas` out,
+// so that a replica's growing output does not evict keys): the backlog's
+// buffer, and what replicas' connections have queued (output buffers and
+// the stream held while their RDB is on its way).
+struct MemoryUse {
+  size_t backlog = 0;
+  size_t replicas = 0;
+};
+MemoryUse memoryUse();
 void appendInfoReplication(std::string* o);
 void roleReply(Client* c);
 

@@ -158,8 +158,12 @@ void memorySection(std::string* o) {
   Server& s = *g_server;
   MemoryNumbers m = memoryNumbers();
   if (m.used > g_peak_memory) g_peak_memory = m.used;
+  // Replicas count apart (mem_clients_slaves), as Redis counts them.
   size_t clients_mem = 0;
-  for (Client* c : s.clients) clients_mem += c->outputMemory() + c->queryBufferCapacity();
+  for (Client* c : s.clients) {
+    if (!(c->flags & kReplica)) clients_mem += c->outputMemory() + c->queryBufferCapacity();
+  }
+  repl::MemoryUse repl_mem = repl::memoryUse();
   uint64_t total =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   appendFormat(o, "used_memory:%llu\r\nused_memory_human:%s\r\n", static_cast<ull>(m.used),
@@ -200,11 +204,12 @@ void memorySection(std::string* o) {
   appendFormat(o, "mem_fragmentation_ratio:%.2f\r\nmem_fragmentation_bytes:%lld\r\n",
                m.used ? static_cast<double>(m.rss) / static_cast<double>(m.used) : 0.0,
                static_cast<ll>(m.rss) - static_cast<ll>(m.used));
-  appendFormat(o, "mem_not_counted_for_evict:%zu\r\nmem_replication_backlog:0\r\n",
-               evict::notCountedForEvict());
-  appendFormat(o, "mem_total_replication_buffers:0\r\nmem_clients_slaves:0\r\n");
-  appendFormat(o, "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:0\r\n",
-               clients_mem);
+  appendFormat(o, "mem_not_counted_for_evict:%zu\r\nmem_replication_backlog:%zu\r\n",
+               evict::notCountedForEvict(), repl_mem.backlog);
+  appendFormat(o, "mem_total_replication_buffers:%zu\r\nmem_clients_slaves:%zu\r\n",
+               repl_mem.backlog + repl_mem.replicas, repl_mem.replicas);
+  appendFormat(o, "mem_clients_normal:%zu\r\nmem_cluster_links:0\r\nmem_aof_buffer:%zu\r\n",
+               clients_mem, persist::aofBufferBytes());
   appendFormat(o, "mem_allocator:%s\r\nactive_defrag_running:0\r\n", allocatorName());
   appendFormat(o, "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%llu\r\n",
                lazyfree::pendingObjects(), static_cast<ull>(lazyfree::freedObjects()));

@@ -300,3 +300,11 @@ void registerAofCommands(server::CommandTable& t) {
 }
 
 }  // namespace persist::aof
+
+namespace persist {
+
+size_t aofBufferBytes() {
+  return aof::state().buf.capacity();
+}
+
+}  // namespace persist

@@ -185,11 +185,15 @@ bool startSocket(const std::vector<ReplicaState*>& group) {
   return true;
 }
 
+// dbfilename was last written to feed replicas (rdb-del-sync-files).
+bool g_file_for_replicas = false;
+
 bool startDisk(const std::vector<ReplicaState*>& group) {
   std::string err;
   resetStreamDb();
   if (!persist::startBgsaveWith(optionsFor(*group[0], false), -1, std::string(), &err))
     return false;
+  g_file_for_replicas = true;
   int64_t off = masterOffset();
   for (ReplicaState* r : group) {
     r->state = SyncState::kWaitEnd;
@@ -330,6 +334,25 @@ void maybeStartTransfer(bool cron_tick) {
       if (!(r->client->flags & kPendingWrite)) g_server->queueWrite(r->client);
     }
   }
+}
+
+void removeSyncFileIfDone() {
+  const Config& cfg = g_server->config;
+  if (!cfg.rdb_del_sync_files) {
+    g_file_for_replicas = false;
+    return;
+  }
+  if (!g_file_for_replicas || !cfg.save.empty() || cfg.appendonly || persist::childActive())
+    return;
+  for (ReplicaState* r : replicas()) {
+    if (r->state == SyncState::kWaitStart || r->state == SyncState::kWaitEnd || r->file_fd >= 0)
+      return;
+  }
+  g_file_for_replicas = false;
+  struct stat st;
+  if (lstat(cfg.dbfilename.c_str(), &st) != 0) return;
+  LOG_NOTICE("Removing the RDB file used to feed replicas in a persistence-less instance");
+  unlink(cfg.dbfilename.c_str());
 }
 
 void forgetTransferTarget(ReplicaState* r) {

@@ -232,6 +232,14 @@ Backlog* backlog() {
   return g().backlog.get();
 }
 
+MemoryUse memoryUse() {
+  MemoryUse m;
+  if (g().backlog) m.backlog = g().backlog->size();
+  for (const ReplicaState* r : g().replicas)
+    m.replicas += r->client->outputMemory() + r->held.capacity();
+  return m;
+}
+
 int64_t lastWriteOffset() {
   return g().write_offset;
 }
@@ -353,6 +361,7 @@ void cron() {
   if (tick && !g_is_replica && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
     feedStream("*1\r\n$4\r\nping\r\n");
   maybeStartTransfer(true);
+  if (tick) removeSyncFileIfDone();
   waitCron();
   if (tick) replicaCron();
   // A master without replicas for repl-backlog-ttl seconds frees its

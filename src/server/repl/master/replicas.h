@@ -137,5 +137,9 @@ void installTransferHooks();
 void forgetTransferTarget(ReplicaState* r);
 // For INFO: a diskless transfer is in progress.
 bool socketTransferActive();
+// rdb-del-sync-files on a master without persistence (no save points, no
+// AOF): deletes the file a disk-target sync wrote once no replica still
+// waits for it or reads it (the cron calls it).
+void removeSyncFileIfDone();
 
 }  // namespace server::repl
