@@ -11,7 +11,7 @@
 
 #include "common/syslog_sink.h"
 
-namespace logging {
+namespace common::logging {
 
 namespace {
 Level g_level = kNotice;
@@ -107,4 +107,4 @@ void logf(Level l, const char* fmt, ...) {
   fflush(out);
 }
 
-}  // namespace logging
+}  // namespace common::logging

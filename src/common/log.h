@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace logging {
+namespace common::logging {
 
 enum Level : int { kDebug = 0, kVerbose = 1, kNotice = 2, kWarning = 3, kNothing = 4 };
 
@@ -35,13 +35,13 @@ inline bool enabled(Level l) {
   return l >= level();
 }
 
-}  // namespace logging
+}  // namespace common::logging
 
-#define LOG_AT(lvl, ...)                                            \
-  do {                                                              \
-    if (::logging::enabled(lvl)) ::logging::logf(lvl, __VA_ARGS__); \
+#define LOG_AT(lvl, ...)                                                            \
+  do {                                                                              \
+    if (::common::logging::enabled(lvl)) ::common::logging::logf(lvl, __VA_ARGS__); \
   } while (0)
-#define LOG_DEBUG(...) LOG_AT(::logging::kDebug, __VA_ARGS__)
-#define LOG_VERBOSE(...) LOG_AT(::logging::kVerbose, __VA_ARGS__)
-#define LOG_NOTICE(...) LOG_AT(::logging::kNotice, __VA_ARGS__)
-#define LOG_WARNING(...) LOG_AT(::logging::kWarning, __VA_ARGS__)
+#define LOG_DEBUG(...) LOG_AT(::common::logging::kDebug, __VA_ARGS__)
+#define LOG_VERBOSE(...) LOG_AT(::common::logging::kVerbose, __VA_ARGS__)
+#define LOG_NOTICE(...) LOG_AT(::common::logging::kNotice, __VA_ARGS__)
+#define LOG_WARNING(...) LOG_AT(::common::logging::kWarning, __VA_ARGS__)

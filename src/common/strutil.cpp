@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace strutil {
+namespace common::strutil {
 
 bool parseInt64(std::string_view s, int64_t* out) {
   size_t n = s.size();
@@ -252,4 +252,4 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-}  // namespace strutil
+}  // namespace common::strutil

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace strutil {
+namespace common::strutil {
 
 // Strict integer: optional '-', no leading zeros (except "0"), no spaces or
 // '+', must fit int64. Returns false otherwise.
@@ -40,4 +40,4 @@ bool globMatch(std::string_view pattern, std::string_view str, bool nocase = fal
 // ASCII case-insensitive equality (command and option names).
 bool equalsIgnoreCase(std::string_view a, std::string_view b);
 
-}  // namespace strutil
+}  // namespace common::strutil

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace strutil {
+namespace common::strutil {
 namespace {
 
 TEST(StrUtil, ParseInt64Strict) {
@@ -90,14 +90,14 @@ TEST(StrUtil, Glob) {
 
 }  // namespace
 TEST(StrUtil, EqualsIgnoreCaseFoldsAsciiLettersOnly) {
-  EXPECT_TRUE(strutil::equalsIgnoreCase("GeT", "get"));
-  EXPECT_TRUE(strutil::equalsIgnoreCase("ZRANGEBYSCORE", "zrangebyscore"));
-  EXPECT_FALSE(strutil::equalsIgnoreCase("get", "gets"));
+  EXPECT_TRUE(common::strutil::equalsIgnoreCase("GeT", "get"));
+  EXPECT_TRUE(common::strutil::equalsIgnoreCase("ZRANGEBYSCORE", "zrangebyscore"));
+  EXPECT_FALSE(common::strutil::equalsIgnoreCase("get", "gets"));
   // Only A-Z fold: '@' / '`' and '[' / '{' differ by the same bit.
-  EXPECT_FALSE(strutil::equalsIgnoreCase("@", "`"));
-  EXPECT_FALSE(strutil::equalsIgnoreCase("[", "{"));
-  EXPECT_FALSE(strutil::equalsIgnoreCase("\xc9", "\xe9"));
-  EXPECT_TRUE(strutil::equalsIgnoreCase("", ""));
+  EXPECT_FALSE(common::strutil::equalsIgnoreCase("@", "`"));
+  EXPECT_FALSE(common::strutil::equalsIgnoreCase("[", "{"));
+  EXPECT_FALSE(common::strutil::equalsIgnoreCase("\xc9", "\xe9"));
+  EXPECT_TRUE(common::strutil::equalsIgnoreCase("", ""));
 }
 
-}  // namespace strutil
+}  // namespace common::strutil

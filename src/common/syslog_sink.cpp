@@ -2,7 +2,7 @@
 
 #include <syslog.h>
 
-namespace logging::syslog_sink {
+namespace common::logging::syslog_sink {
 
 void open(const std::string& ident, const std::string& facility) {
   static const struct {
@@ -27,4 +27,4 @@ void write(int level, const char* msg) {
   syslog(kPriorities[level], "%s", msg);
 }
 
-}  // namespace logging::syslog_sink
+}  // namespace common::logging::syslog_sink

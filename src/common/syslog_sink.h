@@ -4,11 +4,11 @@
 
 #include <string>
 
-namespace logging::syslog_sink {
+namespace common::logging::syslog_sink {
 
 // facility: "user", "local0".."local7" (anything else: local0).
 void open(const std::string& ident, const std::string& facility);
-// level: 0 debug, 1 verbose, 2 notice, 3 warning (logging::Level).
+// level: 0 debug, 1 verbose, 2 notice, 3 warning (common::logging::Level).
 void write(int level, const char* msg);
 
-}  // namespace logging::syslog_sink
+}  // namespace common::logging::syslog_sink

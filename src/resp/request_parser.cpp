@@ -203,8 +203,8 @@ RequestParser::Result RequestParser::parseMultibulk(const char* base, size_t len
       }
       // Need the '\n' after '\r' too.
       if (static_cast<size_t>(cr - base) + 1 >= len) return kNeedMore;
-      ok = strutil::parseInt64(std::string_view(base + 1, static_cast<size_t>(cr - base - 1)),
-                               &count);
+      ok = common::strutil::parseInt64(
+          std::string_view(base + 1, static_cast<size_t>(cr - base - 1)), &count);
     }
     if (!ok || count > INT_MAX || count > limits.max_multibulk_len) {
       return fail("Protocol error: invalid multibulk length");
@@ -239,7 +239,8 @@ RequestParser::Result RequestParser::parseMultibulk(const char* base, size_t len
           snprintf(errbuf_, sizeof(errbuf_), "Protocol error: expected '$', got '%c'", p[0]);
           return fail(errbuf_);
         }
-        ok = strutil::parseInt64(std::string_view(p + 1, static_cast<size_t>(cr - p - 1)), &blen);
+        ok = common::strutil::parseInt64(std::string_view(p + 1, static_cast<size_t>(cr - p - 1)),
+                                         &blen);
       }
       if (!ok || blen < 0 || blen > limits.max_bulk_len) {
         return fail("Protocol error: invalid bulk length");

@@ -7,7 +7,7 @@ namespace resp {
 void Writer::header(char type, int64_t n) {
   char* p = out_->reserve(24);
   p[0] = type;
-  size_t len = 1 + strutil::formatInt64(n, p + 1);
+  size_t len = 1 + common::strutil::formatInt64(n, p + 1);
   p[len++] = '\r';
   p[len++] = '\n';
   out_->commit(len);
@@ -16,7 +16,7 @@ void Writer::header(char type, int64_t n) {
 void Writer::endDeferred(void* slot, char type, int64_t n) {
   char buf[ReplyBuffer::kDeferredSlot];
   buf[0] = type;
-  size_t len = 1 + strutil::formatInt64(n, buf + 1);
+  size_t len = 1 + common::strutil::formatInt64(n, buf + 1);
   buf[len++] = '\r';
   buf[len++] = '\n';
   out_->setDeferred(slot, buf, len);
@@ -60,7 +60,7 @@ void Writer::bulk(const void* data, size_t n) {
   if (n <= 4096) {
     char* p = out_->reserve(n + 26);
     p[0] = '$';
-    size_t len = 1 + strutil::formatInt64(static_cast<int64_t>(n), p + 1);
+    size_t len = 1 + common::strutil::formatInt64(static_cast<int64_t>(n), p + 1);
     p[len++] = '\r';
     p[len++] = '\n';
     if (n > 0) memcpy(p + len, data, n);  // an empty view may have no data pointer
@@ -77,7 +77,7 @@ void Writer::bulk(const void* data, size_t n) {
 
 void Writer::bulkInt(int64_t v) {
   char buf[24];
-  size_t n = strutil::formatInt64(v, buf);
+  size_t n = common::strutil::formatInt64(v, buf);
   bulk(buf, n);
 }
 
@@ -110,7 +110,7 @@ void Writer::pushLen(int64_t n) {
 
 void Writer::doubleValue(double v) {
   char buf[128];
-  size_t n = strutil::formatDouble(v, buf, sizeof(buf));
+  size_t n = common::strutil::formatDouble(v, buf, sizeof(buf));
   if (proto_ >= 3) {
     out_->append(",", 1);
     out_->append(buf, n);

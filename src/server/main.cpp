@@ -8,9 +8,9 @@
 #include <string>
 
 #include "common/log.h"
+#include "server/core/version.h"
 #include "server/process/proc_title.h"
 #include "server/server.h"
-#include "server/core/version.h"
 
 namespace {
 
@@ -102,11 +102,11 @@ int main(int argc, char** argv) {
   // freeing millions of keys one at a time only delays the exit. Held by a
   // static pointer, so that a leak checker sees it reachable; empty
   // databases take the places, for whatever the teardown looks up.
-  static auto* kept = new std::vector<std::unique_ptr<db::Db>>();
+  static auto* kept = new std::vector<std::unique_ptr<server::db::Db>>();
   for (auto& d : srv.dbs) {
     int id = d->id();
     kept->push_back(std::move(d));
-    d = std::make_unique<db::Db>(id);
+    d = std::make_unique<server::db::Db>(id);
   }
   return srv.shutdown_exit_code;
 }

@@ -94,10 +94,10 @@ Instance::~Instance() {
 bool Instance::start() {
   // used_memory counts this thread's allocations (evict/allocator.h).
   evict::registerThread();
-  logging::Level lvl;
-  if (logging::parseLevel(config.loglevel, &lvl)) logging::setLevel(lvl);
+  common::logging::Level lvl;
+  if (common::logging::parseLevel(config.loglevel, &lvl)) common::logging::setLevel(lvl);
   std::string err;
-  if (!logging::setFile(config.logfile, &err)) {
+  if (!common::logging::setFile(config.logfile, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
     return false;
   }
@@ -144,7 +144,7 @@ bool Instance::start() {
   // Supervision, daemonize (forks: the pid changes), syslog, kernel settings.
   process::beforeListen(config);
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
-  lazyfree::install();
+  evict::lazyfree::install();
   evict::applyConfig("");
   // maxmemory leaves out what replicas' connections queue and the AOF
   // buffer: evicting keys for them would only feed them more.

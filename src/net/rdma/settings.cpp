@@ -21,7 +21,7 @@ using Words = std::vector<std::string>;
 // rdma-port reads as Redis reads every integer option (same error texts).
 bool parsePort(const Words& w, std::string* canonical, std::string* err) {
   int64_t n = 0;
-  if (!strutil::parseInt64(w[0], &n)) {
+  if (!common::strutil::parseInt64(w[0], &n)) {
     *err = "argument couldn't be parsed into an integer";
     return false;
   }
@@ -80,7 +80,6 @@ const std::vector<SettingSpec>& table() {
 }
 
 }  // namespace
-
 
 const std::vector<SettingSpec>& rdma::settings() {
   return table();

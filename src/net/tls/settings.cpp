@@ -18,7 +18,7 @@ using Words = std::vector<std::string>;
 
 bool parseRange(const std::string& v, long long hi, std::string* canonical, std::string* err) {
   int64_t n = 0;
-  if (!strutil::parseInt64(v, &n)) {
+  if (!common::strutil::parseInt64(v, &n)) {
     *err = "argument couldn't be parsed into an integer";
     return false;
   }
@@ -83,7 +83,7 @@ SettingSpec secretSpec(const char* name) {
 
 long long intOf(const SettingLookup& get, const char* name, long long def) {
   int64_t n = 0;
-  return strutil::parseInt64(get(name), &n) ? n : def;
+  return common::strutil::parseInt64(get(name), &n) ? n : def;
 }
 
 }  // namespace

@@ -12,10 +12,10 @@
 #include "server/acl/check.h"
 #include "server/acl/users.h"
 #include "server/core/client.h"
-#include "server/core/reply_helpers.h"
 #include "server/core/command.h"
+#include "server/core/reply_helpers.h"
 
-namespace acl {
+namespace server::acl {
 namespace {
 
 using server::Client;
@@ -128,7 +128,7 @@ void logCommand(Client* c) {
   }
   long count = 10;
   if (c->argc() == 3) {
-    if (strutil::equalsIgnoreCase(c->arg(2), "RESET")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(2), "RESET")) {
       aclLogReset();
       c->addOk();
       return;
@@ -331,4 +331,4 @@ void registerAclCommand(server::CommandTable& t) {
   t.add(std::move(acl));
 }
 
-}  // namespace acl
+}  // namespace server::acl

@@ -3,11 +3,11 @@
 #include <deque>
 #include <string>
 
+#include "server/conf/config.h"
 #include "server/core/client.h"
 #include "server/request/client_info.h"
-#include "server/conf/config.h"
 
-namespace acl {
+namespace server::acl {
 namespace {
 
 constexpr int64_t kGroupingWindowMs = 60000;
@@ -97,4 +97,4 @@ void aclLogReset() {
   g_log.clear();
 }
 
-}  // namespace acl
+}  // namespace server::acl

@@ -10,7 +10,7 @@ namespace server {
 class Client;
 }
 
-namespace acl {
+namespace server::acl {
 
 enum class LogReason { kCommand, kKey, kChannel, kAuth };
 
@@ -23,4 +23,4 @@ void aclLogReset();
 // Trims to acllog-max-len (after CONFIG SET).
 void aclLogTrim();
 
-}  // namespace acl
+}  // namespace server::acl

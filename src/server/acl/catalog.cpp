@@ -3,7 +3,7 @@
 #include "common/strutil.h"
 #include "server/core/command.h"
 
-namespace acl {
+namespace server::acl {
 
 namespace detail {
 std::vector<CommandInfo> g_catalog;
@@ -93,7 +93,7 @@ void buildCatalog() {
 
 int categoryIndex(std::string_view name) {
   for (int i = 0; i < kCategoryCount; i++) {
-    if (strutil::equalsIgnoreCase(name, kCategoryNames[i])) return i;
+    if (common::strutil::equalsIgnoreCase(name, kCategoryNames[i])) return i;
   }
   return -1;
 }
@@ -122,4 +122,4 @@ server::Command* lookupRuleCommand(std::string_view name, std::string* first_arg
   return server::g_commands->findSub(cmd, rest);
 }
 
-}  // namespace acl
+}  // namespace server::acl

@@ -13,7 +13,7 @@
 
 #include "server/core/command.h"
 
-namespace acl {
+namespace server::acl {
 
 // Redis 7.0's categories, in the order ACL CAT lists them.
 inline constexpr const char* kCategoryNames[] = {
@@ -84,4 +84,4 @@ uint8_t permsOfFlags(std::string_view flags);
 // subcommands (a first-argument rule such as "select|0").
 server::Command* lookupRuleCommand(std::string_view name, std::string* first_arg, bool* bad_sub);
 
-}  // namespace acl
+}  // namespace server::acl

@@ -9,7 +9,7 @@
 #include "server/core/client.h"
 #include "server/core/clients.h"
 
-namespace acl {
+namespace server::acl {
 namespace {
 
 struct KeyRef {
@@ -274,4 +274,4 @@ bool checkClientAtExec(server::Client* c, const server::Command& cmd) {
   return false;
 }
 
-}  // namespace acl
+}  // namespace server::acl

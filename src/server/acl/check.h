@@ -18,7 +18,7 @@ namespace server {
 class Client;
 }
 
-namespace acl {
+namespace server::acl {
 
 // Ordered as Redis ranks them: with several selectors, the denial of the
 // one that got furthest is reported.
@@ -65,4 +65,4 @@ inline bool checkClient(server::Client* c, const server::Command& cmd, std::stri
 // Redis's "ACLs rules changed ..." reply.
 bool checkClientAtExec(server::Client* c, const server::Command& cmd);
 
-}  // namespace acl
+}  // namespace server::acl

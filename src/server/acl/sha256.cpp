@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace acl {
+namespace server::acl {
 namespace {
 
 constexpr uint32_t kRound[64] = {
@@ -96,4 +96,4 @@ std::string sha256Hex(std::string_view data) {
   return out;
 }
 
-}  // namespace acl
+}  // namespace server::acl

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace acl {
+namespace server::acl {
 
 // The 32-byte digest of data.
 std::array<uint8_t, 32> sha256(std::string_view data);
@@ -16,4 +16,4 @@ std::array<uint8_t, 32> sha256(std::string_view data);
 // `#<hash>` rules take.
 std::string sha256Hex(std::string_view data);
 
-}  // namespace acl
+}  // namespace server::acl

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace acl {
+namespace server::acl {
 namespace {
 
 // FIPS 180-4 example vectors and lengths around the padding boundaries.
@@ -33,4 +33,4 @@ TEST(Sha256, RedisPasswordHash) {
 }
 
 }  // namespace
-}  // namespace acl
+}  // namespace server::acl

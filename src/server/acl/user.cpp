@@ -8,7 +8,7 @@
 #include "server/acl/catalog.h"
 #include "server/acl/sha256.h"
 
-namespace acl {
+namespace server::acl {
 
 bool g_pubsub_default_all = false;
 
@@ -91,19 +91,19 @@ bool Selector::allowsFirstArg(int id, std::string_view argv1) const {
   auto it = first_args_.find(id);
   if (it == first_args_.end()) return false;
   for (const std::string& a : it->second) {
-    if (strutil::equalsIgnoreCase(a, argv1)) return true;
+    if (common::strutil::equalsIgnoreCase(a, argv1)) return true;
   }
   return false;
 }
 
 bool Selector::allowsKeyGlob(const KeyPattern& p, std::string_view key) {
-  return strutil::globMatch(p.pattern, key);
+  return common::strutil::globMatch(p.pattern, key);
 }
 
 bool Selector::allowsChannel(std::string_view channel, bool literal) const {
   if (all_channels_) return true;
   for (const std::string& p : channels_) {
-    if (literal ? p == channel : strutil::globMatch(p, channel)) return true;
+    if (literal ? p == channel : common::strutil::globMatch(p, channel)) return true;
   }
   return false;
 }
@@ -499,4 +499,4 @@ bool validUserName(std::string_view name) {
   return !name.empty();
 }
 
-}  // namespace acl
+}  // namespace server::acl

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace acl {
+namespace server::acl {
 
 struct KeyPattern {
   std::string pattern;
@@ -150,4 +150,4 @@ bool validUserName(std::string_view name);
 // acl-pubsub-default: whether new users and `reset` start with allchannels.
 extern bool g_pubsub_default_all;
 
-}  // namespace acl
+}  // namespace server::acl

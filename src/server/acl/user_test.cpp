@@ -11,7 +11,7 @@
 #include "server/commands/families.h"
 #include "server/core/state.h"
 
-namespace acl {
+namespace server::acl {
 namespace {
 
 // A server with every command registered and the ACL catalog built: rules
@@ -144,4 +144,4 @@ TEST_F(AclUser, ChannelsAndSelectors) {
 }
 
 }  // namespace
-}  // namespace acl
+}  // namespace server::acl

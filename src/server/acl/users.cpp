@@ -11,12 +11,12 @@
 #include "resp/request_parser.h"
 #include "server/acl/acl_log.h"
 #include "server/acl/catalog.h"
-#include "server/core/client.h"
-#include "server/pubsub/pubsub.h"
 #include "server/conf/config.h"
+#include "server/core/client.h"
 #include "server/core/clients.h"
+#include "server/pubsub/pubsub.h"
 
-namespace acl {
+namespace server::acl {
 namespace {
 
 using UserMap = std::map<std::string, UserPtr, std::less<>>;
@@ -374,4 +374,4 @@ bool saveAclFile(std::string* err) {
   return true;
 }
 
-}  // namespace acl
+}  // namespace server::acl

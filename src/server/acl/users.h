@@ -20,7 +20,7 @@ namespace server {
 class Client;
 }
 
-namespace acl {
+namespace server::acl {
 
 using UserPtr = std::shared_ptr<User>;
 
@@ -61,4 +61,4 @@ void applyRequirepass(const std::string& pass);
 bool loadAclFile(std::string* err);
 bool saveAclFile(std::string* err);
 
-}  // namespace acl
+}  // namespace server::acl

@@ -194,13 +194,13 @@ std::vector<Option> builtinOptions() {
       INT_OPT("busy-reply-threshold", busy_reply_threshold, 0, INT64_MAX, true),
       Option{"loglevel", true, 1, 1,
              [](Config& c, const Args& a, std::string* e) {
-               logging::Level l;
-               if (!logging::parseLevel(a[0], &l)) {
+               common::logging::Level l;
+               if (!common::logging::parseLevel(a[0], &l)) {
                  *e = "argument(s) must be one of the following: debug, verbose, notice, "
                       "warning";
                  return false;
                }
-               c.loglevel = logging::levelName(l);
+               c.loglevel = common::logging::levelName(l);
                return true;
              },
              [](const Config& c) { return c.loglevel; }},
@@ -248,7 +248,7 @@ std::vector<Option> builtinOptions() {
                }
                int64_t v[3];
                for (int i = 0; i < 3; i++) {
-                 if (!strutil::parseInt64(w[static_cast<size_t>(i)], &v[i]) || v[i] < -2000 ||
+                 if (!common::strutil::parseInt64(w[static_cast<size_t>(i)], &v[i]) || v[i] < -2000 ||
                      v[i] > 2000) {
                    *e = "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
                    return false;
@@ -492,11 +492,11 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& o : options()) {
     bool match = o.hidden ? strcasecmp(pattern.c_str(), o.name) == 0
-                          : strutil::globMatch(pattern, o.name, true);
+                          : common::strutil::globMatch(pattern, o.name, true);
     if (match) out.emplace_back(o.name, o.get(cfg));
   }
   for (const auto& a : kAliases) {
-    if (strutil::globMatch(pattern, a.alias, true)) {
+    if (common::strutil::globMatch(pattern, a.alias, true)) {
       out.emplace_back(a.alias, findOption(a.name)->get(cfg));
     }
   }
@@ -507,10 +507,10 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
         out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
       continue;
     }
-    if (strutil::globMatch(pattern, u.name, true)) {
+    if (common::strutil::globMatch(pattern, u.name, true)) {
       out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
     }
-    if (u.alias != nullptr && strutil::globMatch(pattern, u.alias, true)) {
+    if (u.alias != nullptr && common::strutil::globMatch(pattern, u.alias, true)) {
       out.emplace_back(u.alias, conf::getUnimplemented(cfg, u));
     }
   }

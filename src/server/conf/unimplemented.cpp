@@ -198,7 +198,7 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       return false;
     case Kind::kInt: {
       int64_t n;
-      if (!strutil::parseInt64(v, &n)) {
+      if (!common::strutil::parseInt64(v, &n)) {
         *err = "argument couldn't be parsed into an integer";
         return false;
       }
@@ -277,7 +277,7 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
         return true;
       }
       int64_t port;
-      if (!strutil::parseInt64(w[1], &port) || port < 0 || port > kPortMax) {
+      if (!common::strutil::parseInt64(w[1], &port) || port < 0 || port > kPortMax) {
         *err = "Invalid master port";
         return false;
       }

@@ -47,7 +47,7 @@ bool parseBool(const std::string& v, bool* out, std::string* err) {
 
 bool parseRange(const std::string& v, int64_t lo, int64_t hi, int64_t* out, std::string* err) {
   int64_t n;
-  if (!strutil::parseInt64(v, &n)) {
+  if (!common::strutil::parseInt64(v, &n)) {
     *err = "argument couldn't be parsed into an integer";
     return false;
   }
@@ -69,7 +69,7 @@ bool parseMemory(const std::string& v, int64_t* out) {
   int64_t n;
   if (v.empty()) {
     n = 0;  // as Redis reads an empty memory value
-  } else if (!strutil::parseInt64(num, &n)) {
+  } else if (!common::strutil::parseInt64(num, &n)) {
     return false;
   }
   int64_t mul = 1;
@@ -146,7 +146,7 @@ bool validSave(const Args& a, std::string* err) {
   }
   for (const auto& p : parts) {
     int64_t n;
-    if (!strutil::parseInt64(p, &n) || n < 0) {
+    if (!common::strutil::parseInt64(p, &n) || n < 0) {
       *err = "Invalid save parameters";
       return false;
     }
@@ -180,7 +180,7 @@ bool setOutputBufferLimits(Config& c, const Args& a, std::string* err) {
     }
     int64_t hard, soft, secs;
     if (!parseMemory(w[i + 1], &hard) || !parseMemory(w[i + 2], &soft) ||
-        !strutil::parseInt64(w[i + 3], &secs) || hard < 0 || soft < 0 || secs < 0) {
+        !common::strutil::parseInt64(w[i + 3], &secs) || hard < 0 || soft < 0 || secs < 0) {
       *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
       return false;
     }
@@ -243,7 +243,8 @@ bool setMaxmemoryClients(Config& c, const Args& a, std::string* err) {
   const std::string& v = a[0];
   if (!v.empty() && v.back() == '%') {
     int64_t pct;
-    if (!strutil::parseInt64(std::string_view(v).substr(0, v.size() - 1), &pct) || pct < 0) {
+    if (!common::strutil::parseInt64(std::string_view(v).substr(0, v.size() - 1), &pct) ||
+        pct < 0) {
       *err = "argument must be a memory or percent value";
       return false;
     }
@@ -280,7 +281,7 @@ bool setReplicaOf(Config& c, const std::vector<std::string>& a, std::string* e) 
     return true;
   }
   int64_t port;
-  if (!strutil::parseInt64(w[1], &port) || port < 0 || port > 65535) {
+  if (!common::strutil::parseInt64(w[1], &port) || port < 0 || port > 65535) {
     *e = "Invalid master port";
     return false;
   }

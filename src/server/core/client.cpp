@@ -91,19 +91,19 @@ void Client::addWrongType() {
 }
 
 bool Client::argInt64(size_t i, int64_t* out) {
-  if (strutil::parseInt64(argv_[i], out)) return true;
+  if (common::strutil::parseInt64(argv_[i], out)) return true;
   addNotInteger();
   return false;
 }
 
 bool Client::argInt64Msg(size_t i, int64_t* out, const char* msg) {
-  if (strutil::parseInt64(argv_[i], out)) return true;
+  if (common::strutil::parseInt64(argv_[i], out)) return true;
   addError(msg);
   return false;
 }
 
 bool Client::argLongDouble(size_t i, long double* out) {
-  if (strutil::parseLongDouble(argv_[i], out)) return true;
+  if (common::strutil::parseLongDouble(argv_[i], out)) return true;
   addNotFloat();
   return false;
 }

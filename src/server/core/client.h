@@ -23,7 +23,7 @@
 #include "resp/writer.h"
 #include "server/db/db.h"
 
-namespace acl {
+namespace server::acl {
 class User;
 }
 

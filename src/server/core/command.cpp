@@ -92,7 +92,7 @@ void CommandTable::rebuildIndex() {
 
 bool CommandTable::rename(std::string_view from, std::string_view to, std::string* err) {
   auto it = names_.begin();
-  while (it != names_.end() && !strutil::equalsIgnoreCase(it->first, from)) ++it;
+  while (it != names_.end() && !common::strutil::equalsIgnoreCase(it->first, from)) ++it;
   if (it == names_.end()) {
     *err = "No such command in rename-command";
     return false;
@@ -129,7 +129,7 @@ std::vector<Command*> CommandTable::reachable() {
 bool keysAfterCount(const std::vector<std::string_view>& argv, size_t count_index,
                     std::vector<size_t>* out) {
   int64_t n;
-  if (count_index >= argv.size() || !strutil::parseInt64(argv[count_index], &n) || n <= 0 ||
+  if (count_index >= argv.size() || !common::strutil::parseInt64(argv[count_index], &n) || n <= 0 ||
       static_cast<uint64_t>(n) > argv.size() - count_index - 1)
     return false;
   for (size_t i = 0; i < static_cast<size_t>(n); i++) out->push_back(count_index + 1 + i);
@@ -159,7 +159,7 @@ Command* CommandTable::find(std::string_view name) {
     if (s.len == name.size()) {
       const auto& entry = names_[static_cast<size_t>(s.idx)];
       if (is_short ? (s.w0 == key.w0 && s.w1 == key.w1)
-                   : strutil::equalsIgnoreCase(entry.first, name))
+                   : common::strutil::equalsIgnoreCase(entry.first, name))
         return entry.second;
     }
     i = (i + 1) & mask;
@@ -173,7 +173,7 @@ Command* CommandTable::findSub(Command* parent, std::string_view sub) {
     std::string_view sn(s.name);
     // Subcommand names are stored as "parent|sub".
     if (sn.size() == pname.size() + 1 + sub.size() &&
-        strutil::equalsIgnoreCase(sn.substr(pname.size() + 1), sub))
+        common::strutil::equalsIgnoreCase(sn.substr(pname.size() + 1), sub))
       return &s;
   }
   return nullptr;

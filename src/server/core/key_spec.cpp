@@ -102,7 +102,7 @@ void keysOfSpec(const KeySpec& spec, const std::vector<std::string_view>& argv,
       int from = spec.startfrom >= 0 ? spec.startfrom : argc + spec.startfrom;
       int step = spec.startfrom >= 0 ? 1 : -1;
       for (int i = from; i >= 1 && i < argc; i += step) {
-        if (strutil::equalsIgnoreCase(argv[static_cast<size_t>(i)], spec.keyword)) {
+        if (common::strutil::equalsIgnoreCase(argv[static_cast<size_t>(i)], spec.keyword)) {
           first = i + 1;
           break;
         }
@@ -128,7 +128,7 @@ void keysOfSpec(const KeySpec& spec, const std::vector<std::string_view>& argv,
     case KeySpec::Find::kKeynum: {
       int at = first + spec.keynumidx;
       int64_t n;
-      if (at >= argc || !strutil::parseInt64(argv[static_cast<size_t>(at)], &n) || n <= 0 ||
+      if (at >= argc || !common::strutil::parseInt64(argv[static_cast<size_t>(at)], &n) || n <= 0 ||
           n > argc)
         return;
       first += spec.firstkey;

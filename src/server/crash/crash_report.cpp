@@ -7,11 +7,11 @@
 #include <string>
 
 #include "common/log.h"
-#include "server/core/client.h"
 #include "server/commands/server/introspection.h"
-#include "server/crash/safe_out.h"
+#include "server/core/client.h"
 #include "server/core/state.h"
 #include "server/core/version.h"
+#include "server/crash/safe_out.h"
 
 namespace server::crash {
 
@@ -38,7 +38,7 @@ volatile sig_atomic_t g_dying_signal = SIGABRT;
 }
 
 void onWatchdog(int) {
-  SafeOut out(logging::outputFd());
+  SafeOut out(common::logging::outputFd());
   out.str("\n").logPrefix().str("Crash report cut short: INFO or CLIENT LIST did not finish.\n");
   out.flush();
   dieBy(g_dying_signal);
@@ -58,7 +58,7 @@ void startBanner(SafeOut& out) {
 
 void stackTrace(SafeOut& out, void* pc) {
   out.str("\n------ STACK TRACE ------\n");
-  int fd = logging::outputFd();
+  int fd = common::logging::outputFd();
   if (pc != nullptr) {
     out.str("EIP:\n").flush();
     backtrace_symbols_fd(&pc, 1, fd);
@@ -159,7 +159,7 @@ void endBanner(SafeOut& out) {
 void reportCrash(int sig, siginfo_t* info, void* ucontext) {
   g_dying_signal = sig;
   resetFatalHandlers();
-  SafeOut out(logging::outputFd());
+  SafeOut out(common::logging::outputFd());
   startBanner(out);
   out.logPrefix().str("Redis ").str(kRedisVersion).str(" crashed by signal: ").dec(sig);
   out.str(", si_code: ").dec(info != nullptr ? info->si_code : 0).str("\n");
@@ -189,7 +189,7 @@ void reportCrash(int sig, siginfo_t* info, void* ucontext) {
 void assertFailed(const char* file, int line, const char* expr) {
   g_dying_signal = SIGABRT;
   resetFatalHandlers();
-  SafeOut out(logging::outputFd());
+  SafeOut out(common::logging::outputFd());
   startBanner(out);
   out.logPrefix().str("=== ASSERTION FAILED ===\n");
   out.logPrefix().str("==> ").str(file).str(":").dec(line).str(" '").str(expr);

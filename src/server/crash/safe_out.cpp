@@ -89,7 +89,7 @@ SafeOut& SafeOut::logPrefix() {
     bytes(t, 2);
   };
   dec(getpid());
-  char role[2] = {':', logging::role()};
+  char role[2] = {':', common::logging::role()};
   bytes(role, 2).str(" ");
   two(d);
   str(" ").str(months[m - 1]).str(" ").dec(y).str(" ");

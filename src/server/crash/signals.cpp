@@ -22,7 +22,7 @@ constexpr size_t kAltStackBytes = 64 * 1024;
 alignas(16) char g_alt_stack[kAltStackBytes];
 
 void onShutdownSignal(int sig) {
-  SafeOut out(logging::outputFd());
+  SafeOut out(common::logging::outputFd());
   out.dec(getpid()).str(":signal-handler (").dec(static_cast<int64_t>(time(nullptr))).str(") ");
   if (g_shutdown && sig == SIGINT) {
     out.str("You insist... exiting now.\n");

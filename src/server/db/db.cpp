@@ -8,7 +8,7 @@
 #include "event/event_loop.h"
 #include "server/db/lfu.h"
 
-namespace db {
+namespace server::db {
 
 int64_t Clock::nowMs = 0;
 uint32_t Clock::lruSeconds = 0;
@@ -298,4 +298,4 @@ void Db::cronRehash(int64_t us) {
   expires_.tryShrink();
 }
 
-}  // namespace db
+}  // namespace server::db

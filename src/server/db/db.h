@@ -9,6 +9,15 @@
 // - Every write to a key must end with a call to the server's key-modified
 //   signal (see server/request/keyspace.h); the Db itself does not know about
 //   clients.
+//
+// Module db/ (namespace server::db): owns the keyspace and every value
+// type's in-memory encodings (value.h: the Value and its Kind; strings,
+// listpack, quicklist, intset, hash, set, zset and skiplist, stream,
+// HyperLogLog, LFU counters). May include common/ and event/ only: it knows
+// nothing of clients, commands, config or persistence. Included by core/,
+// request/, commands/, persist/, evict/, repl/ and script/; db.h (this
+// file) and value.h are its entry, the encodings' headers are read by the
+// command families and the RDB code that convert them.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +29,7 @@
 #include "common/dict.h"
 #include "server/db/value.h"
 
-namespace db {
+namespace server::db {
 
 struct Entry {
   Entry* next;  // dict chain
@@ -202,4 +211,4 @@ class Db::Detached {
   common::Dict<ExpireTraits> expires_;
 };
 
-}  // namespace db
+}  // namespace server::db

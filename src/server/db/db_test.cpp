@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-namespace db {
+namespace server::db {
 namespace {
 
 TEST(Value, StringEncodings) {
@@ -138,4 +138,4 @@ TEST_F(DbTest, RandomEntrySkipsExpired) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

@@ -8,7 +8,7 @@
 #include "common/hash.h"
 #include "server/db/listpack.h"
 
-namespace db {
+namespace server::db {
 namespace {
 
 // ---- listpack encoding: field, value, field, value ...
@@ -221,4 +221,4 @@ bool hashSet(Value* v, std::string_view field, std::string_view value, const Has
   return added;
 }
 
-}  // namespace db
+}  // namespace server::db

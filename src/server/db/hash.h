@@ -19,7 +19,7 @@
 #include "server/db/listpack.h"
 #include "server/db/value.h"
 
-namespace db {
+namespace server::db {
 
 // The listpack limits (hash-max-listpack-entries / -value).
 struct HashLimits {
@@ -74,4 +74,4 @@ inline Hash* asHash(const Value& v) {
   return static_cast<Hash*>(v.collection());
 }
 
-}  // namespace db
+}  // namespace server::db

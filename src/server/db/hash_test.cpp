@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-namespace db {
+namespace server::db {
 namespace {
 
 std::map<std::string, std::string> contents(const Hash* h) {
@@ -103,4 +103,4 @@ TEST(Hash, RandomizedAgainstStdMap) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace db::hll {
+namespace server::db::hll {
 namespace {
 
 constexpr uint64_t kHashSeed = 0xadc83b19ULL;
@@ -433,4 +433,4 @@ std::string describeSparse(std::string_view hll) {
   return out;
 }
 
-}  // namespace db::hll
+}  // namespace server::db::hll

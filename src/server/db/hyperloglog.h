@@ -29,7 +29,7 @@
 #include <string>
 #include <string_view>
 
-namespace db::hll {
+namespace server::db::hll {
 
 constexpr int kP = 14;                     // index bits
 constexpr int kQ = 64 - kP;                // bits left for the run
@@ -98,4 +98,4 @@ bool count(std::string_view hll, uint64_t* out);
 // spaces. Empty when not sparse.
 std::string describeSparse(std::string_view hll);
 
-}  // namespace db::hll
+}  // namespace server::db::hll

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace db::hll {
+namespace server::db::hll {
 namespace {
 
 std::string fromHex(std::string_view hex) {
@@ -201,4 +201,4 @@ TEST(Hll, MergeTakesRegisterMaximum) {
 }
 
 }  // namespace
-}  // namespace db::hll
+}  // namespace server::db::hll

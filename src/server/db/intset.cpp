@@ -4,7 +4,7 @@
 #include <cstring>
 #include <new>
 
-namespace db {
+namespace server::db {
 namespace {
 
 constexpr size_t kHeader = 8;
@@ -202,4 +202,4 @@ bool Intset::remove(int64_t v) {
   return true;
 }
 
-}  // namespace db
+}  // namespace server::db

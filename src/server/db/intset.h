@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace db {
+namespace server::db {
 
 class Intset {
  public:
@@ -65,4 +65,4 @@ class Intset {
   void upgrade(unsigned width);
 };
 
-}  // namespace db
+}  // namespace server::db

@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-namespace db {
+namespace server::db {
 namespace {
 
 TEST(Intset, EmptyAndBasics) {
@@ -110,4 +110,4 @@ TEST(Intset, RandomizedAgainstStdSet) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

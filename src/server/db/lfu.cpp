@@ -2,7 +2,7 @@
 
 #include "common/hash.h"
 
-namespace db::lfu {
+namespace server::db::lfu {
 
 Params params;
 
@@ -48,4 +48,4 @@ uint32_t touchedField(uint32_t field, int64_t now_ms) {
   return (minutesOf(now_ms) << 8) | counter;
 }
 
-}  // namespace db::lfu
+}  // namespace server::db::lfu

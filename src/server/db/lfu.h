@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-namespace db::lfu {
+namespace server::db::lfu {
 
 constexpr uint32_t kInitialCounter = 5;
 constexpr uint32_t kMaxCounter = 255;
@@ -40,4 +40,4 @@ uint32_t logIncrement(uint32_t counter, int64_t log_factor, double random01);
 // Field value after one access (decay, increment, new time).
 uint32_t touchedField(uint32_t field, int64_t now_ms);
 
-}  // namespace db::lfu
+}  // namespace server::db::lfu

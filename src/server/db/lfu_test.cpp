@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace db::lfu {
+namespace server::db::lfu {
 namespace {
 
 constexpr int64_t kMinute = 60 * 1000;
@@ -68,4 +68,4 @@ TEST(Lfu, ManyAccessesGrowLogarithmically) {
 }
 
 }  // namespace
-}  // namespace db::lfu
+}  // namespace server::db::lfu

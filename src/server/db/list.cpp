@@ -1,6 +1,6 @@
 #include "server/db/list.h"
 
-namespace db {
+namespace server::db {
 
 List::~List() {
   delete ql_;
@@ -169,4 +169,4 @@ void List::updateEncoding(int fill, int compress) {
   ql_ = nullptr;
 }
 
-}  // namespace db
+}  // namespace server::db

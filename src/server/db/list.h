@@ -21,7 +21,7 @@
 #include "server/db/quicklist.h"
 #include "server/db/value.h"
 
-namespace db {
+namespace server::db {
 
 class List : public Collection {
  public:
@@ -83,4 +83,4 @@ class List : public Collection {
   Quicklist* ql_ = nullptr;
 };
 
-}  // namespace db
+}  // namespace server::db

@@ -9,7 +9,7 @@
 
 #include "common/strutil.h"
 
-namespace db {
+namespace server::db {
 
 namespace {
 
@@ -113,7 +113,7 @@ void encodeInt(int64_t v, Encoded* e) {
 void encode(std::string_view s, Encoded* e) {
   int64_t v;
   // Canonical integer text only: "012" or "+1" must come back as written.
-  if (s.size() <= 20 && strutil::parseInt64(s, &v)) {
+  if (s.size() <= 20 && common::strutil::parseInt64(s, &v)) {
     encodeInt(v, e);
     return;
   }
@@ -338,7 +338,7 @@ Listpack::Pos Listpack::find(std::string_view s, uint32_t skip, Pos from) const 
   Pos p = from == kNone ? first() : from;
   if (p == kNone) return kNone;
   int64_t iv = 0;
-  bool want_int = s.size() <= 20 && strutil::parseInt64(s, &iv);
+  bool want_int = s.size() <= 20 && common::strutil::parseInt64(s, &iv);
   while (p != kNone) {
     LpValue v = get(p);
     if (want_int ? (v.is_int && v.ival == iv) : (!v.is_int && v.str == s)) return p;
@@ -513,4 +513,4 @@ Listpack ListpackBuilder::finish() {
   return out;
 }
 
-}  // namespace db
+}  // namespace server::db

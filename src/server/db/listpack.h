@@ -34,7 +34,7 @@
 #include <string>
 #include <string_view>
 
-namespace db {
+namespace server::db {
 
 // One element as read from a listpack.
 struct LpValue {
@@ -179,4 +179,4 @@ class ListpackBuilder {
   uint32_t count_ = 0;
 };
 
-}  // namespace db
+}  // namespace server::db

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace db {
+namespace server::db {
 namespace {
 
 std::vector<std::string> contents(const Listpack& lp) {
@@ -184,4 +184,4 @@ TEST(Listpack, RandomOperationsMatchAVectorModel) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

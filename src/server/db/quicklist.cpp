@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-namespace db {
+namespace server::db {
 
 size_t fillByteLimit(int fill) {
   if (fill >= 0) return kSizeSafetyLimit;
@@ -449,4 +449,4 @@ Listpack Quicklist::toListpack() {
   return out;
 }
 
-}  // namespace db
+}  // namespace server::db

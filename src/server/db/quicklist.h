@@ -27,7 +27,7 @@
 
 #include "server/db/listpack.h"
 
-namespace db {
+namespace server::db {
 
 // Bytes a node may hold with a count limit (fill >= 0).
 constexpr size_t kSizeSafetyLimit = 8192;
@@ -151,4 +151,4 @@ class Quicklist {
   size_t len_ = 0;    // nodes
 };
 
-}  // namespace db
+}  // namespace server::db

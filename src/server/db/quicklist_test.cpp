@@ -8,7 +8,7 @@
 
 #include "server/db/list.h"
 
-namespace db {
+namespace server::db {
 namespace {
 
 std::vector<std::string> contents(const Quicklist& q) {
@@ -337,4 +337,4 @@ TEST(List, CompressionSavesMemory) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

@@ -9,7 +9,7 @@
 #include "common/strutil.h"
 #include "server/db/intset.h"
 
-namespace db {
+namespace server::db {
 namespace {
 
 class SetIntset final : public Set {
@@ -26,32 +26,32 @@ class SetIntset final : public Set {
   size_t size() const override { return is_.size(); }
   bool contains(std::string_view m) const override {
     int64_t v;
-    return strutil::parseInt64(m, &v) && is_.contains(v);
+    return common::strutil::parseInt64(m, &v) && is_.contains(v);
   }
   bool add(std::string_view m) override {
     int64_t v;
-    if (!strutil::parseInt64(m, &v)) return false;
+    if (!common::strutil::parseInt64(m, &v)) return false;
     return is_.add(v);
   }
   bool remove(std::string_view m) override {
     int64_t v;
-    return strutil::parseInt64(m, &v) && is_.remove(v);
+    return common::strutil::parseInt64(m, &v) && is_.remove(v);
   }
   void forEach(const MemberFn& fn) const override {
     char buf[kScratch];
     for (size_t i = 0; i < is_.size(); i++) {
-      fn(std::string_view(buf, strutil::formatInt64(is_.at(i), buf)));
+      fn(std::string_view(buf, common::strutil::formatInt64(is_.at(i), buf)));
     }
   }
   std::string_view random(char* scratch) override {
     int64_t v = is_.at(common::randomU64() % is_.size());
-    return std::string_view(scratch, strutil::formatInt64(v, scratch));
+    return std::string_view(scratch, common::strutil::formatInt64(v, scratch));
   }
   std::string popRandom() override {
     size_t i = common::randomU64() % is_.size();
     int64_t v = is_.at(i);
     is_.removeAt(i);
-    return strutil::int64ToString(v);
+    return common::strutil::int64ToString(v);
   }
   uint64_t scan(uint64_t, const MemberFn& fn) override {
     forEach(fn);
@@ -162,7 +162,7 @@ Set* Set::convertTo(Encoding enc) const {
 
 Set* setCreateFor(std::string_view first) {
   int64_t v;
-  if (strutil::parseInt64(first, &v)) return new SetIntset();
+  if (common::strutil::parseInt64(first, &v)) return new SetIntset();
   return new SetTable();
 }
 
@@ -170,7 +170,7 @@ bool setAdd(Value* v, std::string_view m, const SetLimits& lim) {
   Set* s = asSet(*v);
   if (s->encoding() == Set::Encoding::kIntset) {
     int64_t iv;
-    if (strutil::parseInt64(m, &iv)) {
+    if (common::strutil::parseInt64(m, &iv)) {
       if (!s->add(m)) return false;
       if (s->size() > lim.max_intset_entries) {
         *v = Value::fromCollection(Kind::kSet, s->convertTo(Set::Encoding::kTable));
@@ -184,4 +184,4 @@ bool setAdd(Value* v, std::string_view m, const SetLimits& lim) {
   return s->add(m);
 }
 
-}  // namespace db
+}  // namespace server::db

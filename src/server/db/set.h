@@ -19,7 +19,7 @@
 #include "server/db/intset.h"
 #include "server/db/value.h"
 
-namespace db {
+namespace server::db {
 
 struct SetLimits {
   size_t max_intset_entries;
@@ -72,4 +72,4 @@ inline Set* asSet(const Value& v) {
   return static_cast<Set*>(v.collection());
 }
 
-}  // namespace db
+}  // namespace server::db

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-namespace db {
+namespace server::db {
 namespace {
 
 std::set<std::string> members(const Set* s) {
@@ -84,4 +84,4 @@ TEST(Set, RandomizedAgainstStdSet) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

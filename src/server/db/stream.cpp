@@ -8,7 +8,7 @@
 
 #include "common/strutil.h"
 
-namespace db {
+namespace server::db {
 
 // ------------------------------------------------------------ StreamID
 
@@ -85,7 +85,7 @@ size_t redisIntSize(int64_t v) {
 
 size_t redisStrSize(std::string_view s) {
   int64_t v;
-  if (s.size() <= 20 && strutil::parseInt64(s, &v)) return redisIntSize(v);
+  if (s.size() <= 20 && common::strutil::parseInt64(s, &v)) return redisIntSize(v);
   size_t e = s.size() + (s.size() <= 63 ? 1 : s.size() <= 4095 ? 2 : 5);
   return e + backlenSize(e);
 }
@@ -97,7 +97,7 @@ int64_t intAt(const Listpack& lp, Listpack::Pos p) {
   LpValue v = lp.get(p);
   if (v.is_int) return v.ival;
   int64_t x = 0;
-  strutil::parseInt64(v.str, &x);
+  common::strutil::parseInt64(v.str, &x);
   return x;
 }
 
@@ -617,4 +617,4 @@ void StreamIterator::field(std::string_view* f, std::string_view* v) {
   fpos_ = lp_->next(fpos_);
 }
 
-}  // namespace db
+}  // namespace server::db

@@ -34,7 +34,7 @@
 #include "server/db/stream_nodes.h"
 #include "server/db/value.h"
 
-namespace db {
+namespace server::db {
 
 constexpr int64_t kInvalidEntriesRead = -1;
 constexpr uint32_t kItemDeleted = 1;
@@ -185,4 +185,4 @@ inline Stream* asStream(const Value& v) {
   return static_cast<Stream*>(v.collection());
 }
 
-}  // namespace db
+}  // namespace server::db

@@ -21,7 +21,7 @@
 
 #include "server/db/listpack.h"
 
-namespace db {
+namespace server::db {
 
 struct StreamID {
   uint64_t ms = 0;
@@ -139,4 +139,4 @@ class StreamNodeIndex {
   size_t head_ = 0;  // slots before it are freed nodes
 };
 
-}  // namespace db
+}  // namespace server::db

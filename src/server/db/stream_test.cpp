@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace db {
+namespace server::db {
 namespace {
 
 using Entries = std::vector<std::pair<std::string, std::vector<std::string>>>;
@@ -224,4 +224,4 @@ TEST(StreamNodeIndex, KeepsOrderThroughFrontAndMiddleErases) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

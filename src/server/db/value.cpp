@@ -7,7 +7,7 @@
 
 #include "common/strutil.h"
 
-namespace db {
+namespace server::db {
 
 const char* typeName(Kind k) {
   switch (k) {
@@ -39,7 +39,7 @@ static void* xmalloc(size_t n) {
 
 Value Value::fromString(std::string_view s) {
   int64_t v;
-  if (s.size() <= 20 && strutil::parseInt64(s, &v)) return fromInt(v);
+  if (s.size() <= 20 && common::strutil::parseInt64(s, &v)) return fromInt(v);
   return fromBytes(s, false);
 }
 
@@ -108,7 +108,7 @@ std::string_view Value::str(char* scratch) const {
     case Kind::kStrInline:
       return std::string_view(reinterpret_cast<const char*>(bytes_), bytes_[14]);
     case Kind::kStrInt:
-      return std::string_view(scratch, strutil::formatInt64(intValue(), scratch));
+      return std::string_view(scratch, common::strutil::formatInt64(intValue(), scratch));
     case Kind::kStrHeap:
       return std::string_view(static_cast<const char*>(ptr()), heapLen());
     case Kind::kNone:
@@ -128,7 +128,7 @@ size_t Value::strLen() const {
       return bytes_[14];
     case Kind::kStrInt: {
       char buf[24];
-      return strutil::formatInt64(intValue(), buf);
+      return common::strutil::formatInt64(intValue(), buf);
     }
     case Kind::kStrHeap:
       return heapLen();
@@ -223,4 +223,4 @@ void Value::reset() {
   clearBits();
 }
 
-}  // namespace db
+}  // namespace server::db

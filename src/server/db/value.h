@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace db {
+namespace server::db {
 
 enum class Kind : uint8_t {
   kNone = 0,
@@ -133,4 +133,4 @@ class Value {
 
 static_assert(sizeof(Value) == 16, "Value must stay a 16-byte handle");
 
-}  // namespace db
+}  // namespace server::db

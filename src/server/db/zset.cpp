@@ -7,7 +7,7 @@
 
 #include "common/strutil.h"
 
-namespace db {
+namespace server::db {
 
 // A small sorted set costs its listpack plus this 16-byte object (vptr and
 // one pointer); so does the big one's handle.
@@ -15,7 +15,7 @@ static_assert(sizeof(ListpackZSet) == 16, "listpack zset object grew");
 static_assert(sizeof(SkiplistZSet) == 16, "skiplist zset object grew");
 
 size_t formatScore(double score, char* buf) {
-  return strutil::formatDouble(score, buf, 32);
+  return common::strutil::formatDouble(score, buf, 32);
 }
 
 // ---------------------------------------------------------------- listpack
@@ -355,4 +355,4 @@ ListpackZSet* toListpack(const ZSet& z) {
   return out;
 }
 
-}  // namespace db
+}  // namespace server::db

@@ -24,7 +24,7 @@
 #include "server/db/value.h"
 #include "server/db/zset_skiplist.h"
 
-namespace db {
+namespace server::db {
 
 class ZSet : public Collection {
  public:
@@ -150,4 +150,4 @@ ListpackZSet* toListpack(const ZSet& z);
 // "inf" and "-inf". buf must hold 32 bytes; returns the length.
 size_t formatScore(double score, char* buf);
 
-}  // namespace db
+}  // namespace server::db

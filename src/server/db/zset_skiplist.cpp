@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <new>
 
-namespace db {
+namespace server::db {
 
 bool LexRange::nonEmpty() const {
   // An infinite bound on the wrong side ("+" as min, "-" as max) admits
@@ -304,4 +304,4 @@ bool ZSkiplist::checkInvariants() const {
   return true;
 }
 
-}  // namespace db
+}  // namespace server::db

@@ -22,7 +22,7 @@
 
 #include "common/hash.h"
 
-namespace db {
+namespace server::db {
 
 // A score interval as ZRANGEBYSCORE parses it ("(1" is exclusive).
 struct ScoreRange {
@@ -159,4 +159,4 @@ inline bool zLess(double s1, std::string_view m1, double s2, std::string_view m2
   return s1 < s2 || (s1 == s2 && m1.compare(m2) < 0);
 }
 
-}  // namespace db
+}  // namespace server::db

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace db {
+namespace server::db {
 namespace {
 
 using Model = std::set<std::pair<double, std::string>>;
@@ -178,4 +178,4 @@ TEST(ZSkiplist, RandomOperationsMatchAModel) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace db {
+namespace server::db {
 namespace {
 
 using Pairs = std::vector<std::pair<std::string, double>>;
@@ -191,4 +191,4 @@ TEST(ZSetScore, FormatsAsRedis) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

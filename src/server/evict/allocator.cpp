@@ -18,7 +18,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 
 #include "common/dict.h"
 
-namespace evict {
+namespace server::evict {
 
 namespace {
 
@@ -128,4 +128,4 @@ void purge() {
 #endif
 }
 
-}  // namespace evict
+}  // namespace server::evict

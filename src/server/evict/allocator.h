@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace evict {
+namespace server::evict {
 
 // Called once per thread (the server's main thread at start-up, the
 // lazy-free thread). At most kMaxThreads threads.
@@ -48,4 +48,4 @@ void decayTick();
 // returns every arena's unused pages to the system now (libc: malloc_trim).
 void purge();
 
-}  // namespace evict
+}  // namespace server::evict

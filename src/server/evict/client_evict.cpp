@@ -5,11 +5,11 @@
 
 #include "common/log.h"
 #include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/evict/evict.h"
 #include "server/request/multi.h"
-#include "server/core/state.h"
 
-namespace evict {
+namespace server::evict {
 
 namespace {
 
@@ -80,4 +80,4 @@ bool evictClients(server::Client* current) {
   return current_evicted;
 }
 
-}  // namespace evict
+}  // namespace server::evict

@@ -17,7 +17,7 @@ namespace server {
 class Client;
 }
 
-namespace evict {
+namespace server::evict {
 
 // Re-reads maxmemory-clients (evict::applyConfig calls it).
 void applyClientConfig();
@@ -30,4 +30,4 @@ size_t clientMemory(const server::Client* c);
 // `current` (may be null) was one of them: its command must not run.
 bool evictClients(server::Client* current);
 
-}  // namespace evict
+}  // namespace server::evict

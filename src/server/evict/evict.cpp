@@ -19,7 +19,7 @@
 #include "server/request/multi.h"
 #include "server/request/pause.h"
 
-namespace evict {
+namespace server::evict {
 
 Stats stats;
 bool g_limits_active = false;
@@ -392,4 +392,4 @@ bool beforeCommand(server::Client* c, server::Command* cmd, bool* client_freed) 
   return false;
 }
 
-}  // namespace evict
+}  // namespace server::evict

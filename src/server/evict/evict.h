@@ -1,5 +1,12 @@
 // maxmemory: key eviction as Redis 7.0 does it.
 //
+// Module evict/ (namespace server::evict; lazy freeing in
+// server::evict::lazyfree): owns memory accounting (allocator.h), key
+// eviction (this file), client eviction (client_evict.h) and the lazy-free
+// thread (lazyfree.h). May include db/, core/, request/, persist/ and
+// repl/ (siblings on its floor) and below. Included by dispatch, commands/
+// (INFO, MEMORY, FLUSHALL ASYNC), persist/, script/ and the top.
+//
 // Before a command runs (dispatch), when maxmemory is set, performEvictions()
 // frees keys until used_memory minus mem_not_counted_for_evict is under the
 // limit, choosing them by maxmemory-policy:
@@ -32,7 +39,7 @@ class Client;
 struct Command;
 }  // namespace server
 
-namespace evict {
+namespace server::evict {
 
 // Redis 7.0.15's reply, byte for byte.
 inline constexpr std::string_view kOomError =
@@ -110,4 +117,4 @@ bool overMaxmemory(double* level = nullptr);
 Policy policy();
 const char* policyName(Policy p);
 
-}  // namespace evict
+}  // namespace server::evict

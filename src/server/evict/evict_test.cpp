@@ -8,6 +8,7 @@
 #include "server/evict/allocator.h"
 #include "server/evict/lazyfree.h"
 
+namespace server {
 namespace {
 
 db::Value bigSet(size_t n) {
@@ -29,24 +30,24 @@ TEST(Allocator, UsedMemoryFollowsAllocations) {
 }
 
 TEST(Lazyfree, FreeEffortFollowsRedis) {
-  EXPECT_EQ(lazyfree::freeEffort(db::Value::fromString(std::string(100000, 'x'))), 1u);
-  EXPECT_EQ(lazyfree::freeEffort(bigSet(10)), 10u);
-  db::Value small = bigSet(lazyfree::kThreshold);
-  EXPECT_FALSE(lazyfree::freeValueAsync(small));  // at the threshold: freed here
+  EXPECT_EQ(evict::lazyfree::freeEffort(db::Value::fromString(std::string(100000, 'x'))), 1u);
+  EXPECT_EQ(evict::lazyfree::freeEffort(bigSet(10)), 10u);
+  db::Value small = bigSet(evict::lazyfree::kThreshold);
+  EXPECT_FALSE(evict::lazyfree::freeValueAsync(small));  // at the threshold: freed here
   EXPECT_FALSE(small.empty());
 }
 
 TEST(Lazyfree, BigValueAndDetachedDbAreFreedOnTheThread) {
   evict::registerThread();
-  lazyfree::start();
-  uint64_t freed = lazyfree::freedObjects();
+  evict::lazyfree::start();
+  uint64_t freed = evict::lazyfree::freedObjects();
   db::Value v = bigSet(1000);
   size_t with_set = evict::usedMemory();
-  ASSERT_TRUE(lazyfree::freeValueAsync(v));
+  ASSERT_TRUE(evict::lazyfree::freeValueAsync(v));
   EXPECT_TRUE(v.empty());
-  lazyfree::waitIdle(2000000);
-  EXPECT_EQ(lazyfree::freedObjects(), freed + 1);
-  EXPECT_EQ(lazyfree::pendingObjects(), 0u);
+  evict::lazyfree::waitIdle(2000000);
+  EXPECT_EQ(evict::lazyfree::freedObjects(), freed + 1);
+  EXPECT_EQ(evict::lazyfree::pendingObjects(), 0u);
   // The thread's frees count in used_memory.
   EXPECT_LT(evict::usedMemory(), with_set - 20000);
 
@@ -55,11 +56,12 @@ TEST(Lazyfree, BigValueAndDetachedDbAreFreedOnTheThread) {
   std::unique_ptr<db::Db::Detached> keys = d.detachAll();
   EXPECT_EQ(d.size(), 0u);
   EXPECT_EQ(keys->size(), 500u);
-  lazyfree::freeDbAsync(std::move(keys));
-  lazyfree::waitIdle(2000000);
-  EXPECT_EQ(lazyfree::freedObjects(), freed + 501);
-  lazyfree::stop();
+  evict::lazyfree::freeDbAsync(std::move(keys));
+  evict::lazyfree::waitIdle(2000000);
+  EXPECT_EQ(evict::lazyfree::freedObjects(), freed + 501);
+  evict::lazyfree::stop();
   db::Db::lazy_free_value = nullptr;
 }
 
 }  // namespace
+}  // namespace server

@@ -7,15 +7,15 @@
 #include <mutex>
 #include <thread>
 
+#include "server/core/state.h"
 #include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/set.h"
 #include "server/db/stream.h"
 #include "server/db/zset.h"
 #include "server/evict/allocator.h"
-#include "server/core/state.h"
 
-namespace lazyfree {
+namespace server::evict::lazyfree {
 
 namespace {
 
@@ -171,4 +171,4 @@ void waitIdle(int64_t us) {
                              [] { return g_worker->queue.empty() && !g_worker->busy; });
 }
 
-}  // namespace lazyfree
+}  // namespace server::evict::lazyfree

@@ -16,7 +16,7 @@
 
 #include "server/db/db.h"
 
-namespace lazyfree {
+namespace server::evict::lazyfree {
 
 constexpr size_t kThreshold = 64;
 
@@ -47,4 +47,4 @@ void resetStats();
 // nothing left to evict waits briefly for memory the thread is freeing).
 void waitIdle(int64_t us);
 
-}  // namespace lazyfree
+}  // namespace server::evict::lazyfree

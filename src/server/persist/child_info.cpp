@@ -15,10 +15,10 @@
 #include "common/dict.h"
 #include "common/log.h"
 #include "server/core/reply_helpers.h"
-#include "server/process/os_tuning.h"
 #include "server/core/state.h"
+#include "server/process/os_tuning.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -103,7 +103,7 @@ pid_t forkChild(ChildKind kind, const char* proc_name) {
   fflush(nullptr);  // nothing buffered may be written twice
   pid_t pid = fork();
   if (pid == 0) {
-    logging::setRole('C');
+    common::logging::setRole('C');
     prctl(PR_SET_NAME, proc_name);
     if (have_pipe) {
       close(p[0]);
@@ -233,7 +233,7 @@ void ChildProgress::measure(bool final_report) {
   // Redis logs every reading that found copied pages at verbose level, and
   // the final one always.
   if (final_report || cow_ > 0) {
-    LOG_AT(final_report ? logging::kNotice : logging::kVerbose,
+    LOG_AT(final_report ? common::logging::kNotice : common::logging::kVerbose,
            "Fork CoW for %s: current %llu MB, peak %llu MB, average %llu MB", name_,
            static_cast<unsigned long long>(cow_ >> 20),
            static_cast<unsigned long long>(peak_ >> 20),
@@ -256,4 +256,4 @@ void ChildProgress::send(bool final_report) {
   (void)w;
 }
 
-}  // namespace persist
+}  // namespace server::persist

@@ -38,7 +38,7 @@
 #include <cstdint>
 #include <string>
 
-namespace persist {
+namespace server::persist {
 
 enum class ChildKind : uint8_t { kRdb = 0, kAof = 1 };
 
@@ -103,4 +103,4 @@ class ChildProgress {
   int64_t cow_cost_us_ = 0;
 };
 
-}  // namespace persist
+}  // namespace server::persist

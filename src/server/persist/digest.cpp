@@ -15,7 +15,7 @@
 #include "server/db/stream.h"
 #include "server/db/zset.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -156,4 +156,4 @@ std::string valueDigest(db::Db& d, std::string_view key) {
   return hex(dig);
 }
 
-}  // namespace persist
+}  // namespace server::persist

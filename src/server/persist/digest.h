@@ -10,11 +10,11 @@
 
 #include "server/db/db.h"
 
-namespace persist {
+namespace server::persist {
 
 // 40 hex characters; all zeros for an empty dataset.
 std::string datasetDigest(const std::vector<db::Db*>& dbs);
 // Digest of one key's value (with its expiry flag); zeros when absent.
 std::string valueDigest(db::Db& d, std::string_view key);
 
-}  // namespace persist
+}  // namespace server::persist

@@ -5,14 +5,14 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/db/lfu.h"
-#include "server/request/keyspace.h"
 #include "server/persist/dump_payload.h"
 #include "server/persist/snapshot.h"
 #include "server/propagate/propagate.h"
-#include "server/core/state.h"
+#include "server/request/keyspace.h"
 
-namespace persist {
+namespace server::persist {
 
 using server::Client;
 
@@ -33,12 +33,12 @@ void restoreCommand(Client* c) {
   for (size_t j = 4; j < c->argc(); j++) {
     std::string_view a = c->arg(j);
     bool more = j + 1 < c->argc();
-    if (strutil::equalsIgnoreCase(a, "REPLACE")) {
+    if (common::strutil::equalsIgnoreCase(a, "REPLACE")) {
       replace = true;
-    } else if (strutil::equalsIgnoreCase(a, "ABSTTL")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "ABSTTL")) {
       absttl = true;
-    } else if (strutil::equalsIgnoreCase(a, "IDLETIME") && more && freq == -1) {
-      if (!strutil::parseInt64(c->arg(j + 1), &idle)) {
+    } else if (common::strutil::equalsIgnoreCase(a, "IDLETIME") && more && freq == -1) {
+      if (!common::strutil::parseInt64(c->arg(j + 1), &idle)) {
         c->addNotInteger();
         return;
       }
@@ -47,8 +47,8 @@ void restoreCommand(Client* c) {
         return;
       }
       j++;
-    } else if (strutil::equalsIgnoreCase(a, "FREQ") && more && idle == -1) {
-      if (!strutil::parseInt64(c->arg(j + 1), &freq)) {
+    } else if (common::strutil::equalsIgnoreCase(a, "FREQ") && more && idle == -1) {
+      if (!common::strutil::parseInt64(c->arg(j + 1), &freq)) {
         c->addNotInteger();
         return;
       }
@@ -69,7 +69,7 @@ void restoreCommand(Client* c) {
     return;
   }
   int64_t ttl;
-  if (!strutil::parseInt64(c->arg(2), &ttl)) {
+  if (!common::strutil::parseInt64(c->arg(2), &ttl)) {
     c->addNotInteger();
     return;
   }
@@ -145,4 +145,4 @@ void registerDumpCommands(server::CommandTable& t) {
          "keyspace write slow dangerous"});
 }
 
-}  // namespace persist
+}  // namespace server::persist

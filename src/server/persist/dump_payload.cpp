@@ -4,7 +4,7 @@
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -61,4 +61,4 @@ bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out
   return true;
 }
 
-}  // namespace persist
+}  // namespace server::persist

@@ -11,7 +11,7 @@
 #include "server/db/value.h"
 #include "server/persist/rdb_value.h"
 
-namespace persist {
+namespace server::persist {
 
 std::string makeDumpPayload(const db::Value& v, bool compress);
 // Checks length, version (one the loader knows: 1 to 12 from Redis, 80 on
@@ -23,4 +23,4 @@ bool verifyDumpPayload(std::string_view p);
 bool decodeDumpPayload(std::string_view p, const LoadLimits& lim, db::Value* out, std::string* err,
                        int64_t now_ms = 0, std::string* note = nullptr);
 
-}  // namespace persist
+}  // namespace server::persist

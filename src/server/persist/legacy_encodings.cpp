@@ -8,7 +8,7 @@
 
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -170,4 +170,4 @@ bool parseZipmap(std::string_view blob, std::vector<db::LpValue>* out, std::stri
   return true;
 }
 
-}  // namespace persist
+}  // namespace server::persist

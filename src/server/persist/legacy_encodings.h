@@ -20,7 +20,7 @@
 
 #include "server/db/listpack.h"
 
-namespace persist {
+namespace server::persist {
 
 // Parses and fully validates a ziplist: the header's byte count and tail
 // offset, every entry's bounds and encoding, each prevlen against the entry
@@ -32,4 +32,4 @@ bool parseZiplist(std::string_view blob, std::vector<db::LpValue>* out, std::str
 // strings pointing into blob). An empty zipmap is an error, as in Redis 7.0.
 bool parseZipmap(std::string_view blob, std::vector<db::LpValue>* out, std::string* err);
 
-}  // namespace persist
+}  // namespace server::persist

@@ -21,7 +21,7 @@
 #include "server/persist/rdb_value.h"
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 namespace {
 
 using Elem = std::variant<int64_t, std::string>;
@@ -428,4 +428,4 @@ TEST(LegacyLoad, DamagedValuesNeverCrash) {
 }
 
 }  // namespace
-}  // namespace persist
+}  // namespace server::persist

@@ -2,6 +2,16 @@
 // of the server calls these hooks; everything else in src/server/persist/
 // is private to the module.
 //
+// Module persist/ (namespace server::persist; the AOF in persist/aof/,
+// server::persist::aof): owns RDB files and payloads (save, load of every
+// version, DUMP/RESTORE), the fork child, the AOF and its manifest. May
+// include db/, conf/, core/, propagate/, pubsub/, request/ (to run loaded
+// commands through call.h), script/ (functions in the RDB), evict/ and
+// process/; the one include that runs up is introspection.h from
+// commands/. Included by commands/, dispatch, evict/, repl/ and the top,
+// through this header; repl/master/ also uses snapshot.h (the fork child
+// for a sync) and DEBUG's inspection dump_payload.h.
+//
 //   start-up      loadAtStart() after the databases exist and before the
 //                 listeners accept (a corrupt file stops start-up with its
 //                 reason logged, as Redis does).
@@ -30,7 +40,7 @@ namespace server {
 class Client;
 }
 
-namespace persist {
+namespace server::persist {
 
 // Loads dbfilename if it exists (false: the file is bad, start-up stops).
 // Runs the event loop every few milliseconds meanwhile, so clients can
@@ -109,4 +119,4 @@ bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* er
 // true when the subcommand was one of ours and has been answered.
 bool debugSubcommand(server::Client* c);
 
-}  // namespace persist
+}  // namespace server::persist

@@ -5,13 +5,13 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/persist/aof/aof.h"
 #include "server/persist/digest.h"
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
-#include "server/core/state.h"
 
-namespace persist {
+namespace server::persist {
 
 using server::Client;
 
@@ -30,7 +30,7 @@ void saveCommand(Client* c) {
 
 void bgsaveCommand(Client* c) {
   bool schedule = false;
-  if (c->argc() == 2 && strutil::equalsIgnoreCase(c->arg(1), "SCHEDULE")) {
+  if (c->argc() == 2 && common::strutil::equalsIgnoreCase(c->arg(1), "SCHEDULE")) {
     schedule = true;
   } else if (c->argc() > 1) {
     c->addSyntaxError();
@@ -69,15 +69,15 @@ void shutdownCommand(Client* c) {
   bool nosave = false, save = false, now = false, force = false, abort = false;
   for (size_t i = 1; i < c->argc(); i++) {
     std::string_view a = c->arg(i);
-    if (strutil::equalsIgnoreCase(a, "NOSAVE")) {
+    if (common::strutil::equalsIgnoreCase(a, "NOSAVE")) {
       nosave = true;
-    } else if (strutil::equalsIgnoreCase(a, "SAVE")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "SAVE")) {
       save = true;
-    } else if (strutil::equalsIgnoreCase(a, "NOW")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "NOW")) {
       now = true;
-    } else if (strutil::equalsIgnoreCase(a, "FORCE")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "FORCE")) {
       force = true;
-    } else if (strutil::equalsIgnoreCase(a, "ABORT")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "ABORT")) {
       abort = true;
     } else {
       c->addSyntaxError();
@@ -105,11 +105,11 @@ void debugReload(Client* c) {
   bool nosave = false, noflush = false, merge = false;
   for (size_t i = 2; i < c->argc(); i++) {
     std::string_view a = c->arg(i);
-    if (strutil::equalsIgnoreCase(a, "NOSAVE")) {
+    if (common::strutil::equalsIgnoreCase(a, "NOSAVE")) {
       nosave = true;
-    } else if (strutil::equalsIgnoreCase(a, "NOFLUSH")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "NOFLUSH")) {
       noflush = true;
-    } else if (strutil::equalsIgnoreCase(a, "MERGE")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "MERGE")) {
       merge = true;
     } else {
       c->addError("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
@@ -136,7 +136,7 @@ void debugReload(Client* c) {
 
 bool debugSubcommand(Client* c) {
   std::string_view sub = c->arg(1);
-  if (strutil::equalsIgnoreCase(sub, "RELOAD")) {
+  if (common::strutil::equalsIgnoreCase(sub, "RELOAD")) {
     if (loading()) {
       c->addError("-LOADING Redis is loading the dataset in memory");
       return true;
@@ -144,7 +144,7 @@ bool debugSubcommand(Client* c) {
     debugReload(c);
     return true;
   }
-  if (strutil::equalsIgnoreCase(sub, "LOADAOF") && c->argc() == 2) {
+  if (common::strutil::equalsIgnoreCase(sub, "LOADAOF") && c->argc() == 2) {
     std::string err;
     if (aof::debugLoadAof(&err))
       c->addOk();
@@ -152,11 +152,11 @@ bool debugSubcommand(Client* c) {
       c->addError(err);
     return true;
   }
-  if (strutil::equalsIgnoreCase(sub, "DIGEST") && c->argc() == 2) {
+  if (common::strutil::equalsIgnoreCase(sub, "DIGEST") && c->argc() == 2) {
     c->addStatus(datasetDigest(serverDbs()));
     return true;
   }
-  if (strutil::equalsIgnoreCase(sub, "DIGEST-VALUE")) {
+  if (common::strutil::equalsIgnoreCase(sub, "DIGEST-VALUE")) {
     c->addArrayLen(static_cast<int64_t>(c->argc() - 2));
     for (size_t i = 2; i < c->argc(); i++) c->addStatus(valueDigest(*c->db(), c->arg(i)));
     return true;
@@ -184,4 +184,4 @@ void registerPersistCommands(server::CommandTable& t) {
   aof::registerAofCommands(t);
 }
 
-}  // namespace persist
+}  // namespace server::persist

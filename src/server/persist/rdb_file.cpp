@@ -11,13 +11,13 @@
 #include <cstring>
 
 #include "common/crc64.h"
+#include "server/core/version.h"
 #include "server/persist/child_info.h"
 #include "server/persist/rdb_foreign_load.h"
 #include "server/persist/rdb_format.h"
 #include "server/persist/rdb_io.h"
-#include "server/core/version.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -435,4 +435,4 @@ bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool 
   return ok;
 }
 
-}  // namespace persist
+}  // namespace server::persist

@@ -16,7 +16,7 @@
 #include "server/db/db.h"
 #include "server/persist/rdb_value.h"
 
-namespace persist {
+namespace server::persist {
 
 class ChildProgress;
 
@@ -106,4 +106,4 @@ bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool 
                  int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
                  bool* missing, std::string* err, const LoadHooks* hooks = nullptr);
 
-}  // namespace persist
+}  // namespace server::persist

@@ -17,7 +17,7 @@
 #include "server/persist/rdb_value_load.h"
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -169,4 +169,4 @@ bool failModuleValue(RdbReader& r) {
                 moduleTypeName(id) + "' (this server loads no modules)");
 }
 
-}  // namespace persist
+}  // namespace server::persist

@@ -14,7 +14,7 @@
 #include "server/persist/rdb_io.h"
 #include "server/persist/rdb_value.h"
 
-namespace persist {
+namespace server::persist {
 
 // Types 22 to 25 (Redis 7.4 meanings, or Valkey's hash 2 when r.valkey()).
 bool loadHashWithFieldTtls(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out);
@@ -26,4 +26,4 @@ bool failModuleValue(RdbReader& r);
 // bits are the encoding version).
 std::string moduleTypeName(uint64_t module_id);
 
-}  // namespace persist
+}  // namespace server::persist

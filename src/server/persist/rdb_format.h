@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace persist {
+namespace server::persist {
 
 constexpr int kRdbVersion = 10;
 // Versions the loader accepts. Files say "REDIS" and four digits: 1 to 10
@@ -93,4 +93,4 @@ constexpr uint64_t kMaxFieldExpire = (uint64_t{1} << 48) - 1;
 constexpr uint64_t kQuicklistPlain = 1;
 constexpr uint64_t kQuicklistPacked = 2;
 
-}  // namespace persist
+}  // namespace server::persist

@@ -13,7 +13,7 @@
 #include "common/strutil.h"
 #include "server/persist/rdb_format.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 // Strings above this size are never LZF-compressed by Redis either:
@@ -114,7 +114,7 @@ void RdbWriter::integer(int64_t v) {
   } else {
     // Too wide for the integer forms: its digits as a plain string.
     char d[24];
-    size_t n = strutil::formatInt64(v, d);
+    size_t n = common::strutil::formatInt64(v, d);
     length(n);
     raw(d, n);
   }
@@ -122,7 +122,7 @@ void RdbWriter::integer(int64_t v) {
 
 void RdbWriter::string(std::string_view s) {
   int64_t v;
-  if (s.size() <= 11 && s.size() > 0 && strutil::parseInt64(s, &v) && v >= INT32_MIN &&
+  if (s.size() <= 11 && s.size() > 0 && common::strutil::parseInt64(s, &v) && v >= INT32_MIN &&
       v <= INT32_MAX) {
     integer(v);
     return;
@@ -278,7 +278,7 @@ bool RdbReader::stringView(std::string_view* view, std::string* out) {
       return fail("unknown string encoding " + std::to_string(len));
   }
   char d[24];
-  out->assign(d, strutil::formatInt64(v, d));
+  out->assign(d, common::strutil::formatInt64(v, d));
   *view = *out;
   return true;
 }
@@ -333,4 +333,4 @@ bool RdbReader::seconds(int32_t* out) {
   return true;
 }
 
-}  // namespace persist
+}  // namespace server::persist

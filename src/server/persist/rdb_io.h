@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace persist {
+namespace server::persist {
 
 class RdbWriter {
  public:
@@ -154,4 +154,4 @@ class RdbReader {
   FieldTtlNotes field_ttls_;
 };
 
-}  // namespace persist
+}  // namespace server::persist

@@ -8,7 +8,7 @@
 #include "server/persist/rdb_format.h"
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -23,7 +23,7 @@ bool asInt(const db::LpValue& v, int64_t* out) {
     *out = v.ival;
     return true;
   }
-  return v.str.size() <= 20 && strutil::parseInt64(v.str, out);
+  return v.str.size() <= 20 && common::strutil::parseInt64(v.str, out);
 }
 
 // Checks one node's elements against the stream layout (db/stream.h);
@@ -237,4 +237,4 @@ bool loadStream(RdbReader& r, uint8_t type, db::Value* out) {
   return true;
 }
 
-}  // namespace persist
+}  // namespace server::persist

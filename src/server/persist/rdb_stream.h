@@ -11,11 +11,11 @@
 #include "server/db/value.h"
 #include "server/persist/rdb_io.h"
 
-namespace persist {
+namespace server::persist {
 
 void saveStream(RdbWriter& w, const db::Stream& s);
 // type is kTypeStreamListpacks, kTypeStreamListpacks2 or kTypeStreamListpacks3. False with
 // r.error() set on malformed input.
 bool loadStream(RdbReader& r, uint8_t type, db::Value* out);
 
-}  // namespace persist
+}  // namespace server::persist

@@ -8,7 +8,7 @@
 
 #include "server/persist/rdb_io.h"
 
-namespace db {
+namespace server::db {
 namespace {
 
 std::vector<std::string> flat(const Stream& s) {
@@ -115,4 +115,4 @@ TEST(RdbStream, FlippedBytesNeverBreakTheStream) {
 }
 
 }  // namespace
-}  // namespace db
+}  // namespace server::db

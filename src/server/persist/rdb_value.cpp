@@ -17,7 +17,7 @@
 #include "server/persist/rdb_value_load.h"
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -27,7 +27,7 @@ namespace {
 // as integers.
 void addAuto(RedisListpackBuilder& b, std::string_view s) {
   int64_t v;
-  if (s.size() <= 20 && strutil::parseInt64(s, &v))
+  if (s.size() <= 20 && common::strutil::parseInt64(s, &v))
     b.addInt(v);
   else
     b.addString(s);
@@ -75,7 +75,7 @@ void saveSet(RdbWriter& w, const db::Set& s) {
     unsigned width = 2;
     s.forEach([&](std::string_view m) {
       int64_t x = 0;
-      strutil::parseInt64(m, &x);
+      common::strutil::parseInt64(m, &x);
       v.push_back(x);
       width = std::max(width, db::Intset::widthFor(x));
     });
@@ -193,7 +193,8 @@ void saveValue(RdbWriter& w, const db::Value& v) {
 }
 
 bool loadValue(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) {
-  if (type == kTypeStreamListpacks || type == kTypeStreamListpacks2 || type == kTypeStreamListpacks3)
+  if (type == kTypeStreamListpacks || type == kTypeStreamListpacks2 ||
+      type == kTypeStreamListpacks3)
     return loadStream(r, type, out);
   if (type != kTypeString) return loadCollection(r, type, lim, out);
   static std::string scratch;
@@ -260,4 +261,4 @@ std::string rdbTypeName(uint8_t type, bool valkey) {
   }
 }
 
-}  // namespace persist
+}  // namespace server::persist

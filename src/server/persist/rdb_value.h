@@ -24,7 +24,7 @@
 #include "server/db/value.h"
 #include "server/persist/rdb_io.h"
 
-namespace persist {
+namespace server::persist {
 
 // Encoding limits the loaded value must respect (from the configuration).
 struct LoadLimits {
@@ -48,4 +48,4 @@ bool loadValue(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out
 // 22 and 23 mean other things in Valkey's files.
 std::string rdbTypeName(uint8_t type, bool valkey = false);
 
-}  // namespace persist
+}  // namespace server::persist

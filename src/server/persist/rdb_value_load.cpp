@@ -29,7 +29,7 @@
 #include "server/persist/rdb_value_load.h"
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -73,7 +73,7 @@ struct ElemKey {
 ElemKey keyOf(const db::LpValue& v) {
   int64_t x;
   if (v.is_int) return {true, v.ival, {}};
-  if (v.str.size() <= 20 && strutil::parseInt64(v.str, &x)) return {true, x, {}};
+  if (v.str.size() <= 20 && common::strutil::parseInt64(v.str, &x)) return {true, x, {}};
   return {false, 0, v.str};
 }
 
@@ -95,7 +95,7 @@ bool hasDuplicate(std::vector<ElemKey>& keys) {
 size_t textLength(const db::LpValue& v) {
   if (!v.is_int) return v.str.size();
   char d[24];
-  return strutil::formatInt64(v.ival, d);
+  return common::strutil::formatInt64(v.ival, d);
 }
 
 // Longest score text kept as it is (%.17g never writes more than 24 bytes).
@@ -115,7 +115,7 @@ bool parseScore(const db::LpValue& v, double* out, bool* exact) {
   auto r = std::from_chars(b, e, *out);
   if (r.ec == std::errc() && r.ptr == e) {
     *exact = !std::isinf(*out) || v.str.size() <= 4;  // "inf", "-inf"
-  } else if (!strutil::parseDouble(v.str, out)) {
+  } else if (!common::strutil::parseDouble(v.str, out)) {
     return false;  // strtod's rules decide what from_chars did not take
   }
   return !std::isnan(*out);
@@ -280,7 +280,7 @@ bool loadSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out) 
   SetBuilder b(lim.set);
   for (uint32_t i = 0; i < count; i++) {
     char d[24];
-    b.add(std::string_view(d, strutil::formatInt64(at(i), d)));
+    b.add(std::string_view(d, common::strutil::formatInt64(at(i), d)));
   }
   *out = b.take();
   return true;
@@ -538,4 +538,4 @@ bool loadCollection(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value
   }
 }
 
-}  // namespace persist
+}  // namespace server::persist

@@ -11,7 +11,7 @@
 #include "server/persist/rdb_io.h"
 #include "server/persist/rdb_value.h"
 
-namespace persist {
+namespace server::persist {
 
 // As loadValue() for a list, set, hash or sorted set type byte; any other
 // type fails with a message naming it.
@@ -27,4 +27,4 @@ bool failUnsupportedType(RdbReader& r, uint8_t type);
 bool loadHashPairs(RdbReader& r, const LoadLimits& lim, const std::vector<db::LpValue>& elems,
                    size_t blob_bytes, db::Value* out);
 
-}  // namespace persist
+}  // namespace server::persist

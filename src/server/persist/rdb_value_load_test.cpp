@@ -17,7 +17,7 @@
 #include "server/persist/rdb_format.h"
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 namespace {
 
 using Elem = std::variant<int64_t, std::string>;
@@ -229,4 +229,4 @@ TEST(RdbLoadFast, ListNodesJoinWhole) {
 }
 
 }  // namespace
-}  // namespace persist
+}  // namespace server::persist

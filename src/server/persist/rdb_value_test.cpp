@@ -12,7 +12,7 @@
 #include "server/persist/rdb_format.h"
 #include "server/persist/redis_listpack.h"
 
-namespace persist {
+namespace server::persist {
 namespace {
 
 db::Value roundTrip(const db::Value& v, const LoadLimits& lim = LoadLimits()) {
@@ -146,4 +146,4 @@ TEST(DumpPayload, VersionAndChecksumAreChecked) {
 }
 
 }  // namespace
-}  // namespace persist
+}  // namespace server::persist

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 constexpr size_t kHeader = 6;
@@ -208,4 +208,4 @@ bool parseRedisListpack(std::string_view blob, std::vector<db::LpValue>* out, st
   return true;
 }
 
-}  // namespace persist
+}  // namespace server::persist

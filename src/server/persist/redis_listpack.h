@@ -15,7 +15,7 @@
 
 #include "server/db/listpack.h"
 
-namespace persist {
+namespace server::persist {
 
 // The n-byte little-endian number at p (the packed encodings' integers and
 // sizes: listpacks here, ziplists and zipmaps in legacy_encodings.cpp).
@@ -62,4 +62,4 @@ class RedisListpackBuilder {
 // blob. False with *err set when anything is wrong.
 bool parseRedisListpack(std::string_view blob, std::vector<db::LpValue>* out, std::string* err);
 
-}  // namespace persist
+}  // namespace server::persist

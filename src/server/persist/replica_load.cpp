@@ -14,7 +14,7 @@
 #include "server/pubsub/tracking.h"
 #include "server/request/keyspace.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -27,7 +27,7 @@ int64_t monoUs() {
 void dropContents(db::Db& d, bool lazy) {
   if (d.size() == 0) return;
   if (lazy) {
-    lazyfree::freeDbAsync(d.detachAll());
+    evict::lazyfree::freeDbAsync(d.detachAll());
   } else {
     d.clear();
   }
@@ -108,4 +108,4 @@ bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* er
   return true;
 }
 
-}  // namespace persist
+}  // namespace server::persist

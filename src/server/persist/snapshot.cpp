@@ -28,7 +28,7 @@
 #include "server/request/keyspace.h"
 #include "server/script/functions.h"
 
-namespace persist {
+namespace server::persist {
 
 namespace {
 
@@ -220,7 +220,7 @@ std::vector<std::pair<int64_t, int64_t>> savePoints() {
   std::vector<std::pair<int64_t, int64_t>> out;
   for (size_t i = 0; i + 1 < w.size(); i += 2) {
     int64_t s, ch;
-    if (strutil::parseInt64(w[i], &s) && strutil::parseInt64(w[i + 1], &ch))
+    if (common::strutil::parseInt64(w[i], &s) && common::strutil::parseInt64(w[i + 1], &ch))
       out.emplace_back(s, ch);
   }
   return out;
@@ -608,4 +608,4 @@ void appendInfoForkStats(std::string* o) {
   appendInfoForkFigures(o);
 }
 
-}  // namespace persist
+}  // namespace server::persist

@@ -15,7 +15,7 @@
 #include "server/persist/rdb_file.h"
 #include "server/persist/rdb_value.h"
 
-namespace persist {
+namespace server::persist {
 
 struct SnapshotState {
   pid_t child_pid = -1;
@@ -87,4 +87,4 @@ void logLoadOrigin(const LoadStats& stats);
 // must be able to bind while the child still runs).
 void closeListeningSockets();
 
-}  // namespace persist
+}  // namespace server::persist

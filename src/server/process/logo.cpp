@@ -26,7 +26,7 @@ std::string logoText(const LogoInfo& info) {
 
 void showLogo(const LogoInfo& info) {
   if (info.always_show || info.to_terminal) {
-    logging::raw(logging::kNotice, logoText(info));
+    common::logging::raw(common::logging::kNotice, logoText(info));
   } else {
     LOG_NOTICE("Running mode=standalone, port=%lld.", static_cast<long long>(info.port));
   }

@@ -93,7 +93,7 @@ bool parseCpuList(const std::string& list, std::string* err, std::vector<int>* c
     int64_t a, b, stride = 1;
     size_t colon = item.find(':');
     if (colon != std::string::npos) {
-      if (!strutil::parseInt64(item.substr(colon + 1), &stride) || stride < 1) {
+      if (!common::strutil::parseInt64(item.substr(colon + 1), &stride) || stride < 1) {
         *err = "bad stride in cpu list item '" + item + "'";
         return false;
       }
@@ -102,11 +102,11 @@ bool parseCpuList(const std::string& list, std::string* err, std::vector<int>* c
     size_t dash = item.find('-');
     bool ok;
     if (dash == std::string::npos) {
-      ok = strutil::parseInt64(item, &a);
+      ok = common::strutil::parseInt64(item, &a);
       b = a;
     } else {
-      ok = strutil::parseInt64(item.substr(0, dash), &a) &&
-           strutil::parseInt64(item.substr(dash + 1), &b);
+      ok = common::strutil::parseInt64(item.substr(0, dash), &a) &&
+           common::strutil::parseInt64(item.substr(dash + 1), &b);
     }
     if (!ok || a < 0 || b < a || b >= CPU_SETSIZE) {
       *err = "bad cpu list item '" + list.substr(pos, comma - pos) + "'";

@@ -6,10 +6,10 @@
 
 #include "common/log.h"
 #include "server/conf/unimplemented.h"
+#include "server/core/version.h"
 #include "server/process/logo.h"
 #include "server/process/os_tuning.h"
 #include "server/process/supervise.h"
-#include "server/core/version.h"
 
 namespace server::process {
 
@@ -53,7 +53,7 @@ void updateProcTitle(const Config& cfg) {
 }
 
 void beforeListen(Config& cfg) {
-  if (cfg.syslog_enabled) logging::enableSyslog(cfg.syslog_ident, cfg.syslog_facility);
+  if (cfg.syslog_enabled) common::logging::enableSyslog(cfg.syslog_ident, cfg.syslog_facility);
   g_supervisor = detectSupervisor(cfg.supervised);
   bool background = cfg.daemonize && g_supervisor == Supervisor::kNone;
   if (background) daemonize();

@@ -11,9 +11,9 @@
 
 #include "common/strutil.h"
 #include "server/core/client.h"
+#include "server/core/clients.h"
 #include "server/core/reply_helpers.h"
 #include "server/request/obuf_limits.h"
-#include "server/core/clients.h"
 
 namespace server {
 
@@ -217,7 +217,7 @@ int64_t publish(std::string_view channel, std::string_view message, bool shard) 
   }
   if (shard) return receivers;
   for (const auto& [pattern, clients] : patternIndex()) {
-    if (!strutil::globMatch(pattern, channel)) continue;
+    if (!common::strutil::globMatch(pattern, channel)) continue;
     for (Client* r : clients) {
       if (r->flags & kCloseAsap) continue;
       deliver(r, "pmessage", &pattern, channel, message);
@@ -267,7 +267,7 @@ void listChannels(Client* c, const Subscribers& idx) {
   std::string_view pattern = c->argc() == 3 ? c->arg(2) : std::string_view("*");
   std::vector<const std::string*> names;
   for (const auto& [name, clients] : idx) {
-    if (strutil::globMatch(pattern, name)) names.push_back(&name);
+    if (common::strutil::globMatch(pattern, name)) names.push_back(&name);
   }
   c->addArrayLen(static_cast<int64_t>(names.size()));
   for (const std::string* n : names) c->addBulk(*n);

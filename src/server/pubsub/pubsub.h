@@ -7,7 +7,7 @@
 // (>) messages in RESP3. A RESP2 client with any subscription is in the
 // subscribed state: only (P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, PING, QUIT and
 // RESET run there (pubsubAllowsCommand); RESP3 clients may run anything.
-// Patterns match with strutil::globMatch. A closing client or RESET drops
+// Patterns match with common::strutil::globMatch. A closing client or RESET drops
 // every subscription (resetPubSubState).
 //
 // Module pubsub/: Pub/Sub (pubsub.cpp), keyspace notifications

@@ -56,7 +56,7 @@ void clientTrackingCommand(Client* c) {
   for (size_t j = 3; j < c->argc(); j++) {
     std::string_view opt = c->arg(j);
     bool more = j + 1 < c->argc();
-    if (strutil::equalsIgnoreCase(opt, "redirect") && more) {
+    if (common::strutil::equalsIgnoreCase(opt, "redirect") && more) {
       j++;
       if (redirect != 0) {
         c->addError("A client can only redirect to a single other client");
@@ -68,15 +68,15 @@ void clientTrackingCommand(Client* c) {
         c->addError("The client ID you want redirect to does not exist");
         return;
       }
-    } else if (strutil::equalsIgnoreCase(opt, "bcast")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "bcast")) {
       bcast = true;
-    } else if (strutil::equalsIgnoreCase(opt, "optin")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "optin")) {
       optin = true;
-    } else if (strutil::equalsIgnoreCase(opt, "optout")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "optout")) {
       optout = true;
-    } else if (strutil::equalsIgnoreCase(opt, "noloop")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "noloop")) {
       noloop = true;
-    } else if (strutil::equalsIgnoreCase(opt, "prefix") && more) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "prefix") && more) {
       prefixes.push_back(c->arg(++j));
     } else {
       c->addSyntaxError();
@@ -84,12 +84,12 @@ void clientTrackingCommand(Client* c) {
     }
   }
   std::string_view mode = c->arg(2);
-  if (strutil::equalsIgnoreCase(mode, "off")) {
+  if (common::strutil::equalsIgnoreCase(mode, "off")) {
     resetClient(c);
     c->addOk();
     return;
   }
-  if (!strutil::equalsIgnoreCase(mode, "on")) {
+  if (!common::strutil::equalsIgnoreCase(mode, "on")) {
     c->addSyntaxError();
     return;
   }
@@ -133,12 +133,12 @@ void clientCachingCommand(Client* c) {
     return;
   }
   std::string_view opt = c->arg(2);
-  if (strutil::equalsIgnoreCase(opt, "yes")) {
+  if (common::strutil::equalsIgnoreCase(opt, "yes")) {
     if (!st->optin) {
       c->addError("CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
       return;
     }
-  } else if (strutil::equalsIgnoreCase(opt, "no")) {
+  } else if (common::strutil::equalsIgnoreCase(opt, "no")) {
     if (!st->optout) {
       c->addError("CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
       return;

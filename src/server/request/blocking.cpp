@@ -239,7 +239,7 @@ void popFirstOrBlock(Client* c, db::Kind kind,
 
 bool parseBlockTimeout(Client* c, size_t argi, int64_t* timeout_ms) {
   long double secs;
-  if (!strutil::parseLongDouble(c->arg(argi), &secs) || secs != secs) {
+  if (!common::strutil::parseLongDouble(c->arg(argi), &secs) || secs != secs) {
     c->addError("timeout is not a float or out of range");
     return false;
   }

@@ -19,7 +19,7 @@ std::vector<bool> redactedArgs(const Command& cmd, const std::vector<std::string
   } else if (strcmp(cmd.name, "hello") == 0) {
     // HELLO [protover [AUTH username password] [SETNAME name]]
     for (size_t i = 2; i < argv.size(); i++) {
-      if (strutil::equalsIgnoreCase(argv[i], "AUTH") && i + 2 < argv.size()) {
+      if (common::strutil::equalsIgnoreCase(argv[i], "AUTH") && i + 2 < argv.size()) {
         mask[i + 1] = mask[i + 2] = true;
         i += 2;
       }

@@ -149,7 +149,7 @@ void functionListCommand(Client* c) {
   void* slot = w.beginDeferred();
   int64_t n = 0;
   for (const auto& [name, lib] : functionsEngine().libraries()) {
-    if (pattern != nullptr && !strutil::globMatch(*pattern, name)) continue;
+    if (pattern != nullptr && !common::strutil::globMatch(*pattern, name)) continue;
     n++;
     w.mapLen(with_code ? 4 : 3);
     w.bulk("library_name");

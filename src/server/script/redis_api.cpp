@@ -267,9 +267,9 @@ int luaRedisLog(lua_State* L) {
   if (argc < 2) return failCall(L, true, "redis.log() requires two arguments or more.");
   if (!lua_isnumber(L, 1)) return failCall(L, true, "First argument must be a number (log level).");
   int level = static_cast<int>(lua_tonumber(L, 1));
-  if (level < logging::kDebug || level > logging::kWarning)
+  if (level < common::logging::kDebug || level > common::logging::kWarning)
     return failCall(L, true, "Invalid debug level.");
-  if (!logging::enabled(static_cast<logging::Level>(level))) return 0;
+  if (!common::logging::enabled(static_cast<common::logging::Level>(level))) return 0;
   std::string msg;
   for (int i = 2; i <= argc; i++) {
     size_t n;
@@ -278,7 +278,7 @@ int luaRedisLog(lua_State* L) {
     if (i > 2) msg += ' ';
     msg.append(s, n);
   }
-  logging::logf(static_cast<logging::Level>(level), "%s", msg.c_str());
+  common::logging::logf(static_cast<common::logging::Level>(level), "%s", msg.c_str());
   return 0;
 }
 
@@ -291,10 +291,10 @@ void setVersionFields(lua_State* L) {
 }
 
 void setLogLevelFields(lua_State* L) {
-  setIntField(L, "LOG_DEBUG", logging::kDebug);
-  setIntField(L, "LOG_VERBOSE", logging::kVerbose);
-  setIntField(L, "LOG_NOTICE", logging::kNotice);
-  setIntField(L, "LOG_WARNING", logging::kWarning);
+  setIntField(L, "LOG_DEBUG", common::logging::kDebug);
+  setIntField(L, "LOG_VERBOSE", common::logging::kVerbose);
+  setIntField(L, "LOG_NOTICE", common::logging::kNotice);
+  setIntField(L, "LOG_WARNING", common::logging::kWarning);
 }
 
 void registerRedisApi(lua_State* L) {

@@ -15,7 +15,7 @@ void registerScriptingCommands(CommandTable& t) {
 
 bool scriptKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {
   int64_t n;
-  if (argv.size() < 3 || !strutil::parseInt64(argv[2], &n) || n < 0 ||
+  if (argv.size() < 3 || !common::strutil::parseInt64(argv[2], &n) || n < 0 ||
       static_cast<uint64_t>(n) > argv.size() - 3)
     return false;
   for (size_t i = 0; i < static_cast<size_t>(n); i++) out->push_back(3 + i);

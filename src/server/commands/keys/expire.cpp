@@ -5,12 +5,12 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/commands/subfamilies.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/subfamilies.h"
-#include "server/request/keyspace.h"
 #include "server/propagate/forms.h"
 #include "server/propagate/propagate.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
@@ -28,7 +28,7 @@ bool parseExpireConditions(Client* c, int* flags) {
     std::string_view opt = c->arg(i);
     int flag = 0;
     for (const auto& n : kNames) {
-      if (strutil::equalsIgnoreCase(opt, n.name)) flag = n.flag;
+      if (common::strutil::equalsIgnoreCase(opt, n.name)) flag = n.flag;
     }
     if (flag == 0) {
       c->addErrorFormat("Unsupported option %.*s", static_cast<int>(opt.size()), opt.data());

@@ -5,18 +5,18 @@
 #include <string>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
 #include "server/commands/families.h"
-#include "server/core/reply_helpers.h"
 #include "server/commands/subfamilies.h"
+#include "server/core/client.h"
+#include "server/core/reply_helpers.h"
+#include "server/core/state.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
 #include "server/evict/lazyfree.h"
-#include "server/request/keyspace.h"
 #include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
-#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 
@@ -123,7 +123,7 @@ void renamenxCommand(Client* c) {
 // in range (else "DB index is out of range"). nullptr after replying.
 db::Db* dbArg(Client* c, size_t i, const char* msg) {
   int64_t id;
-  if (!strutil::parseInt64(c->arg(i), &id) || id < INT_MIN || id > INT_MAX) {
+  if (!common::strutil::parseInt64(c->arg(i), &id) || id < INT_MIN || id > INT_MAX) {
     c->addError(msg != nullptr ? msg : "value is not an integer or out of range");
     return nullptr;
   }
@@ -165,9 +165,9 @@ void copyCommand(Client* c) {
   db::Db* dst = src;
   bool replace = false;
   for (size_t i = 3; i < c->argc(); i++) {
-    if (strutil::equalsIgnoreCase(c->arg(i), "REPLACE")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(i), "REPLACE")) {
       replace = true;
-    } else if (strutil::equalsIgnoreCase(c->arg(i), "DB") && i + 1 < c->argc()) {
+    } else if (common::strutil::equalsIgnoreCase(c->arg(i), "DB") && i + 1 < c->argc()) {
       dst = dbArg(c, ++i, nullptr);
       if (dst == nullptr) return;
     } else {
@@ -211,11 +211,11 @@ bool parseFlushMode(Client* c, bool* async) {
   *async = g_server->config.lazyfree_lazy_user_flush;
   if (c->argc() == 1) return true;
   if (c->argc() == 2) {
-    if (strutil::equalsIgnoreCase(c->arg(1), "ASYNC")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(1), "ASYNC")) {
       *async = true;
       return true;
     }
-    if (strutil::equalsIgnoreCase(c->arg(1), "SYNC")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(1), "SYNC")) {
       *async = false;
       return true;
     }
@@ -227,7 +227,7 @@ bool parseFlushMode(Client* c, bool* async) {
 void flushOne(db::Db* d, bool async) {
   dbWillChange(d, nullptr);
   if (async) {
-    lazyfree::freeDbAsync(d->detachAll());
+    evict::lazyfree::freeDbAsync(d->detachAll());
   } else {
     d->clear();
   }
@@ -263,7 +263,8 @@ void swapdbCommand(Client* c) {
   int64_t ids[2];
   const char* msgs[2] = {"invalid first DB index", "invalid second DB index"};
   for (int k = 0; k < 2; k++) {
-    if (!strutil::parseInt64(c->arg(1 + k), &ids[k]) || ids[k] < INT_MIN || ids[k] > INT_MAX) {
+    if (!common::strutil::parseInt64(c->arg(1 + k), &ids[k]) || ids[k] < INT_MIN ||
+        ids[k] > INT_MAX) {
       c->addError(msgs[k]);
       return;
     }

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
-#include "server/core/command.h"
 #include "server/commands/keys/scan_args.h"
 #include "server/commands/subfamilies.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -24,7 +24,7 @@ void keysCommand(Client* c) {
   // Expired keys are skipped, not deleted: the walk may not modify the db.
   d->forEach([&](db::Entry* e) {
     std::string_view key = e->keyView();
-    if (!all && !strutil::globMatch(pattern, key)) return;
+    if (!all && !common::strutil::globMatch(pattern, key)) return;
     if (e->hasExpire() && d->isExpired(e)) return;
     w.bulk(key);
     n++;
@@ -60,7 +60,8 @@ void scanCommand(Client* c) {
   for (db::Entry* e : found) {
     std::string_view key = e->keyView();
     if (!scanMatches(o, key)) continue;
-    if (o.use_type && !strutil::equalsIgnoreCase(o.type, db::typeName(e->val.kind()))) continue;
+    if (o.use_type && !common::strutil::equalsIgnoreCase(o.type, db::typeName(e->val.kind())))
+      continue;
     if (e->hasExpire() && d->isExpired(e)) {
       d->find(key);  // lazy expiry deletes it; other collected entries stay valid
       continue;

@@ -27,16 +27,16 @@ bool parseScanOptions(Client* c, size_t first, bool allow_type, ScanOptions* o) 
   for (size_t i = first; i < c->argc(); i += 2) {
     std::string_view opt = c->arg(i);
     bool has_next = i + 1 < c->argc();
-    if (strutil::equalsIgnoreCase(opt, "COUNT") && has_next) {
+    if (common::strutil::equalsIgnoreCase(opt, "COUNT") && has_next) {
       if (!c->argInt64(i + 1, &o->count)) return false;
       if (o->count < 1) {
         c->addSyntaxError();
         return false;
       }
-    } else if (strutil::equalsIgnoreCase(opt, "MATCH") && has_next) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "MATCH") && has_next) {
       o->pattern = c->arg(i + 1);
       o->use_pattern = !patternMatchesAll(o->pattern);
-    } else if (allow_type && strutil::equalsIgnoreCase(opt, "TYPE") && has_next) {
+    } else if (allow_type && common::strutil::equalsIgnoreCase(opt, "TYPE") && has_next) {
       o->type = c->arg(i + 1);
       o->use_type = true;
     } else {
@@ -65,7 +65,7 @@ bool patternMatchesAll(std::string_view pattern) {
 }
 
 bool scanMatches(const ScanOptions& o, std::string_view s) {
-  return !o.use_pattern || strutil::globMatch(o.pattern, s);
+  return !o.use_pattern || common::strutil::globMatch(o.pattern, s);
 }
 
 int64_t scanStepBudget(int64_t count) {

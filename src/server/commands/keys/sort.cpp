@@ -23,15 +23,15 @@
 
 #include "common/strutil.h"
 #include "server/acl/check.h"
+#include "server/commands/families.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/families.h"
+#include "server/core/state.h"
 #include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/set.h"
 #include "server/db/zset.h"
 #include "server/request/keyspace.h"
-#include "server/core/state.h"
 
 namespace server {
 namespace {
@@ -52,19 +52,19 @@ bool parseSortArgs(Client* c, bool readonly, SortArgs* a) {
   for (size_t i = 2; i < c->argc(); i++) {
     std::string_view opt = c->arg(i);
     size_t left = c->argc() - i - 1;
-    if (strutil::equalsIgnoreCase(opt, "ASC")) {
+    if (common::strutil::equalsIgnoreCase(opt, "ASC")) {
       a->desc = false;
-    } else if (strutil::equalsIgnoreCase(opt, "DESC")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "DESC")) {
       a->desc = true;
-    } else if (strutil::equalsIgnoreCase(opt, "ALPHA")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "ALPHA")) {
       a->alpha = true;
-    } else if (strutil::equalsIgnoreCase(opt, "LIMIT") && left >= 2) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "LIMIT") && left >= 2) {
       if (!c->argInt64(i + 1, &a->offset) || !c->argInt64(i + 2, &a->count)) return false;
       i += 2;
-    } else if (!readonly && strutil::equalsIgnoreCase(opt, "STORE") && left >= 1) {
+    } else if (!readonly && common::strutil::equalsIgnoreCase(opt, "STORE") && left >= 1) {
       a->store = c->arg(++i);
       a->has_store = true;
-    } else if (strutil::equalsIgnoreCase(opt, "BY") && left >= 1) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "BY") && left >= 1) {
       a->by = c->arg(++i);
       // No '*': nothing to substitute, so nothing to sort by.
       if (a->by.find('*') == std::string_view::npos) {
@@ -74,7 +74,7 @@ bool parseSortArgs(Client* c, bool readonly, SortArgs* a) {
         c->addError("BY option of SORT denied due to insufficient ACL permissions.");
         return false;
       }
-    } else if (strutil::equalsIgnoreCase(opt, "GET") && left >= 1) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "GET") && left >= 1) {
       if (!acl::hasFullKeyAccess(c)) {
         c->addError("GET option of SORT denied due to insufficient ACL permissions.");
         return false;
@@ -300,11 +300,12 @@ bool sortKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* ou
   out->push_back(1);
   for (size_t i = 2; i < argv.size(); i++) {
     std::string_view a = argv[i];
-    if (strutil::equalsIgnoreCase(a, "LIMIT")) {
+    if (common::strutil::equalsIgnoreCase(a, "LIMIT")) {
       i += 2;
-    } else if (strutil::equalsIgnoreCase(a, "BY") || strutil::equalsIgnoreCase(a, "GET")) {
+    } else if (common::strutil::equalsIgnoreCase(a, "BY") ||
+               common::strutil::equalsIgnoreCase(a, "GET")) {
       i += 1;
-    } else if (strutil::equalsIgnoreCase(a, "STORE") && i + 1 < argv.size()) {
+    } else if (common::strutil::equalsIgnoreCase(a, "STORE") && i + 1 < argv.size()) {
       out->push_back(++i);
     }
   }

@@ -7,13 +7,13 @@
 
 #include "common/strutil.h"
 #include "server/acl/users.h"
-#include "server/request/blocking.h"
-#include "server/core/client.h"
 #include "server/commands/server/introspection.h"
-#include "server/request/multi.h"
-#include "server/pubsub/pubsub.h"
+#include "server/core/client.h"
 #include "server/core/state.h"
+#include "server/pubsub/pubsub.h"
 #include "server/pubsub/tracking.h"
+#include "server/request/blocking.h"
+#include "server/request/multi.h"
 
 namespace server {
 
@@ -31,14 +31,14 @@ enum class ClientType { kNormal, kReplica, kMaster, kPubSub };
 // Parses a TYPE argument; replies with Redis's error and returns false on
 // an unknown name.
 bool parseClientType(Client* c, std::string_view name, ClientType* out) {
-  if (strutil::equalsIgnoreCase(name, "normal")) {
+  if (common::strutil::equalsIgnoreCase(name, "normal")) {
     *out = ClientType::kNormal;
-  } else if (strutil::equalsIgnoreCase(name, "slave") ||
-             strutil::equalsIgnoreCase(name, "replica")) {
+  } else if (common::strutil::equalsIgnoreCase(name, "slave") ||
+             common::strutil::equalsIgnoreCase(name, "replica")) {
     *out = ClientType::kReplica;
-  } else if (strutil::equalsIgnoreCase(name, "master")) {
+  } else if (common::strutil::equalsIgnoreCase(name, "master")) {
     *out = ClientType::kMaster;
-  } else if (strutil::equalsIgnoreCase(name, "pubsub")) {
+  } else if (common::strutil::equalsIgnoreCase(name, "pubsub")) {
     *out = ClientType::kPubSub;
   } else {
     c->addErrorFormat("Unknown client type '%.*s'", static_cast<int>(name.size()), name.data());
@@ -87,14 +87,14 @@ void clientListCommand(Client* c) {
   ClientType type = ClientType::kNormal;
   std::vector<uint64_t> ids;
   bool by_id = false;
-  if (c->argc() == 4 && strutil::equalsIgnoreCase(c->arg(2), "TYPE")) {
+  if (c->argc() == 4 && common::strutil::equalsIgnoreCase(c->arg(2), "TYPE")) {
     if (!parseClientType(c, c->arg(3), &type)) return;
     by_type = true;
-  } else if (c->argc() >= 4 && strutil::equalsIgnoreCase(c->arg(2), "ID")) {
+  } else if (c->argc() >= 4 && common::strutil::equalsIgnoreCase(c->arg(2), "ID")) {
     by_id = true;
     for (size_t i = 3; i < c->argc(); i++) {
       int64_t id;
-      if (!strutil::parseInt64(c->arg(i), &id)) {
+      if (!common::strutil::parseInt64(c->arg(i), &id)) {
         c->addError("Invalid client ID");
         return;
       }
@@ -159,31 +159,31 @@ void clientKillCommand(Client* c) {
   } else if (c->argc() > 3 && c->argc() % 2 == 0) {
     for (size_t i = 2; i < c->argc(); i += 2) {
       std::string_view opt = c->arg(i), val = c->arg(i + 1);
-      if (strutil::equalsIgnoreCase(opt, "ID")) {
+      if (common::strutil::equalsIgnoreCase(opt, "ID")) {
         int64_t id;
-        if (!strutil::parseInt64(val, &id) || id <= 0) {
+        if (!common::strutil::parseInt64(val, &id) || id <= 0) {
           c->addError("client-id should be greater than 0");
           return;
         }
         f.id = static_cast<uint64_t>(id);
-      } else if (strutil::equalsIgnoreCase(opt, "TYPE")) {
+      } else if (common::strutil::equalsIgnoreCase(opt, "TYPE")) {
         if (!parseClientType(c, val, &f.type)) return;
         f.by_type = true;
-      } else if (strutil::equalsIgnoreCase(opt, "ADDR")) {
+      } else if (common::strutil::equalsIgnoreCase(opt, "ADDR")) {
         f.addr = val;
-      } else if (strutil::equalsIgnoreCase(opt, "LADDR")) {
+      } else if (common::strutil::equalsIgnoreCase(opt, "LADDR")) {
         f.laddr = val;
-      } else if (strutil::equalsIgnoreCase(opt, "USER")) {
+      } else if (common::strutil::equalsIgnoreCase(opt, "USER")) {
         if (!acl::findUser(val)) {
           c->addErrorFormat("No such user '%.*s'", static_cast<int>(val.size()), val.data());
           return;
         }
         f.user = val;
         f.has_user = true;
-      } else if (strutil::equalsIgnoreCase(opt, "SKIPME")) {
-        if (strutil::equalsIgnoreCase(val, "yes")) {
+      } else if (common::strutil::equalsIgnoreCase(opt, "SKIPME")) {
+        if (common::strutil::equalsIgnoreCase(val, "yes")) {
           f.skipme = true;
-        } else if (strutil::equalsIgnoreCase(val, "no")) {
+        } else if (common::strutil::equalsIgnoreCase(val, "no")) {
           f.skipme = false;
         } else {
           c->addSyntaxError();
@@ -221,9 +221,9 @@ void clientKillCommand(Client* c) {
 
 void clientNoEvictCommand(Client* c) {
   std::string_view v = c->arg(2);
-  if (strutil::equalsIgnoreCase(v, "on")) {
+  if (common::strutil::equalsIgnoreCase(v, "on")) {
     c->flags |= kNoEvict;
-  } else if (strutil::equalsIgnoreCase(v, "off")) {
+  } else if (common::strutil::equalsIgnoreCase(v, "off")) {
     c->flags &= ~kNoEvict;
   } else {
     c->addSyntaxError();
@@ -234,14 +234,14 @@ void clientNoEvictCommand(Client* c) {
 
 void clientReplyCommand(Client* c) {
   std::string_view v = c->arg(2);
-  if (strutil::equalsIgnoreCase(v, "on")) {
+  if (common::strutil::equalsIgnoreCase(v, "on")) {
     // Runs muted when replies were off: unmute first so the OK goes out.
     c->flags &= ~(kReplyOff | kReplySkipNext);
     c->muteReplies(false);
     c->addOk();
-  } else if (strutil::equalsIgnoreCase(v, "off")) {
+  } else if (common::strutil::equalsIgnoreCase(v, "off")) {
     c->flags |= kReplyOff;
-  } else if (strutil::equalsIgnoreCase(v, "skip")) {
+  } else if (common::strutil::equalsIgnoreCase(v, "skip")) {
     if (!(c->flags & kReplyOff)) c->flags |= kReplySkipNext;
   } else {
     c->addSyntaxError();
@@ -258,9 +258,9 @@ void clientUnblockCommand(Client* c) {
   if (!c->argInt64(2, &id)) return;
   bool with_error = false;
   if (c->argc() == 4) {
-    if (strutil::equalsIgnoreCase(c->arg(3), "error")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(3), "error")) {
       with_error = true;
-    } else if (!strutil::equalsIgnoreCase(c->arg(3), "timeout")) {
+    } else if (!common::strutil::equalsIgnoreCase(c->arg(3), "timeout")) {
       c->addError("CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
       return;
     }

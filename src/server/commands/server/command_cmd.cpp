@@ -30,7 +30,7 @@ void forEachCategory(const char* cats, Fn fn) {
 bool hasCategory(const Command& cmd, std::string_view cat) {
   bool found = false;
   forEachCategory(cmd.acl_categories, [&](std::string_view w) {
-    if (strutil::equalsIgnoreCase(w, cat)) found = true;
+    if (common::strutil::equalsIgnoreCase(w, cat)) found = true;
   });
   return found;
 }
@@ -283,14 +283,14 @@ void commandCountCommand(Client* c) {
 void commandListCommand(Client* c) {
   enum { kAll, kModule, kAclCat, kPattern } filter = kAll;
   std::string_view arg;
-  if (c->argc() == 5 && strutil::equalsIgnoreCase(c->arg(2), "FILTERBY")) {
+  if (c->argc() == 5 && common::strutil::equalsIgnoreCase(c->arg(2), "FILTERBY")) {
     std::string_view by = c->arg(3);
     arg = c->arg(4);
-    if (strutil::equalsIgnoreCase(by, "MODULE"))
+    if (common::strutil::equalsIgnoreCase(by, "MODULE"))
       filter = kModule;
-    else if (strutil::equalsIgnoreCase(by, "ACLCAT"))
+    else if (common::strutil::equalsIgnoreCase(by, "ACLCAT"))
       filter = kAclCat;
-    else if (strutil::equalsIgnoreCase(by, "PATTERN"))
+    else if (common::strutil::equalsIgnoreCase(by, "PATTERN"))
       filter = kPattern;
     else {
       c->addSyntaxError();
@@ -309,7 +309,7 @@ void commandListCommand(Client* c) {
       case kAclCat:
         return hasCategory(cmd, arg);
       case kPattern:
-        return strutil::globMatch(arg, cmd.name, true);
+        return common::strutil::globMatch(arg, cmd.name, true);
     }
     return false;
   };

@@ -42,8 +42,8 @@ bool applyConfig(const std::string& name, std::string* err) {
     return true;
   }
   if (name == "loglevel") {
-    logging::Level l;
-    if (logging::parseLevel(s.config.loglevel, &l)) logging::setLevel(l);
+    common::logging::Level l;
+    if (common::logging::parseLevel(s.config.loglevel, &l)) common::logging::setLevel(l);
     return true;
   }
   if (name == "port" || name == "bind") {
@@ -166,7 +166,7 @@ void configSetCommand(Client* c) {
       return;
     }
     for (std::string_view n : given_names) {
-      if (strutil::equalsIgnoreCase(n, given)) {
+      if (common::strutil::equalsIgnoreCase(n, given)) {
         c->addErrorFormat(
             "CONFIG SET failed (possibly related to argument '%s') - duplicate parameter",
             given.c_str());

@@ -3,13 +3,13 @@
 
 #include "common/strutil.h"
 #include "server/acl/users.h"
-#include "server/core/client.h"
 #include "server/commands/families.h"
-#include "server/request/multi.h"
-#include "server/pubsub/pubsub.h"
+#include "server/core/client.h"
 #include "server/core/state.h"
-#include "server/pubsub/tracking.h"
 #include "server/core/version.h"
+#include "server/pubsub/pubsub.h"
+#include "server/pubsub/tracking.h"
+#include "server/request/multi.h"
 
 namespace server {
 namespace {
@@ -95,7 +95,7 @@ void helloCommand(Client* c) {
   size_t next = 1;
   if (c->argc() >= 2) {
     int64_t ver;
-    if (!strutil::parseInt64(c->arg(1), &ver)) {
+    if (!common::strutil::parseInt64(c->arg(1), &ver)) {
       c->addError("Protocol version is not an integer or out of range");
       return;
     }
@@ -110,13 +110,13 @@ void helloCommand(Client* c) {
   bool has_setname = false;
   for (size_t i = next; i < c->argc(); i++) {
     size_t more = c->argc() - i - 1;
-    if (strutil::equalsIgnoreCase(c->arg(i), "AUTH") && more >= 2) {
+    if (common::strutil::equalsIgnoreCase(c->arg(i), "AUTH") && more >= 2) {
       if (!checkPassword(c, c->arg(i + 1), c->arg(i + 2))) {
         c->addError(kWrongPass);
         return;
       }
       i += 2;
-    } else if (strutil::equalsIgnoreCase(c->arg(i), "SETNAME") && more >= 1) {
+    } else if (common::strutil::equalsIgnoreCase(c->arg(i), "SETNAME") && more >= 1) {
       setname = c->arg(i + 1);
       has_setname = true;
       if (!validClientName(setname)) {

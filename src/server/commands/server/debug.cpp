@@ -10,11 +10,11 @@
 #include <string>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
 #include "server/commands/server/introspection.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/crash/crash_report.h"
 #include "server/persist/persist.h"
-#include "server/core/state.h"
 
 namespace server {
 
@@ -46,7 +46,7 @@ void crashBySegfault() {
 // DEBUG PROTOCOL <type>: one reply of each RESP type, for testing clients.
 void debugProtocol(Client* c, std::string_view type) {
   resp::Writer& w = c->reply();
-  auto is = [&](const char* name) { return strutil::equalsIgnoreCase(type, name); };
+  auto is = [&](const char* name) { return common::strutil::equalsIgnoreCase(type, name); };
   if (is("string")) {
     w.bulk("Hello World");
   } else if (is("integer")) {
@@ -167,31 +167,31 @@ void debugCommand(Client* c) {
     return;
   }
   std::string_view sub = c->arg(1);
-  if (c->argc() == 2 && strutil::equalsIgnoreCase(sub, "HELP")) {
+  if (c->argc() == 2 && common::strutil::equalsIgnoreCase(sub, "HELP")) {
     debugHelp(c);
     return;
   }
-  if (c->argc() == 2 && strutil::equalsIgnoreCase(sub, "SEGFAULT")) {
+  if (c->argc() == 2 && common::strutil::equalsIgnoreCase(sub, "SEGFAULT")) {
     crashBySegfault();
     return;
   }
-  if (c->argc() == 2 && strutil::equalsIgnoreCase(sub, "ASSERT")) {
+  if (c->argc() == 2 && common::strutil::equalsIgnoreCase(sub, "ASSERT")) {
     crash::assertFailed(__FILE__, __LINE__, "1 == 2");
   }
-  if (c->argc() == 3 && strutil::equalsIgnoreCase(sub, "SLEEP")) {
+  if (c->argc() == 3 && common::strutil::equalsIgnoreCase(sub, "SLEEP")) {
     // Redis reads the number leniently (strtod): "abc" sleeps 0 seconds.
     std::string arg(c->arg(2));
     sleepSeconds(strtod(arg.c_str(), nullptr));
     c->addOk();
     return;
   }
-  if (c->argc() == 3 && strutil::equalsIgnoreCase(sub, "SET-ACTIVE-EXPIRE")) {
+  if (c->argc() == 3 && common::strutil::equalsIgnoreCase(sub, "SET-ACTIVE-EXPIRE")) {
     // Keys then expire only when accessed (tests of lazy expiry).
     g_server->active_expire = c->arg(2) != "0";
     c->addOk();
     return;
   }
-  if (c->argc() == 3 && strutil::equalsIgnoreCase(sub, "PROTOCOL")) {
+  if (c->argc() == 3 && common::strutil::equalsIgnoreCase(sub, "PROTOCOL")) {
     debugProtocol(c, c->arg(2));
     return;
   }

@@ -128,11 +128,11 @@ void debugPackedThreshold(Client* c) {
 bool debugInspectSubcommand(Client* c) {
   std::string_view sub = c->arg(1);
   auto is = [&](const char* name, size_t argc) {
-    return c->argc() == argc && strutil::equalsIgnoreCase(sub, name);
+    return c->argc() == argc && common::strutil::equalsIgnoreCase(sub, name);
   };
   if (is("OBJECT", 3)) {
     debugObject(c);
-  } else if (c->argc() >= 3 && strutil::equalsIgnoreCase(sub, "POPULATE")) {
+  } else if (c->argc() >= 3 && common::strutil::equalsIgnoreCase(sub, "POPULATE")) {
     debugPopulate(c);
   } else if (is("QUICKLIST-PACKED-THRESHOLD", 3)) {
     debugPackedThreshold(c);

@@ -20,22 +20,22 @@
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "net/registry.h"
-#include "server/request/blocking.h"
-#include "server/core/client.h"
 #include "server/commands/server/introspection.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
+#include "server/core/version.h"
 #include "server/evict/allocator.h"
 #include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
 #include "server/latency/monitor.h"
-#include "server/request/pause.h"
 #include "server/persist/persist.h"
 #include "server/process/startup.h"
 #include "server/pubsub/pubsub.h"
-#include "server/repl/repl.h"
-#include "server/script/script.h"
-#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
-#include "server/core/version.h"
+#include "server/repl/repl.h"
+#include "server/request/blocking.h"
+#include "server/request/pause.h"
+#include "server/script/script.h"
 
 namespace server {
 
@@ -212,7 +212,8 @@ void memorySection(std::string* o) {
                clients_mem, persist::aofBufferBytes());
   appendFormat(o, "mem_allocator:%s\r\nactive_defrag_running:0\r\n", allocatorName());
   appendFormat(o, "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%llu\r\n",
-               lazyfree::pendingObjects(), static_cast<ull>(lazyfree::freedObjects()));
+               evict::lazyfree::pendingObjects(),
+               static_cast<ull>(evict::lazyfree::freedObjects()));
 }
 
 void persistenceSection(std::string* o) {

@@ -129,7 +129,7 @@ long clampArg(long v, long lo, long hi) {
 void lolwutCommand(Client* c) {
   long version = 7;
   size_t first = 1;  // the version's own arguments start here
-  if (c->argc() >= 3 && strutil::equalsIgnoreCase(c->arg(1), "version")) {
+  if (c->argc() >= 3 && common::strutil::equalsIgnoreCase(c->arg(1), "version")) {
     int64_t v;
     if (!c->argInt64(2, &v)) return;
     version = static_cast<long>(v);

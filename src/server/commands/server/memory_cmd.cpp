@@ -8,12 +8,12 @@
 #endif
 
 #include "common/strutil.h"
-#include "server/core/client.h"
 #include "server/commands/server/introspection.h"
 #include "server/commands/subfamilies.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
-#include "server/core/state.h"
 
 namespace server {
 
@@ -45,7 +45,7 @@ void memoryUsageCommand(Client* c) {
   // [SAMPLES count]: accepted as Redis does; sizes here are exact, so the
   // count does not change the answer.
   for (size_t i = 3; i < c->argc(); i++) {
-    if (strutil::equalsIgnoreCase(c->arg(i), "SAMPLES") && i + 1 < c->argc()) {
+    if (common::strutil::equalsIgnoreCase(c->arg(i), "SAMPLES") && i + 1 < c->argc()) {
       int64_t n;
       if (!c->argInt64(i + 1, &n)) return;
       if (n < 0) {
@@ -220,7 +220,8 @@ void memoryHelpCommand(Client* c) {
 // MEMORY USAGE names a key: its entry carries the key position.
 Command sub(const char* name, int arity, uint32_t flags, CommandProc proc, int first_key,
             const char* summary, const char* complexity, const char* acl) {
-  Command c = SubcommandMaker{"server", "4.0.0"}(name, arity, flags, proc, summary, complexity, acl);
+  Command c =
+      SubcommandMaker{"server", "4.0.0"}(name, arity, flags, proc, summary, complexity, acl);
   c.first_key = c.last_key = first_key;
   c.key_step = first_key ? 1 : 0;
   return c;

@@ -3,11 +3,11 @@
 // CLIENT container registered by client_cmd.cpp.
 #include "common/strutil.h"
 #include "event/event_loop.h"
-#include "server/core/client.h"
 #include "server/commands/server/introspection.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/request/monitor.h"
 #include "server/request/pause.h"
-#include "server/core/state.h"
 
 namespace server {
 namespace {
@@ -34,9 +34,9 @@ void clientPauseCommand(Client* c) {
   }
   pause::Mode mode = pause::Mode::kAll;
   if (c->argc() == 4) {
-    if (strutil::equalsIgnoreCase(c->arg(3), "WRITE")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(3), "WRITE")) {
       mode = pause::Mode::kWrite;
-    } else if (!strutil::equalsIgnoreCase(c->arg(3), "ALL")) {
+    } else if (!common::strutil::equalsIgnoreCase(c->arg(3), "ALL")) {
       c->addError("CLIENT PAUSE mode must be WRITE or ALL");
       return;
     }

@@ -22,7 +22,7 @@ void slowlogGetCommand(Client* c) {
   }
   int64_t count = kDefaultGetCount;
   if (c->argc() == 3) {
-    if (!strutil::parseInt64(c->arg(2), &count) || count < -1) {
+    if (!common::strutil::parseInt64(c->arg(2), &count) || count < -1) {
       c->addError("count should be greater than or equal to -1");
       return;
     }

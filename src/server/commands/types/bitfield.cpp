@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
 #include "server/commands/types/bit_algo.h"
 #include "server/commands/types/bitmap.h"
+#include "server/core/client.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -29,7 +29,8 @@ struct FieldCommand {
 // "i1".."i64" or "u1".."u63".
 bool parseFieldType(Client* c, std::string_view s, bool* is_signed, int* bits) {
   int64_t n = 0;
-  bool ok = !s.empty() && (s[0] == 'i' || s[0] == 'u') && strutil::parseInt64(s.substr(1), &n);
+  bool ok =
+      !s.empty() && (s[0] == 'i' || s[0] == 'u') && common::strutil::parseInt64(s.substr(1), &n);
   if (ok) {
     *is_signed = s[0] == 'i';
     ok = n >= 1 && n <= (*is_signed ? 64 : 63);
@@ -51,19 +52,19 @@ bool parseFieldCommands(Client* c, std::vector<FieldCommand>* ops, uint64_t* max
     std::string_view sub = c->arg(j);
     size_t left = c->argc() - j - 1;
     FieldCommand fc{};
-    if (strutil::equalsIgnoreCase(sub, "get") && left >= 2) {
+    if (common::strutil::equalsIgnoreCase(sub, "get") && left >= 2) {
       fc.op = FieldOp::kGet;
-    } else if (strutil::equalsIgnoreCase(sub, "set") && left >= 3) {
+    } else if (common::strutil::equalsIgnoreCase(sub, "set") && left >= 3) {
       fc.op = FieldOp::kSet;
-    } else if (strutil::equalsIgnoreCase(sub, "incrby") && left >= 3) {
+    } else if (common::strutil::equalsIgnoreCase(sub, "incrby") && left >= 3) {
       fc.op = FieldOp::kIncrBy;
-    } else if (strutil::equalsIgnoreCase(sub, "overflow") && left >= 1) {
+    } else if (common::strutil::equalsIgnoreCase(sub, "overflow") && left >= 1) {
       std::string_view how = c->arg(++j);
-      if (strutil::equalsIgnoreCase(how, "wrap")) {
+      if (common::strutil::equalsIgnoreCase(how, "wrap")) {
         overflow = bitalgo::Overflow::kWrap;
-      } else if (strutil::equalsIgnoreCase(how, "sat")) {
+      } else if (common::strutil::equalsIgnoreCase(how, "sat")) {
         overflow = bitalgo::Overflow::kSat;
-      } else if (strutil::equalsIgnoreCase(how, "fail")) {
+      } else if (common::strutil::equalsIgnoreCase(how, "fail")) {
         overflow = bitalgo::Overflow::kFail;
       } else {
         c->addError("Invalid OVERFLOW type specified");
@@ -185,11 +186,12 @@ void bitfieldRoCommand(Client* c) {
 const char* bitfieldKeyFlags(const std::vector<std::string_view>& argv) {
   for (size_t i = 2; i < argv.size(); i++) {
     std::string_view op = argv[i];
-    if (strutil::equalsIgnoreCase(op, "get")) {
+    if (common::strutil::equalsIgnoreCase(op, "get")) {
       i += 2;
-    } else if (strutil::equalsIgnoreCase(op, "set") || strutil::equalsIgnoreCase(op, "incrby")) {
+    } else if (common::strutil::equalsIgnoreCase(op, "set") ||
+               common::strutil::equalsIgnoreCase(op, "incrby")) {
       return "RW access update";
-    } else if (strutil::equalsIgnoreCase(op, "overflow")) {
+    } else if (common::strutil::equalsIgnoreCase(op, "overflow")) {
       i += 1;
     }
   }

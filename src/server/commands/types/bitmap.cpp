@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
-#include "server/commands/types/bit_algo.h"
 #include "server/commands/families.h"
-#include "server/request/keyspace.h"
+#include "server/commands/types/bit_algo.h"
+#include "server/core/client.h"
 #include "server/core/state.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 
@@ -21,7 +21,7 @@ bool parseBitOffset(Client* c, size_t argi, bool allow_hash, int bits, uint64_t*
   std::string_view s = c->arg(argi);
   bool by_field = allow_hash && bits > 0 && !s.empty() && s[0] == '#';
   int64_t v;
-  bool ok = strutil::parseInt64(by_field ? s.substr(1) : s, &v);
+  bool ok = common::strutil::parseInt64(by_field ? s.substr(1) : s, &v);
   if (ok && by_field) ok = !__builtin_mul_overflow(v, bits, &v);
   if (ok) ok = v >= 0 && (v >> 3) < g_server->config.proto_max_bulk_len;
   if (!ok) {
@@ -75,9 +75,9 @@ const uint8_t* bytesOf(std::string_view s) {
 bool parseUnit(Client* c, size_t argi, bool* is_bit) {
   *is_bit = false;
   if (argi >= c->argc()) return true;
-  if (strutil::equalsIgnoreCase(c->arg(argi), "bit")) {
+  if (common::strutil::equalsIgnoreCase(c->arg(argi), "bit")) {
     *is_bit = true;
-  } else if (!strutil::equalsIgnoreCase(c->arg(argi), "byte")) {
+  } else if (!common::strutil::equalsIgnoreCase(c->arg(argi), "byte")) {
     c->addSyntaxError();
     return false;
   }
@@ -216,13 +216,13 @@ void bitposCommand(Client* c) {
 void bitopCommand(Client* c) {
   std::string_view name = c->arg(1);
   bitalgo::BitOp op;
-  if (strutil::equalsIgnoreCase(name, "and")) {
+  if (common::strutil::equalsIgnoreCase(name, "and")) {
     op = bitalgo::BitOp::kAnd;
-  } else if (strutil::equalsIgnoreCase(name, "or")) {
+  } else if (common::strutil::equalsIgnoreCase(name, "or")) {
     op = bitalgo::BitOp::kOr;
-  } else if (strutil::equalsIgnoreCase(name, "xor")) {
+  } else if (common::strutil::equalsIgnoreCase(name, "xor")) {
     op = bitalgo::BitOp::kXor;
-  } else if (strutil::equalsIgnoreCase(name, "not")) {
+  } else if (common::strutil::equalsIgnoreCase(name, "not")) {
     op = bitalgo::BitOp::kNot;
   } else {
     c->addSyntaxError();

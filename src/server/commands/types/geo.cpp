@@ -26,7 +26,8 @@ using geo::Shape;
 // Reads lon, lat at argv[i], argv[i+1]; replies and returns false when they
 // are not numbers or lie outside the indexable area.
 bool argLonLat(Client* c, size_t i, double* lon, double* lat) {
-  if (!strutil::parseDouble(c->arg(i), lon) || !strutil::parseDouble(c->arg(i + 1), lat)) {
+  if (!common::strutil::parseDouble(c->arg(i), lon) ||
+      !common::strutil::parseDouble(c->arg(i + 1), lat)) {
     c->addNotFloat();
     return false;
   }
@@ -40,16 +41,16 @@ bool argLonLat(Client* c, size_t i, double* lon, double* lat) {
 // Metres per unit, or -1 after replying the error.
 double argUnit(Client* c, size_t i) {
   std::string_view u = c->arg(i);
-  if (strutil::equalsIgnoreCase(u, "m")) return 1;
-  if (strutil::equalsIgnoreCase(u, "km")) return 1000;
-  if (strutil::equalsIgnoreCase(u, "ft")) return 0.3048;
-  if (strutil::equalsIgnoreCase(u, "mi")) return 1609.34;
+  if (common::strutil::equalsIgnoreCase(u, "m")) return 1;
+  if (common::strutil::equalsIgnoreCase(u, "km")) return 1000;
+  if (common::strutil::equalsIgnoreCase(u, "ft")) return 0.3048;
+  if (common::strutil::equalsIgnoreCase(u, "mi")) return 1609.34;
   c->addError("unsupported unit provided. please use M, KM, FT, MI");
   return -1;
 }
 
 bool argNumber(Client* c, size_t i, double* out, const char* msg) {
-  if (!strutil::parseDouble(c->arg(i), out)) {
+  if (!common::strutil::parseDouble(c->arg(i), out)) {
     c->addError(msg);
     return false;
   }
@@ -101,7 +102,7 @@ void replyDistance(Client* c, double d) {
 // A coordinate: RESP2 bulk, RESP3 double, in %.17Lf with the trailing
 // zeros dropped.
 void replyCoordinate(Client* c, double v) {
-  std::string s = strutil::formatLongDouble(v);
+  std::string s = common::strutil::formatLongDouble(v);
   if (c->proto() >= 3) {
     c->reply().raw(",");
     c->reply().raw(s);
@@ -118,11 +119,11 @@ void geoaddCommand(Client* c) {
   bool nx = false, xx = false;
   for (; first < c->argc(); first++) {
     std::string_view opt = c->arg(first);
-    if (strutil::equalsIgnoreCase(opt, "nx"))
+    if (common::strutil::equalsIgnoreCase(opt, "nx"))
       nx = true;
-    else if (strutil::equalsIgnoreCase(opt, "xx"))
+    else if (common::strutil::equalsIgnoreCase(opt, "xx"))
       xx = true;
-    else if (!strutil::equalsIgnoreCase(opt, "ch"))
+    else if (!common::strutil::equalsIgnoreCase(opt, "ch"))
       break;
   }
   if ((c->argc() - first) % 3 != 0 || (nx && xx)) {
@@ -308,7 +309,7 @@ void searchGeneric(Client* c, size_t src_index, int flags) {
   for (size_t i = base; i < argc; i++) {
     std::string_view a = c->arg(i);
     size_t left = argc - i - 1;  // arguments after this one
-    auto is = [&](const char* name) { return strutil::equalsIgnoreCase(a, name); };
+    auto is = [&](const char* name) { return common::strutil::equalsIgnoreCase(a, name); };
     if (is("withdist")) {
       withdist = true;
     } else if (is("withhash")) {
@@ -458,8 +459,8 @@ bool georadiusKeys(const std::vector<std::string_view>& argv, size_t first_optio
                    std::vector<size_t>* out) {
   out->push_back(1);
   for (size_t i = first_option; i + 1 < argv.size(); i++) {
-    if (strutil::equalsIgnoreCase(argv[i], "store") ||
-        strutil::equalsIgnoreCase(argv[i], "storedist")) {
+    if (common::strutil::equalsIgnoreCase(argv[i], "store") ||
+        common::strutil::equalsIgnoreCase(argv[i], "storedist")) {
       out->push_back(i + 1);
       i++;
     }

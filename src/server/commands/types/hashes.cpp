@@ -10,16 +10,16 @@
 #include <vector>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
-#include "server/core/command.h"
 #include "server/commands/families.h"
+#include "server/commands/keys/scan_args.h"
 #include "server/commands/types/random_sample.h"
 #include "server/commands/types/remove_members.h"
-#include "server/commands/keys/scan_args.h"
-#include "server/db/hash.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/core/state.h"
+#include "server/db/hash.h"
+#include "server/propagate/propagate.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
@@ -189,7 +189,8 @@ void hincrbyCommand(Client* c) {
   char scratch[db::Hash::kScratch];
   std::string_view old;
   int64_t cur = 0;
-  if (db::asHash(e->val)->get(c->arg(2), scratch, &old) && !strutil::parseInt64(old, &cur)) {
+  if (db::asHash(e->val)->get(c->arg(2), scratch, &old) &&
+      !common::strutil::parseInt64(old, &cur)) {
     c->addError("hash value is not an integer");
     return;
   }
@@ -200,7 +201,7 @@ void hincrbyCommand(Client* c) {
   }
   int64_t result = cur + by;
   char buf[24];
-  db::hashSet(&e->val, c->arg(2), std::string_view(buf, strutil::formatInt64(result, buf)),
+  db::hashSet(&e->val, c->arg(2), std::string_view(buf, common::strutil::formatInt64(result, buf)),
               hashLimits());
   keyModified(c, key);
   notify::keyEvent(c, notify::kHash, "hincrby", key);
@@ -209,7 +210,7 @@ void hincrbyCommand(Client* c) {
 
 void hincrbyfloatCommand(Client* c) {
   long double by;
-  if (!strutil::parseFloatOperand(c->arg(3), &by)) {
+  if (!common::strutil::parseFloatOperand(c->arg(3), &by)) {
     c->addNotFloat();
     return;
   }
@@ -223,7 +224,8 @@ void hincrbyfloatCommand(Client* c) {
   char scratch[db::Hash::kScratch];
   std::string_view old;
   long double cur = 0;
-  if (db::asHash(e->val)->get(c->arg(2), scratch, &old) && !strutil::parseFloatOperand(old, &cur)) {
+  if (db::asHash(e->val)->get(c->arg(2), scratch, &old) &&
+      !common::strutil::parseFloatOperand(old, &cur)) {
     c->addError("hash value is not a float");
     return;
   }
@@ -233,7 +235,7 @@ void hincrbyfloatCommand(Client* c) {
     if (db::asHash(e->val)->size() == 0) c->db()->removeEntry(e);
     return;
   }
-  std::string text = strutil::formatLongDouble(result);
+  std::string text = common::strutil::formatLongDouble(result);
   db::hashSet(&e->val, c->arg(2), text, hashLimits());
   keyModified(c, key);
   notify::keyEvent(c, notify::kHash, "hincrbyfloat", key);
@@ -261,7 +263,8 @@ void hrandfieldWithCount(Client* c) {
     return;
   }
   bool withvalues = c->argc() == 4;
-  if (c->argc() > 4 || (withvalues && !strutil::equalsIgnoreCase(c->arg(3), "withvalues"))) {
+  if (c->argc() > 4 ||
+      (withvalues && !common::strutil::equalsIgnoreCase(c->arg(3), "withvalues"))) {
     c->addSyntaxError();
     return;
   }

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "common/strutil.h"
+#include "server/commands/families.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/families.h"
+#include "server/core/state.h"
 #include "server/db/hyperloglog.h"
 #include "server/request/keyspace.h"
-#include "server/core/state.h"
 
 namespace server {
 namespace {
@@ -185,7 +185,7 @@ void pfdebugCommand(Client* c) {
     s = e->val.str(nullptr);
     return true;
   };
-  if (strutil::equalsIgnoreCase(sub, "getreg")) {
+  if (common::strutil::equalsIgnoreCase(sub, "getreg")) {
     if (sparse && !densify()) {
       c->addError(kCorrupt);
       return;
@@ -193,15 +193,15 @@ void pfdebugCommand(Client* c) {
     const auto* regs = reinterpret_cast<const uint8_t*>(s.data()) + db::hll::kHeaderSize;
     c->addArrayLen(db::hll::kRegisters);
     for (uint32_t i = 0; i < db::hll::kRegisters; i++) c->addInteger(db::hll::denseGet(regs, i));
-  } else if (strutil::equalsIgnoreCase(sub, "decode")) {
+  } else if (common::strutil::equalsIgnoreCase(sub, "decode")) {
     if (!sparse) {
       c->addError("HLL encoding is not sparse");
       return;
     }
     c->addBulk(db::hll::describeSparse(s));
-  } else if (strutil::equalsIgnoreCase(sub, "encoding")) {
+  } else if (common::strutil::equalsIgnoreCase(sub, "encoding")) {
     c->addStatus(sparse ? "sparse" : "dense");
-  } else if (strutil::equalsIgnoreCase(sub, "todense")) {
+  } else if (common::strutil::equalsIgnoreCase(sub, "todense")) {
     if (sparse && !densify()) {
       c->addError(kCorrupt);
       return;

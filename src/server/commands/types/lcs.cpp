@@ -4,12 +4,12 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/commands/subfamilies.h"
+#include "server/commands/types/string_algo.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/types/string_algo.h"
-#include "server/commands/subfamilies.h"
-#include "server/request/keyspace.h"
 #include "server/core/state.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
@@ -25,13 +25,13 @@ bool parseLcsOptions(Client* c, LcsOptions* o) {
   for (size_t i = 3; i < c->argc(); i++) {
     std::string_view opt = c->arg(i);
     bool has_next = i + 1 < c->argc();
-    if (strutil::equalsIgnoreCase(opt, "IDX")) {
+    if (common::strutil::equalsIgnoreCase(opt, "IDX")) {
       o->idx = true;
-    } else if (strutil::equalsIgnoreCase(opt, "LEN")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "LEN")) {
       o->len = true;
-    } else if (strutil::equalsIgnoreCase(opt, "WITHMATCHLEN")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "WITHMATCHLEN")) {
       o->with_match_len = true;
-    } else if (strutil::equalsIgnoreCase(opt, "MINMATCHLEN") && has_next) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "MINMATCHLEN") && has_next) {
       if (!c->argInt64(++i, &o->min_match_len)) return false;
       if (o->min_match_len < 0) o->min_match_len = 0;
     } else {

@@ -7,13 +7,13 @@
 #include <string>
 
 #include "common/strutil.h"
-#include "server/core/client.h"
-#include "server/core/command.h"
 #include "server/commands/families.h"
 #include "server/commands/types/list_ops.h"
-#include "server/request/keyspace.h"
-#include "server/propagate/propagate.h"
+#include "server/core/client.h"
+#include "server/core/command.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 
@@ -103,9 +103,9 @@ void move(Client* c, std::string_view src, db::List* from, std::string_view dst,
 }
 
 bool parseSide(std::string_view s, bool* head) {
-  if (strutil::equalsIgnoreCase(s, "left")) {
+  if (common::strutil::equalsIgnoreCase(s, "left")) {
     *head = true;
-  } else if (strutil::equalsIgnoreCase(s, "right")) {
+  } else if (common::strutil::equalsIgnoreCase(s, "right")) {
     *head = false;
   } else {
     return false;
@@ -115,7 +115,7 @@ bool parseSide(std::string_view s, bool* head) {
 
 bool parseMpop(Client* c, size_t numkeys_index, MpopArgs* out) {
   int64_t numkeys;
-  if (!strutil::parseInt64(c->arg(numkeys_index), &numkeys) || numkeys <= 0) {
+  if (!common::strutil::parseInt64(c->arg(numkeys_index), &numkeys) || numkeys <= 0) {
     c->addError("numkeys should be greater than 0");
     return false;
   }
@@ -132,9 +132,9 @@ bool parseMpop(Client* c, size_t numkeys_index, MpopArgs* out) {
   }
   bool seen_count = false;
   for (size_t i = side + 1; i < c->argc(); i++) {
-    if (!seen_count && strutil::equalsIgnoreCase(c->arg(i), "count") && i + 1 < c->argc()) {
+    if (!seen_count && common::strutil::equalsIgnoreCase(c->arg(i), "count") && i + 1 < c->argc()) {
       int64_t n;
-      if (!strutil::parseInt64(c->arg(i + 1), &n) || n <= 0) {
+      if (!common::strutil::parseInt64(c->arg(i + 1), &n) || n <= 0) {
         c->addError("count should be greater than 0");
         return false;
       }
@@ -218,7 +218,7 @@ void popGeneric(Client* c, bool head) {
   }
   bool has_count = c->argc() == 3;
   int64_t count = 1;
-  if (has_count && (!strutil::parseInt64(c->arg(2), &count) || count < 0)) {
+  if (has_count && (!common::strutil::parseInt64(c->arg(2), &count) || count < 0)) {
     c->addError("value is out of range, must be positive");
     return;
   }
@@ -337,9 +337,9 @@ void lsetCommand(Client* c) {
 
 void linsertCommand(Client* c) {
   bool after;
-  if (strutil::equalsIgnoreCase(c->arg(2), "after")) {
+  if (common::strutil::equalsIgnoreCase(c->arg(2), "after")) {
     after = true;
-  } else if (strutil::equalsIgnoreCase(c->arg(2), "before")) {
+  } else if (common::strutil::equalsIgnoreCase(c->arg(2), "before")) {
     after = false;
   } else {
     c->addSyntaxError();
@@ -453,7 +453,7 @@ void lposCommand(Client* c) {
   for (size_t i = 3; i < c->argc(); i++) {
     std::string_view opt = c->arg(i);
     bool has_val = i + 1 < c->argc();
-    if (has_val && strutil::equalsIgnoreCase(opt, "rank")) {
+    if (has_val && common::strutil::equalsIgnoreCase(opt, "rank")) {
       if (!c->argInt64(++i, &rank)) return;
       if (rank == 0) {
         c->addError(
@@ -461,13 +461,13 @@ void lposCommand(Client* c) {
             "use negative to start from the end of the list");
         return;
       }
-    } else if (has_val && strutil::equalsIgnoreCase(opt, "count")) {
+    } else if (has_val && common::strutil::equalsIgnoreCase(opt, "count")) {
       if (!c->argInt64(++i, &count)) return;
       if (count < 0) {
         c->addError("COUNT can't be negative");
         return;
       }
-    } else if (has_val && strutil::equalsIgnoreCase(opt, "maxlen")) {
+    } else if (has_val && common::strutil::equalsIgnoreCase(opt, "maxlen")) {
       if (!c->argInt64(++i, &maxlen)) return;
       if (maxlen < 0) {
         c->addError("MAXLEN can't be negative");

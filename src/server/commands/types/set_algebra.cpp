@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/strutil.h"
+#include "server/commands/types/set_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/types/set_common.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -147,7 +147,7 @@ void sdiffstoreCommand(Client* c) {
 // SINTERCARD numkeys key [key ...] [LIMIT limit]
 void sintercardCommand(Client* c) {
   int64_t numkeys;
-  if (!strutil::parseInt64(c->arg(1), &numkeys) || numkeys <= 0) {
+  if (!common::strutil::parseInt64(c->arg(1), &numkeys) || numkeys <= 0) {
     c->addError("numkeys should be greater than 0");
     return;
   }
@@ -157,8 +157,8 @@ void sintercardCommand(Client* c) {
   }
   int64_t limit = 0;
   for (size_t i = 2 + static_cast<size_t>(numkeys); i < c->argc(); i += 2) {
-    if (strutil::equalsIgnoreCase(c->arg(i), "LIMIT") && i + 1 < c->argc()) {
-      if (!strutil::parseInt64(c->arg(i + 1), &limit) || limit < 0) {
+    if (common::strutil::equalsIgnoreCase(c->arg(i), "LIMIT") && i + 1 < c->argc()) {
+      if (!common::strutil::parseInt64(c->arg(i + 1), &limit) || limit < 0) {
         c->addError("LIMIT can't be negative");
         return;
       }

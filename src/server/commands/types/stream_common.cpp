@@ -31,7 +31,7 @@ namespace {
 // takes whole.
 bool parseUll(const std::string& s, uint64_t* out) {
   int64_t v;
-  if (strutil::parseInt64(s, &v)) {
+  if (common::strutil::parseInt64(s, &v)) {
     if (v < 0) return false;
     *out = static_cast<uint64_t>(v);
     return true;

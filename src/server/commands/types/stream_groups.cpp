@@ -51,19 +51,19 @@ void xgroupHelp(Client* c) {
 
 void xgroupCommand(Client* c) {
   std::string_view opt = c->arg(1);
-  if (strutil::equalsIgnoreCase(opt, "HELP")) {
+  if (common::strutil::equalsIgnoreCase(opt, "HELP")) {
     xgroupHelp(c);
     return;
   }
-  bool create = strutil::equalsIgnoreCase(opt, "CREATE");
-  bool setid = strutil::equalsIgnoreCase(opt, "SETID");
+  bool create = common::strutil::equalsIgnoreCase(opt, "CREATE");
+  bool setid = common::strutil::equalsIgnoreCase(opt, "SETID");
   bool mkstream = false;
   int64_t entries_read = db::kInvalidEntriesRead;
   for (size_t i = 5; i < c->argc();) {
-    if (create && strutil::equalsIgnoreCase(c->arg(i), "MKSTREAM")) {
+    if (create && common::strutil::equalsIgnoreCase(c->arg(i), "MKSTREAM")) {
       mkstream = true;
       i++;
-    } else if ((create || setid) && strutil::equalsIgnoreCase(c->arg(i), "ENTRIESREAD") &&
+    } else if ((create || setid) && common::strutil::equalsIgnoreCase(c->arg(i), "ENTRIESREAD") &&
                i + 1 < c->argc()) {
       if (!c->argInt64(i + 1, &entries_read)) return;
       if (entries_read < 0 && entries_read != db::kInvalidEntriesRead) {
@@ -91,7 +91,7 @@ void xgroupCommand(Client* c) {
       return;
     }
     cg = s->findGroup(grpname);
-    if (cg == nullptr && !create && !strutil::equalsIgnoreCase(opt, "DESTROY")) {
+    if (cg == nullptr && !create && !common::strutil::equalsIgnoreCase(opt, "DESTROY")) {
       c->addErrorFormat("-NOGROUP No such consumer group '%.*s' for key name '%.*s'",
                         static_cast<int>(grpname.size()), grpname.data(),
                         static_cast<int>(key.size()), key.data());
@@ -130,7 +130,7 @@ void xgroupCommand(Client* c) {
     c->addOk();
     g_server->dirty++;
     notify::keyEvent(c, notify::kStream, "xgroup-setid", key);
-  } else if (strutil::equalsIgnoreCase(opt, "DESTROY") && c->argc() == 4) {
+  } else if (common::strutil::equalsIgnoreCase(opt, "DESTROY") && c->argc() == 4) {
     if (cg) {
       s->destroyGroup(grpname);
       c->addInteger(1);
@@ -141,14 +141,14 @@ void xgroupCommand(Client* c) {
     } else {
       c->addInteger(0);
     }
-  } else if (strutil::equalsIgnoreCase(opt, "CREATECONSUMER") && c->argc() == 5) {
+  } else if (common::strutil::equalsIgnoreCase(opt, "CREATECONSUMER") && c->argc() == 5) {
     db::StreamConsumer* created = cg->createConsumer(c->arg(4), streamNowMs());
     if (created) {
       g_server->dirty++;
       notify::keyEvent(c, notify::kStream, "xgroup-createconsumer", key);
     }
     c->addInteger(created ? 1 : 0);
-  } else if (strutil::equalsIgnoreCase(opt, "DELCONSUMER") && c->argc() == 5) {
+  } else if (common::strutil::equalsIgnoreCase(opt, "DELCONSUMER") && c->argc() == 5) {
     int64_t pending = 0;
     if (db::StreamConsumer* consumer = cg->findConsumer(c->arg(4))) {
       pending = static_cast<int64_t>(cg->deleteConsumer(consumer));
@@ -213,7 +213,7 @@ void xpendingCommand(Client* c) {
   bool has_consumer = false;
   if (c->argc() >= 6) {
     size_t startidx = 3;
-    if (strutil::equalsIgnoreCase(c->arg(3), "IDLE")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(3), "IDLE")) {
       if (!c->argInt64(4, &minidle)) return;
       if (c->argc() < 8) {
         c->addSyntaxError();
@@ -354,19 +354,19 @@ void xclaimCommand(Client* c) {
   for (; j < c->argc(); j++) {
     size_t more = c->argc() - 1 - j;
     std::string_view opt = c->arg(j);
-    if (strutil::equalsIgnoreCase(opt, "FORCE")) {
+    if (common::strutil::equalsIgnoreCase(opt, "FORCE")) {
       force = true;
-    } else if (strutil::equalsIgnoreCase(opt, "JUSTID")) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "JUSTID")) {
       justid = true;
-    } else if (strutil::equalsIgnoreCase(opt, "IDLE") && more) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "IDLE") && more) {
       if (!c->argInt64Msg(++j, &deliverytime, "Invalid IDLE option argument for XCLAIM")) return;
       deliverytime = now - deliverytime;
-    } else if (strutil::equalsIgnoreCase(opt, "TIME") && more) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "TIME") && more) {
       if (!c->argInt64Msg(++j, &deliverytime, "Invalid TIME option argument for XCLAIM")) return;
-    } else if (strutil::equalsIgnoreCase(opt, "RETRYCOUNT") && more) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "RETRYCOUNT") && more) {
       if (!c->argInt64Msg(++j, &retrycount, "Invalid RETRYCOUNT option argument for XCLAIM"))
         return;
-    } else if (strutil::equalsIgnoreCase(opt, "LASTID") && more) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "LASTID") && more) {
       if (!parseStreamIdOrReply(c, c->arg(++j), &last_id, 0, true)) return;
     } else {
       c->addErrorFormat("Unrecognized XCLAIM option '%.*s'", static_cast<int>(opt.size()),
@@ -426,15 +426,15 @@ void xautoclaimCommand(Client* c) {
   bool justid = false;
   for (size_t j = 6; j < c->argc(); j++) {
     size_t more = c->argc() - 1 - j;
-    if (strutil::equalsIgnoreCase(c->arg(j), "COUNT") && more) {
+    if (common::strutil::equalsIgnoreCase(c->arg(j), "COUNT") && more) {
       int64_t v;
-      if (!strutil::parseInt64(c->arg(j + 1), &v) || v < 1 || v > LONG_MAX / 16) {
+      if (!common::strutil::parseInt64(c->arg(j + 1), &v) || v < 1 || v > LONG_MAX / 16) {
         c->addError("COUNT must be > 0");
         return;
       }
       count = v;
       j++;
-    } else if (strutil::equalsIgnoreCase(c->arg(j), "JUSTID")) {
+    } else if (common::strutil::equalsIgnoreCase(c->arg(j), "JUSTID")) {
       justid = true;
     } else {
       c->addSyntaxError();

@@ -31,12 +31,12 @@ void replyStreamInfo(Client* c, db::Stream* s) {
   int64_t count = 10;
   if (full) {
     size_t optc = c->argc() - 3;
-    if ((optc != 1 && optc != 3) || !strutil::equalsIgnoreCase(c->arg(3), "full")) {
+    if ((optc != 1 && optc != 3) || !common::strutil::equalsIgnoreCase(c->arg(3), "full")) {
       syntaxError(c);
       return;
     }
     if (optc == 3) {
-      if (!strutil::equalsIgnoreCase(c->arg(4), "count")) {
+      if (!common::strutil::equalsIgnoreCase(c->arg(4), "count")) {
         syntaxError(c);
         return;
       }
@@ -131,7 +131,7 @@ void replyStreamInfo(Client* c, db::Stream* s) {
 
 void xinfoCommand(Client* c) {
   std::string_view opt = c->arg(1);
-  if (strutil::equalsIgnoreCase(opt, "HELP")) {
+  if (common::strutil::equalsIgnoreCase(opt, "HELP")) {
     if (c->argc() != 2) {
       syntaxError(c);
       return;
@@ -163,7 +163,7 @@ void xinfoCommand(Client* c) {
     return;
   }
   db::Stream* s = db::asStream(e->val);
-  if (strutil::equalsIgnoreCase(opt, "CONSUMERS") && c->argc() == 4) {
+  if (common::strutil::equalsIgnoreCase(opt, "CONSUMERS") && c->argc() == 4) {
     db::StreamGroup* g = s->findGroup(c->arg(3));
     if (g == nullptr) {
       c->addErrorFormat("-NOGROUP No such consumer group '%.*s' for key name '%.*s'",
@@ -183,7 +183,7 @@ void xinfoCommand(Client* c) {
       c->addBulk("idle");
       c->addInteger(idle < 0 ? 0 : idle);
     }
-  } else if (strutil::equalsIgnoreCase(opt, "GROUPS") && c->argc() == 3) {
+  } else if (common::strutil::equalsIgnoreCase(opt, "GROUPS") && c->argc() == 3) {
     c->addArrayLen(static_cast<int64_t>(s->groups.size()));
     for (const auto& [name, g] : s->groups) {
       c->reply().mapLen(6);
@@ -200,7 +200,7 @@ void xinfoCommand(Client* c) {
       c->addBulk("lag");
       replyGroupLag(c, s, g.get());
     }
-  } else if (strutil::equalsIgnoreCase(opt, "STREAM")) {
+  } else if (common::strutil::equalsIgnoreCase(opt, "STREAM")) {
     replyStreamInfo(c, s);
   } else {
     syntaxError(c);

@@ -36,7 +36,7 @@ bool parseReadArgs(Client* c, bool xreadgroup, ReadArgs* a) {
   for (size_t i = 1; i < c->argc(); i++) {
     size_t more = c->argc() - i - 1;
     std::string_view o = c->arg(i);
-    if (strutil::equalsIgnoreCase(o, "BLOCK") && more) {
+    if (common::strutil::equalsIgnoreCase(o, "BLOCK") && more) {
       if (c->flags & kScriptClient) {
         c->addErrorFormat("%.*s command is not allowed with BLOCK option from scripts",
                           static_cast<int>(c->arg(0).size()), c->arg(0).data());
@@ -50,11 +50,11 @@ bool parseReadArgs(Client* c, bool xreadgroup, ReadArgs* a) {
         return false;
       }
       a->timeout = t;
-    } else if (strutil::equalsIgnoreCase(o, "COUNT") && more) {
+    } else if (common::strutil::equalsIgnoreCase(o, "COUNT") && more) {
       i++;
       if (!c->argInt64(i, &a->count)) return false;
       if (a->count < 0) a->count = 0;
-    } else if (strutil::equalsIgnoreCase(o, "STREAMS") && more) {
+    } else if (common::strutil::equalsIgnoreCase(o, "STREAMS") && more) {
       a->streams_arg = i + 1;
       size_t n = c->argc() - a->streams_arg;
       if (n % 2 != 0) {
@@ -65,7 +65,7 @@ bool parseReadArgs(Client* c, bool xreadgroup, ReadArgs* a) {
       }
       a->nstreams = n / 2;
       break;
-    } else if (strutil::equalsIgnoreCase(o, "GROUP") && more >= 2) {
+    } else if (common::strutil::equalsIgnoreCase(o, "GROUP") && more >= 2) {
       if (!xreadgroup) {
         c->addError("The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
         return false;
@@ -74,7 +74,7 @@ bool parseReadArgs(Client* c, bool xreadgroup, ReadArgs* a) {
       a->consumer = c->arg(i + 2);
       a->has_group = true;
       i += 2;
-    } else if (strutil::equalsIgnoreCase(o, "NOACK")) {
+    } else if (common::strutil::equalsIgnoreCase(o, "NOACK")) {
       if (!xreadgroup) {
         c->addError("The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
         return false;
@@ -258,7 +258,7 @@ void xreadgroupCommand(Client* c) {
 // Keys of XREAD/XREADGROUP: the first half of what follows STREAMS.
 bool xreadKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {
   for (size_t i = 1; i < argv.size(); i++) {
-    if (strutil::equalsIgnoreCase(argv[i], "STREAMS")) {
+    if (common::strutil::equalsIgnoreCase(argv[i], "STREAMS")) {
       size_t n = argv.size() - i - 1;
       if (n == 0 || n % 2 != 0) return false;
       for (size_t k = 0; k < n / 2; k++) out->push_back(i + 1 + k);

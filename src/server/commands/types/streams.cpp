@@ -36,10 +36,10 @@ size_t parseAddOrTrim(Client* c, AddTrimArgs* a, bool xadd) {
   for (; i < argc; i++) {
     size_t more = argc - 1 - i;
     std::string_view opt = c->arg(i);
-    bool maxlen = strutil::equalsIgnoreCase(opt, "maxlen");
+    bool maxlen = common::strutil::equalsIgnoreCase(opt, "maxlen");
     if (xadd && opt == "*") {
       break;
-    } else if ((maxlen || strutil::equalsIgnoreCase(opt, "minid")) && more) {
+    } else if ((maxlen || common::strutil::equalsIgnoreCase(opt, "minid")) && more) {
       if (a->trim.strategy != db::TrimStrategy::kNone) {
         c->addError("syntax error, MAXLEN and MINID options at the same time are not compatible");
         return 0;
@@ -64,7 +64,7 @@ size_t parseAddOrTrim(Client* c, AddTrimArgs* a, bool xadd) {
       i++;
       a->trim.strategy = maxlen ? db::TrimStrategy::kMaxLen : db::TrimStrategy::kMinId;
       a->trim_arg_idx = i;
-    } else if (strutil::equalsIgnoreCase(opt, "limit") && more) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "limit") && more) {
       if (!c->argInt64(i + 1, &a->trim.limit)) return 0;
       if (a->trim.limit < 0) {
         c->addError("The LIMIT argument must be >= 0.");
@@ -72,7 +72,7 @@ size_t parseAddOrTrim(Client* c, AddTrimArgs* a, bool xadd) {
       }
       limit_given = true;
       i++;
-    } else if (xadd && strutil::equalsIgnoreCase(opt, "nomkstream")) {
+    } else if (xadd && common::strutil::equalsIgnoreCase(opt, "nomkstream")) {
       a->no_mkstream = true;
     } else if (xadd) {
       if (!parseStreamIdOrReply(c, opt, &a->id, 0, true, &a->seq_given)) return 0;
@@ -218,7 +218,7 @@ void xrangeGeneric(Client* c, bool rev) {
     return;
   int64_t count = -1;
   for (size_t j = 4; j < c->argc(); j++) {
-    if (strutil::equalsIgnoreCase(c->arg(j), "COUNT") && j + 1 < c->argc()) {
+    if (common::strutil::equalsIgnoreCase(c->arg(j), "COUNT") && j + 1 < c->argc()) {
       if (!c->argInt64(j + 1, &count)) return;
       if (count < 0) count = 0;
       j++;
@@ -296,14 +296,14 @@ void xsetidCommand(Client* c) {
   for (size_t i = 3; i < c->argc();) {
     size_t more = c->argc() - 1 - i;
     std::string_view opt = c->arg(i);
-    if (strutil::equalsIgnoreCase(opt, "ENTRIESADDED") && more) {
+    if (common::strutil::equalsIgnoreCase(opt, "ENTRIESADDED") && more) {
       if (!c->argInt64(i + 1, &entries_added)) return;
       if (entries_added < 0) {
         c->addError("entries_added must be positive");
         return;
       }
       i += 2;
-    } else if (strutil::equalsIgnoreCase(opt, "MAXDELETEDID") && more) {
+    } else if (common::strutil::equalsIgnoreCase(opt, "MAXDELETEDID") && more) {
       if (!parseStreamIdOrReply(c, c->arg(i + 1), &max_xdel, 0, true)) return;
       if (id < max_xdel) {
         c->addError("The ID specified in XSETID is smaller than the provided max_deleted_entry_id");

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/commands/subfamilies.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/subfamilies.h"
-#include "server/request/keyspace.h"
 #include "server/propagate/propagate.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
@@ -28,7 +28,7 @@ void incrDecr(Client* c, int64_t by) {
       cur = e->val.intValue();
     } else {
       char scratch[24];
-      if (!strutil::parseInt64(e->val.str(scratch), &cur)) {
+      if (!common::strutil::parseInt64(e->val.str(scratch), &cur)) {
         c->addNotInteger();
         return;
       }
@@ -80,13 +80,13 @@ void incrbyfloatCommand(Client* c) {
       return;
     }
     char scratch[24];
-    if (!strutil::parseFloatOperand(e->val.str(scratch), &cur)) {
+    if (!common::strutil::parseFloatOperand(e->val.str(scratch), &cur)) {
       c->addNotFloat();
       return;
     }
   }
   long double by;
-  if (!strutil::parseFloatOperand(c->arg(2), &by)) {
+  if (!common::strutil::parseFloatOperand(c->arg(2), &by)) {
     c->addNotFloat();
     return;
   }
@@ -95,7 +95,7 @@ void incrbyfloatCommand(Client* c) {
     c->addError("increment would produce NaN or Infinity");
     return;
   }
-  std::string text = strutil::formatLongDouble(result);
+  std::string text = common::strutil::formatLongDouble(result);
   if (e == nullptr)
     c->db()->add(key, db::Value::fromBytes(text, false));
   else

@@ -6,15 +6,15 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/commands/families.h"
+#include "server/commands/subfamilies.h"
+#include "server/commands/types/string_algo.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/families.h"
-#include "server/commands/types/string_algo.h"
-#include "server/commands/subfamilies.h"
-#include "server/request/keyspace.h"
+#include "server/core/state.h"
 #include "server/propagate/forms.h"
 #include "server/propagate/propagate.h"
-#include "server/core/state.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 namespace {
@@ -88,7 +88,7 @@ bool parseStringOptions(Client* c, size_t first, bool allow_set, int* flags, siz
     bool has_next = i + 1 < c->argc();
     int unit = 0;
     for (const auto& u : kUnits) {
-      if (strutil::equalsIgnoreCase(opt, u.name)) unit = u.flag;
+      if (common::strutil::equalsIgnoreCase(opt, u.name)) unit = u.flag;
     }
     if (unit != 0) {
       if (!has_next || (*flags & (kSetKeepTtl | kSetPersist | (kSetAnyExpire & ~unit)))) {
@@ -97,16 +97,16 @@ bool parseStringOptions(Client* c, size_t first, bool allow_set, int* flags, siz
       }
       *flags |= unit;
       *expire_arg = ++i;
-    } else if (allow_set && strutil::equalsIgnoreCase(opt, "NX") && !(*flags & kSetXx)) {
+    } else if (allow_set && common::strutil::equalsIgnoreCase(opt, "NX") && !(*flags & kSetXx)) {
       *flags |= kSetNx;
-    } else if (allow_set && strutil::equalsIgnoreCase(opt, "XX") && !(*flags & kSetNx)) {
+    } else if (allow_set && common::strutil::equalsIgnoreCase(opt, "XX") && !(*flags & kSetNx)) {
       *flags |= kSetXx;
-    } else if (allow_set && strutil::equalsIgnoreCase(opt, "GET")) {
+    } else if (allow_set && common::strutil::equalsIgnoreCase(opt, "GET")) {
       *flags |= kSetGet;
-    } else if (allow_set && strutil::equalsIgnoreCase(opt, "KEEPTTL") &&
+    } else if (allow_set && common::strutil::equalsIgnoreCase(opt, "KEEPTTL") &&
                !(*flags & kSetAnyExpire)) {
       *flags |= kSetKeepTtl;
-    } else if (!allow_set && strutil::equalsIgnoreCase(opt, "PERSIST") &&
+    } else if (!allow_set && common::strutil::equalsIgnoreCase(opt, "PERSIST") &&
                !(*flags & kSetAnyExpire)) {
       *flags |= kSetPersist;
     } else {
@@ -408,7 +408,7 @@ void setrangeCommand(Client* c) {
 // GETKEYSANDFLAGS: SET overwrites its key; with GET it also reads it.
 const char* setKeyFlags(const std::vector<std::string_view>& argv) {
   for (size_t i = 3; i < argv.size(); i++)
-    if (strutil::equalsIgnoreCase(argv[i], "get")) return "RW access update";
+    if (common::strutil::equalsIgnoreCase(argv[i], "get")) return "RW access update";
   return "OW update";
 }
 

@@ -63,17 +63,17 @@ void zaddGeneric(Client* c, int flags) {
   size_t i = 2;
   for (; i < c->argc(); i++) {
     std::string_view opt = c->arg(i);
-    if (strutil::equalsIgnoreCase(opt, "nx"))
+    if (common::strutil::equalsIgnoreCase(opt, "nx"))
       flags |= kZaddNx;
-    else if (strutil::equalsIgnoreCase(opt, "xx"))
+    else if (common::strutil::equalsIgnoreCase(opt, "xx"))
       flags |= kZaddXx;
-    else if (strutil::equalsIgnoreCase(opt, "ch"))
+    else if (common::strutil::equalsIgnoreCase(opt, "ch"))
       flags |= kZaddCh;
-    else if (strutil::equalsIgnoreCase(opt, "incr"))
+    else if (common::strutil::equalsIgnoreCase(opt, "incr"))
       flags |= kZaddIncr;
-    else if (strutil::equalsIgnoreCase(opt, "gt"))
+    else if (common::strutil::equalsIgnoreCase(opt, "gt"))
       flags |= kZaddGt;
-    else if (strutil::equalsIgnoreCase(opt, "lt"))
+    else if (common::strutil::equalsIgnoreCase(opt, "lt"))
       flags |= kZaddLt;
     else
       break;
@@ -333,7 +333,8 @@ void zrandmemberWithCount(Client* c, db::ZSet* z, int64_t count, bool withscores
 }
 
 void zrandmemberCommand(Client* c) {
-  if (c->argc() > 4 || (c->argc() == 4 && !strutil::equalsIgnoreCase(c->arg(3), "withscores"))) {
+  if (c->argc() > 4 ||
+      (c->argc() == 4 && !common::strutil::equalsIgnoreCase(c->arg(3), "withscores"))) {
     c->addSyntaxError();
     return;
   }

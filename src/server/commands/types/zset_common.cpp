@@ -114,7 +114,7 @@ void zsetAfterRemove(Client* c, db::Entry* e, std::string_view key, const char* 
 }
 
 bool argScore(Client* c, size_t i, double* out) {
-  if (!strutil::parseDouble(c->arg(i), out)) {
+  if (!common::strutil::parseDouble(c->arg(i), out)) {
     c->addNotFloat();
     return false;
   }

@@ -5,11 +5,11 @@
 #include <algorithm>
 
 #include "common/strutil.h"
+#include "server/commands/types/zset_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/types/zset_common.h"
-#include "server/request/keyspace.h"
 #include "server/propagate/propagate.h"
+#include "server/request/keyspace.h"
 
 namespace server {
 
@@ -86,9 +86,9 @@ bool parseZMpop(Client* c, size_t numkeys_index, ZMpopArgs* a) {
     c->addSyntaxError();
     return false;
   }
-  if (strutil::equalsIgnoreCase(c->arg(where), "min")) {
+  if (common::strutil::equalsIgnoreCase(c->arg(where), "min")) {
     a->max = false;
-  } else if (strutil::equalsIgnoreCase(c->arg(where), "max")) {
+  } else if (common::strutil::equalsIgnoreCase(c->arg(where), "max")) {
     a->max = true;
   } else {
     c->addSyntaxError();
@@ -96,7 +96,7 @@ bool parseZMpop(Client* c, size_t numkeys_index, ZMpopArgs* a) {
   }
   int64_t count = -1;
   for (size_t j = where + 1; j < c->argc(); j++) {
-    if (count == -1 && j + 1 < c->argc() && strutil::equalsIgnoreCase(c->arg(j), "count")) {
+    if (count == -1 && j + 1 < c->argc() && common::strutil::equalsIgnoreCase(c->arg(j), "count")) {
       if (!c->argInt64Msg(j + 1, &count, "count should be greater than 0")) return false;
       if (count <= 0) {
         c->addError("count should be greater than 0");

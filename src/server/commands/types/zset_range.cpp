@@ -6,9 +6,9 @@
 #include <string>
 
 #include "common/strutil.h"
+#include "server/commands/types/zset_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/types/zset_common.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -39,16 +39,16 @@ void zrangeGeneric(Client* c, size_t key_arg, size_t dst_arg, RangeType type, Di
   for (size_t j = key_arg + 3; j < c->argc(); j++) {
     std::string_view opt = c->arg(j);
     size_t left = c->argc() - j - 1;
-    if (dst_arg == 0 && strutil::equalsIgnoreCase(opt, "withscores")) {
+    if (dst_arg == 0 && common::strutil::equalsIgnoreCase(opt, "withscores")) {
       withscores = true;
-    } else if (left >= 2 && strutil::equalsIgnoreCase(opt, "limit")) {
+    } else if (left >= 2 && common::strutil::equalsIgnoreCase(opt, "limit")) {
       if (!c->argInt64(j + 1, &offset) || !c->argInt64(j + 2, &limit)) return;
       j += 2;
-    } else if (dir == Direction::kAuto && strutil::equalsIgnoreCase(opt, "rev")) {
+    } else if (dir == Direction::kAuto && common::strutil::equalsIgnoreCase(opt, "rev")) {
       dir = Direction::kReverse;
-    } else if (type == RangeType::kAuto && strutil::equalsIgnoreCase(opt, "bylex")) {
+    } else if (type == RangeType::kAuto && common::strutil::equalsIgnoreCase(opt, "bylex")) {
       type = RangeType::kLex;
-    } else if (type == RangeType::kAuto && strutil::equalsIgnoreCase(opt, "byscore")) {
+    } else if (type == RangeType::kAuto && common::strutil::equalsIgnoreCase(opt, "byscore")) {
       type = RangeType::kScore;
     } else {
       c->addSyntaxError();

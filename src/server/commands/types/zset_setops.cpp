@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "common/strutil.h"
+#include "server/commands/types/zset_common.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/commands/types/zset_common.h"
 #include "server/db/set.h"
 #include "server/request/keyspace.h"
 
@@ -113,31 +113,31 @@ void zsetOpGeneric(Client* c, size_t dst_arg, size_t numkeys_arg, SetOp op, bool
     std::string_view opt = c->arg(j);
     size_t remaining = c->argc() - j;
     if (op != SetOp::kDiff && !card_only && remaining >= n + 1 &&
-        strutil::equalsIgnoreCase(opt, "weights")) {
+        common::strutil::equalsIgnoreCase(opt, "weights")) {
       for (size_t i = 0; i < n; i++) {
-        if (!strutil::parseDouble(c->arg(j + 1 + i), &inputs[i].weight)) {
+        if (!common::strutil::parseDouble(c->arg(j + 1 + i), &inputs[i].weight)) {
           c->addError("weight value is not a float");
           return;
         }
       }
       j += n;
     } else if (op != SetOp::kDiff && !card_only && remaining >= 2 &&
-               strutil::equalsIgnoreCase(opt, "aggregate")) {
+               common::strutil::equalsIgnoreCase(opt, "aggregate")) {
       std::string_view a = c->arg(j + 1);
-      if (strutil::equalsIgnoreCase(a, "sum")) {
+      if (common::strutil::equalsIgnoreCase(a, "sum")) {
         agg = Aggregate::kSum;
-      } else if (strutil::equalsIgnoreCase(a, "min")) {
+      } else if (common::strutil::equalsIgnoreCase(a, "min")) {
         agg = Aggregate::kMin;
-      } else if (strutil::equalsIgnoreCase(a, "max")) {
+      } else if (common::strutil::equalsIgnoreCase(a, "max")) {
         agg = Aggregate::kMax;
       } else {
         c->addSyntaxError();
         return;
       }
       j++;
-    } else if (dst_arg == 0 && !card_only && strutil::equalsIgnoreCase(opt, "withscores")) {
+    } else if (dst_arg == 0 && !card_only && common::strutil::equalsIgnoreCase(opt, "withscores")) {
       withscores = true;
-    } else if (card_only && remaining >= 2 && strutil::equalsIgnoreCase(opt, "limit")) {
+    } else if (card_only && remaining >= 2 && common::strutil::equalsIgnoreCase(opt, "limit")) {
       if (!c->argInt64Msg(j + 1, &limit, "LIMIT can't be negative")) return;
       if (limit < 0) {
         c->addError("LIMIT can't be negative");

@@ -11,16 +11,16 @@
 #include "common/log.h"
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
-#include "server/request/keyspace.h"
+#include "server/core/state.h"
 #include "server/persist/aof/loader.h"
 #include "server/persist/aof/rewrite.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/child_info.h"
 #include "server/persist/snapshot.h"
-#include "server/core/state.h"
 #include "server/pubsub/tracking.h"
+#include "server/request/keyspace.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 namespace {
 
@@ -299,12 +299,12 @@ void registerAofCommands(server::CommandTable& t) {
          "admin slow dangerous"});
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof
 
-namespace persist {
+namespace server::persist {
 
 size_t aofBufferBytes() {
   return aof::state().buf.capacity();
 }
 
-}  // namespace persist
+}  // namespace server::persist

@@ -6,7 +6,7 @@
 
 #include "server/core/command.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 // Start-up with appendonly yes: loads the AOF (or creates base and incr
 // files when there is none) and starts appending. False: start-up stops.
@@ -44,4 +44,4 @@ void appendInfo(std::string* o);
 
 void registerAofCommands(server::CommandTable& t);
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

@@ -12,7 +12,7 @@
 
 #include "server/persist/aof/state.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 namespace {
 
@@ -109,4 +109,4 @@ void drainBackground() {
   worker().drain();
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

@@ -4,12 +4,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "server/core/state.h"
 #include "server/persist/aof/base.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
-#include "server/core/state.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 bool writeBaseFile(const std::string& path, bool rdb, std::string* err) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -36,4 +36,4 @@ bool writeBaseFile(const std::string& path, bool rdb, std::string* err) {
   return ok;
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

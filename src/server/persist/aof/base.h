@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 // Writes the data set to `path` (truncated), fsyncs and closes it. False
 // with *err naming the failing step.
@@ -14,4 +14,4 @@ bool writeBaseFile(const std::string& path, bool rdb, std::string* err);
 // The command form of the data set into fd (emit.cpp).
 bool writeDatasetAsCommands(int fd, bool incremental_fsync, std::string* err);
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

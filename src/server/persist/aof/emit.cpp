@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "server/core/state.h"
 #include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/set.h"
@@ -18,9 +19,8 @@
 #include "server/persist/aof/base.h"
 #include "server/persist/snapshot.h"
 #include "server/script/functions.h"
-#include "server/core/state.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 namespace {
 
@@ -242,4 +242,4 @@ bool writeDatasetAsCommands(int fd, bool incremental_fsync, std::string* err) {
   return true;
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

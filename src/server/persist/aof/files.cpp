@@ -9,11 +9,11 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "server/core/state.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/snapshot.h"
-#include "server/core/state.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 State& state() {
   static State s;
@@ -102,4 +102,4 @@ void deleteHistoryFiles() {
   }
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

@@ -16,13 +16,13 @@
 #include "common/log.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
+#include "server/core/state.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
 #include "server/script/functions.h"
-#include "server/core/state.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 namespace {
 
@@ -404,4 +404,4 @@ LoadStatus loadFromDisk() {
   return LoadStatus::kOk;
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

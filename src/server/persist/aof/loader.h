@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 enum class LoadStatus {
   kOk,
@@ -19,4 +19,4 @@ enum class LoadStatus {
 // first) into state().manifest and loads every file it names.
 LoadStatus loadFromDisk();
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

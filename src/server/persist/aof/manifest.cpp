@@ -8,7 +8,7 @@
 
 #include "resp/request_parser.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 namespace {
 
@@ -243,4 +243,4 @@ bool writeFileAtomically(const std::string& dir, const std::string& name, const 
   return true;
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

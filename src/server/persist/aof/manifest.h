@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 enum class FileType : char { kBase = 'b', kHistory = 'h', kIncr = 'i' };
 
@@ -53,4 +53,4 @@ bool writeFileAtomically(const std::string& dir, const std::string& name, const 
 // fsyncs a directory (after renames in it).
 bool fsyncDir(const std::string& dir);
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace persist::aof {
+namespace server::persist::aof {
 namespace {
 
 Manifest parsed(const std::string& text) {
@@ -80,4 +80,4 @@ TEST(AofManifest, FileNames) {
 }
 
 }  // namespace
-}  // namespace persist::aof
+}  // namespace server::persist::aof

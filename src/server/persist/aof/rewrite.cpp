@@ -11,13 +11,13 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "server/core/state.h"
 #include "server/persist/aof/base.h"
 #include "server/persist/aof/state.h"
 #include "server/persist/child_info.h"
 #include "server/persist/snapshot.h"
-#include "server/core/state.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 namespace {
 
@@ -244,4 +244,4 @@ bool createBaseAtStart() {
   return true;
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 // Starts the rewrite child. False (logged, *err set) when it could not.
 bool startRewrite(std::string* err);
@@ -19,4 +19,4 @@ void killRewriteChild();
 // base 1 and opens incr 1.
 bool createBaseAtStart();
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

@@ -10,7 +10,7 @@
 
 #include "server/persist/aof/manifest.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 enum class Mode {
   kOff,
@@ -87,4 +87,4 @@ void deleteHistoryFiles();
 // True when a rewrite or BGSAVE child runs.
 bool anyChild();
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

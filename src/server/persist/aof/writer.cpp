@@ -13,7 +13,7 @@
 #include "server/persist/aof/state.h"
 #include "server/propagate/propagate.h"
 
-namespace persist::aof {
+namespace server::persist::aof {
 
 namespace {
 
@@ -176,4 +176,4 @@ try_fsync:
   }
 }
 
-}  // namespace persist::aof
+}  // namespace server::persist::aof

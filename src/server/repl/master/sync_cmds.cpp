@@ -37,7 +37,7 @@ bool tryPartial(Client* c, ReplicaState* r) {
     LOG_NOTICE("Full resync requested by replica %s", replicaName(*r).c_str());
     return false;
   }
-  if (!strutil::parseInt64(off_text, &off)) off = -1;
+  if (!common::strutil::parseInt64(off_text, &off)) off = -1;
   if (id != replId() && (id != replId2() || off > secondReplOffset())) {
     if (id != replId2()) {
       LOG_NOTICE(
@@ -119,7 +119,7 @@ void replconfCommand(Client* c) {
     } else if (argIs(opt, "ack")) {
       // ACK has no reply, whatever happens.
       int64_t off;
-      if (!(c->flags & kReplica) || !strutil::parseInt64(val, &off)) return;
+      if (!(c->flags & kReplica) || !common::strutil::parseInt64(val, &off)) return;
       if (off > r->ack_offset) r->ack_offset = off;
       r->ack_time_s = nowSec();
       onReplicaAck();

@@ -84,7 +84,7 @@ void setMaster(const std::string& host, int port) {
   l.down_since_s = 0;
   g_is_replica = true;
   db::Db::expiry_replica = true;
-  logging::setRole('S');
+  common::logging::setRole('S');
   g_server->config.replicaof = host + " " + std::to_string(port);
   if (was_master) {
     LOG_NOTICE(
@@ -109,7 +109,7 @@ void unsetMaster() {
   l.port = 0;
   g_is_replica = false;
   db::Db::expiry_replica = false;
-  logging::setRole('M');
+  common::logging::setRole('M');
   g_server->config.replicaof.clear();
   // Our history continues under a new id; the old one stays valid as the
   // secondary id up to this offset, so our replicas can continue.
@@ -256,14 +256,14 @@ void startReplicaFromConfig() {
   if (v.empty()) return;
   size_t sp = v.rfind(' ');
   int64_t port = 0;
-  strutil::parseInt64(std::string_view(v).substr(sp + 1), &port);
+  common::strutil::parseInt64(std::string_view(v).substr(sp + 1), &port);
   replica::Link& l = link();
   l.host = v.substr(0, sp);
   l.port = static_cast<int>(port);
   l.state = State::kConnect;
   g_is_replica = true;
   db::Db::expiry_replica = true;
-  logging::setRole('S');
+  common::logging::setRole('S');
   // Our own RDB says where its data stands in the master's stream: the
   // first PSYNC may continue from there.
   const persist::ReplInfo& ri = persist::loadedReplInfo();
