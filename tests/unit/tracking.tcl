@@ -183,6 +183,17 @@ start_server {tags {tracking}} {
     list $r1 $own $noloop
   } {{OK {}} tk {}}
 
+  test {NOLOOP also skips the invalidation of a key the client's own script writes} {
+    set c [tracking_client noloop]
+    tracking_cmd $c get tk
+    set r1 [tracking_cmd $c eval {return redis.call('set', KEYS[1], '3')} 1 tk]
+    set r2 [tracking_cmd $c get tk]
+    set own [tracking_drain $c]
+    $c close
+    r del tk
+    list $r1 $r2 $own
+  } {{OK {}} {3 {}} {}}
+
   test {Invalidations inside MULTI come after EXEC's reply} {
     set c [tracking_client]
     tracking_cmd $c get tk

@@ -197,6 +197,11 @@ void keyPositions(const Command* cmd, const std::vector<std::string_view>& argv,
 void invalidateKey(std::string_view key, Client* by) {
   Tables& t = tables();
   if (t.keys.empty() && t.prefixes.empty()) return;
+  // A script's write is its caller's for NOLOOP (Redis compares with the
+  // client whose request runs, not the script client).
+  if (by != nullptr && (by->flags & kScriptClient)) {
+    if (Client* caller = script::runningCaller()) by = caller;
+  }
   invalidate(key, by, true);
 }
 
