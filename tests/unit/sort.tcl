@@ -118,6 +118,14 @@ start_server {tags {sort}} {
     list [r command getkeys sort a by w_* store b] [r command getkeys sort_ro a]
   } {{a b} a}
 
+  test {COMMAND GETKEYS for SORT with several STOREs names only the last, the one SORT writes} {
+    r flushdb
+    r rpush src 2 1
+    set keys [r command getkeys sort src store first store second store third]
+    r sort src store first store third
+    list $keys [r exists first] [r lrange third 0 -1]
+  } {{src third} 0 {1 2}}
+
   test {SORT STORE wakes a client blocked on the destination} {
     r flushdb
     r rpush l 3 1 2

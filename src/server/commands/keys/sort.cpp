@@ -294,10 +294,12 @@ void sortRoCommand(Client* c) {
   sortGeneric(c, true);
 }
 
-// SORT key ... [STORE dst]: the key, plus the destination when present.
+// SORT key ... [STORE dst]: the key, plus the destination when present
+// (the last STORE wins, as it does when SORT runs).
 bool sortKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {
   if (argv.size() < 2) return false;
   out->push_back(1);
+  size_t store = 0;
   for (size_t i = 2; i < argv.size(); i++) {
     std::string_view a = argv[i];
     if (common::strutil::equalsIgnoreCase(a, "LIMIT")) {
@@ -306,9 +308,10 @@ bool sortKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* ou
                common::strutil::equalsIgnoreCase(a, "GET")) {
       i += 1;
     } else if (common::strutil::equalsIgnoreCase(a, "STORE") && i + 1 < argv.size()) {
-      out->push_back(++i);
+      store = ++i;
     }
   }
+  if (store != 0) out->push_back(store);
   return true;
 }
 
