@@ -304,7 +304,9 @@ void registerAofCommands(server::CommandTable& t) {
 namespace server::persist {
 
 size_t aofBufferBytes() {
-  return aof::state().buf.capacity();
+  // As Redis: the buffer's allocation, counted while the AOF is on.
+  const aof::State& st = aof::state();
+  return st.mode == aof::Mode::kOff ? 0 : st.buf.capacity();
 }
 
 }  // namespace server::persist

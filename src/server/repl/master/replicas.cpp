@@ -236,7 +236,7 @@ MemoryUse memoryUse() {
   MemoryUse m;
   if (g().backlog) m.backlog = g().backlog->size();
   for (const ReplicaState* r : g().replicas)
-    m.replicas += r->client->outputMemory() + r->held.capacity();
+    m.replicas += r->client->outputMemory() + r->held.size();
   return m;
 }
 
