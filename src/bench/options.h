@@ -1,5 +1,9 @@
 // Command-line options of redis-benchmark, compatible with Redis 7.0's
 // redis-benchmark (option names and defaults), plus --rdma.
+//
+// Module bench/ (namespace bench): redis-benchmark. May include client/,
+// event/ and common/ (transports only through client/'s endpoint
+// options); included by nothing else (a program).
 #pragma once
 
 #include <optional>

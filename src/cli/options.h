@@ -1,6 +1,10 @@
 // Command-line options of redis-cli, parsed the way redis-cli 7.0 parses
 // them: options come first, the first argument not starting with '-' starts
 // the command; an option missing its value or unknown is an error.
+//
+// Module cli/ (namespace cli; modes/ cli::modes): redis-cli. May include
+// client/, resp/, event/ and common/ (transports only through client/'s
+// endpoint options); included by nothing else (a program).
 #pragma once
 
 #include <cstdint>

@@ -35,6 +35,11 @@
 // Rehashing is paused while a callback runs.
 //
 // Not thread-safe. Operations that rehash are non-const.
+//
+// Module common/ (namespace common): the pieces every program of the
+// project shares: this hash table, hashing (hash.h), SHA-1, CRC-64,
+// logging (log.h, syslog_sink.h), number and glob helpers (strutil.h).
+// Includes only the C/C++ libraries; included by every folder above it.
 #pragma once
 
 #include <algorithm>

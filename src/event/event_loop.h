@@ -16,6 +16,10 @@
 //   unless setBusyPoll() asked for it (below).
 // - Pollers (below) are polled once per iteration, and on every turn of a
 //   busy-poll spin, and are re-armed before the loop blocks.
+//
+// Module event/ (namespace event): this loop. Includes only the system;
+// included by net/ and everything above it (client library, redis-cli,
+// redis-benchmark, the server).
 #pragma once
 
 #include <sys/epoll.h>

@@ -16,6 +16,15 @@
 // Lifetime: the owner (the server's client) calls close(). A handler may
 // call close() on its own connection: the object is then freed only when the
 // outermost handler returns. After close() no handler is called again.
+//
+// Module net/ (namespace net; the transports: socket/ net::sock, rdma/
+// net::rdma, tls/ net::tls): this table, the registry of types and their
+// settings (registry.h). net/ itself may include event/ and common/; a
+// transport folder may include net/ and a sibling's headers (tls/ builds
+// on socket/). Nothing outside net/ includes a transport folder: the
+// server, the client library and the programs reach every transport
+// through this header and registry.h (transports.h lists the built-in
+// types for registry.cpp).
 #pragma once
 
 #include <sys/types.h>

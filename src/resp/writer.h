@@ -1,6 +1,12 @@
 // RESP2/RESP3 encoding into a ReplyBuffer. Each call appends one complete
 // protocol element (or an aggregate header); the RESP2 fallbacks follow
 // Redis 7 (maps as flat arrays, doubles as bulk strings, booleans as 1/0).
+//
+// Module resp/ (namespace resp): RESP2/RESP3 without I/O: the request
+// parser (server side), this writer and the reply buffer (replies), the
+// reply parser and reply.h (the client side, and the replica's link to its
+// master). May include common/; included by client/, cli/ and the
+// server's core/, conf/, acl/, commands/, persist/ and repl/.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,11 @@
 // - SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT write a bug report
 //   (crash_report.h), then the process dies by the same signal, so its exit
 //   status and core dump are the ones the fault would have given.
+//
+// Module crash/ (namespace server::crash): may include core/ and common/;
+// its one include that runs up is commands/server/introspection.h (the
+// report's INFO sections). Included by the top and commands/ (DEBUG
+// SEGFAULT and friends).
 #pragma once
 
 namespace server::crash {

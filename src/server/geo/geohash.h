@@ -5,6 +5,9 @@
 // neighbour boxes of a radius or box search; the haversine distance on a
 // sphere of radius 6372797.560856 m. The numbers (and so every reply) are
 // those of Redis 7.0.
+//
+// Module geo/ (namespace server::geo): includes nothing of the server;
+// included by commands/types/ (the GEO commands).
 #pragma once
 
 #include <array>

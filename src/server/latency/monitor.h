@@ -8,6 +8,10 @@
 // Per-command latency tracking (latency-tracking, INFO latencystats,
 // LATENCY HISTOGRAM) lives on the commands themselves (histogram.h); this
 // module records into it after each call.
+//
+// Module latency/ (namespace server::latency): may include core/, conf/
+// and common/; included by request/ (recording after each call),
+// commands/ (LATENCY, INFO latencystats) and the top.
 #pragma once
 
 #include <cstdint>

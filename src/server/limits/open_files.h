@@ -9,6 +9,9 @@
 // stops. CONFIG SET maxclients to a larger value goes through the same
 // raise and is refused ("The operating system is not able to handle the
 // specified number of clients, try with N") when the limit cannot follow.
+//
+// Module limits/ (namespace server::limits): may include common/ only;
+// included by the top (start-up) and commands/ (CONFIG SET maxclients).
 #pragma once
 
 #include <cstdint>

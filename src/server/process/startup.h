@@ -3,6 +3,10 @@
 // pidfile, the title, the logo, the kernel settings and the
 // not-implemented warnings after; the supervisor's READY=1 once the server
 // accepts connections, STOPPING=1 at shutdown.
+//
+// Module process/ (namespace server::process): may include core/, conf/
+// and common/; included by the top, conf/ (the title and the logo on
+// CONFIG SET), persist/ (the child's OS tuning) and commands/.
 #pragma once
 
 #include <string>

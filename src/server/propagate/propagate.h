@@ -43,6 +43,11 @@
 // fed as DEL/UNLINK, not SET ... PXAT <past>. A sink registered in the
 // middle of a unit (CONFIG SET inside MULTI) gets that unit's remaining
 // effects one by one.
+//
+// Module propagate/ (namespace server::propagate): includes nothing of the
+// server (sinks register themselves). Included by request/ (call
+// brackets), commands/ (rewritten forms), pubsub/, script/, persist/ (the
+// AOF sink), repl/ (the replication stream's sink) and the top.
 #pragma once
 
 #include <initializer_list>

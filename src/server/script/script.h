@@ -8,6 +8,14 @@
 //   functions     FUNCTION / FCALL and the libraries
 //   function_dump FUNCTION DUMP / RESTORE payloads
 //   lua_struct, lua_cmsgpack  the struct and cmsgpack libraries
+//
+// Module script/ (namespace server::script): may include acl/ (the
+// permission check of redis.call), core/, db/, request/ (call.h),
+// propagate/, pubsub/, evict/ and repl/ (siblings on its floor) and below.
+// Included through this header by the top, commands/, persist/ (functions
+// in the RDB and the AOF), request/ (MULTI, CLIENT PAUSE) and pubsub/
+// (tracking: the two includes of a higher floor, listed by
+// utils/layering.sh).
 #pragma once
 
 #include <string>
