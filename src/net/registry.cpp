@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/log.h"
 #include "event/event_loop.h"
 #include "net/transports.h"
 
@@ -35,10 +36,17 @@ void forEachType(const std::function<void(ConnectionType*)>& fn) {
 
 ConnectionType* typeForLink(const SettingLookup& get, ServerLink link) {
   registerBuiltinTypes();
+  ConnectionType* chosen = nullptr;
   for (auto& t : types()) {
-    if (t->carriesLink(get, link)) return t.get();
+    if (!t->carriesLink(get, link)) continue;
+    if (chosen == nullptr) {
+      chosen = t.get();
+    } else {
+      LOG_WARNING("The %s and %s connection types are both set to carry this link; using %s",
+                  chosen->name(), t->name(), chosen->name());
+    }
   }
-  return findType("tcp");
+  return chosen != nullptr ? chosen : findType("tcp");
 }
 
 bool anyPendingData() {

@@ -19,8 +19,9 @@ void registerBuiltinTypes();
 ConnectionType* findType(const char* name);
 
 void forEachType(const std::function<void(ConnectionType*)>& fn);
-// The type the server opens `link` with: the first whose settings ask to
-// carry it (ConnectionType::carriesLink), else tcp.
+// The type the server opens `link` with: the first in registration order
+// whose settings ask to carry it (ConnectionType::carriesLink; a warning is
+// logged when several do), else tcp.
 ConnectionType* typeForLink(const SettingLookup& get, ServerLink link);
 // Before-sleep hook: true if any transport holds undelivered received data.
 bool anyPendingData();

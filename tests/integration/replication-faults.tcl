@@ -81,3 +81,25 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0 rd
     r replicaof no one
   }
 }
+
+start_server {tags {repl external:skip}} {
+  test {repl-transport: tcp or rdma, CONFIG SET, and an RDMA link that cannot be made is logged and retried} {
+    assert_equal [r config get repl-transport] {repl-transport tcp}
+    assert_error {*argument must be 'tcp' or 'rdma'*} {r config set repl-transport udp}
+    # Outside the RDMA VM the link cannot be made: no device, or a loopback
+    # address (which binds no RDMA device). Either way it is logged, retried
+    # and harmless. (tests/rdma/replication.tcl replicates over RDMA.)
+    if {[catch {r config set repl-transport rdma} err]} {
+      assert_match {*RDMA support is not compiled in*} $err
+    } else {
+      r replicaof 127.0.0.1 [find_free_port]
+      wait_for_condition 200 50 {[count_matches [log_of 0] {Unable to connect to MASTER|Error condition on socket for SYNC}] >= 2} {
+        fail "no log line for the RDMA link: [log_of 0]"
+      }
+      r replicaof no one
+      assert_equal [r config get repl-transport] {repl-transport rdma}
+      r config set repl-transport TCP
+    }
+    r config get repl-transport
+  } {repl-transport tcp}
+}

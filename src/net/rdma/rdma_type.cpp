@@ -42,6 +42,11 @@ class RdmaType : public ConnectionType {
     return RdmaConnection::connectTo(this, &shared_, loop, addr, cb, err);
   }
 
+  // repl-transport rdma: a replica reaches its master's rdma-port.
+  bool carriesLink(const SettingLookup& get, ServerLink link) const override {
+    return link == ServerLink::kReplication && get("repl-transport") == "rdma";
+  }
+
   // Settings: rdma-port (0: no listener), rdma-bind (else bind),
   // tcp-backlog, and this type's options rdma-<option> (rx-size,
   // completion-vector, keepalive-interval), applied before listening.

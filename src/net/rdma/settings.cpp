@@ -1,5 +1,6 @@
 // The rdma type's server settings (rdma-port, rdma-bind, rdma-rx-size,
-// rdma-completion-vector, rdma-keepalive-interval): names, defaults and
+// rdma-completion-vector, rdma-keepalive-interval, and repl-transport, which
+// puts a replica's link to its master on rdma): names, defaults and
 // bounds, declared here for the server's options table; and the type's
 // answers for its absence (transports.h). The one file of src/net/rdma/
 // compiled with or without RDMA support (the Makefile keeps it): a
@@ -64,15 +65,37 @@ bool parseKeepalive(const Words& w, std::string* canonical, std::string* err) {
   return true;
 }
 
+// repl-transport: the type a replica reaches its master with, tcp or rdma.
+bool parseReplTransport(const Words& w, std::string* canonical, std::string* err) {
+  if (common::strutil::equalsIgnoreCase(w[0], "tcp")) {
+    *canonical = "tcp";
+    return true;
+  }
+  if (!common::strutil::equalsIgnoreCase(w[0], "rdma")) {
+    *err = "argument must be 'tcp' or 'rdma'";
+    return false;
+  }
+#ifndef HAVE_RDMA
+  *err = "RDMA support is not compiled in (build with BUILD_RDMA=yes)";
+  return false;
+#else
+  *canonical = "rdma";
+  return true;
+#endif
+}
+
 const std::vector<SettingSpec>& table() {
-  // None can change at run time: the listener and the connections' buffers
-  // are set up from them at start (configure() serves the clients' flags).
+  // None but repl-transport can change at run time: the listener and the
+  // connections' buffers are set up from them at start (configure() serves
+  // the clients' flags); repl-transport is read at each connection attempt
+  // of a replica.
   static const std::vector<SettingSpec> kSettings = {
       {"rdma-port", "0", false, false, parsePort},
       {"rdma-bind", "", false, true, parseBind},
       {"rdma-rx-size", "1048576", false, false, parseRxSize},
       {"rdma-completion-vector", "-1", false, false, parseCompletionVector},
       {"rdma-keepalive-interval", "3000", false, false, parseKeepalive},
+      {"repl-transport", "tcp", true, false, parseReplTransport},
   };
   static_assert(rdma::kDefaultRxSize == 1048576 && rdma::kDefaultKeepaliveMs == 3000,
                 "the defaults above are the transport's");
