@@ -129,6 +129,23 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} 
           assert_error "*timeout is negative*" {r -1 wait 1 -1}
         }
 
+        test "WAIT with $who waits for the calling client's own last write" {
+          set other [redis_client -1]
+          $other set mine 1
+          assert_equal [$other wait 1 5000] 1
+          # The replica stops: a client whose writes it has acknowledged
+          # gets its count at once; the one that writes now waits it out.
+          exec kill -STOP [srv 0 pid]
+          r -1 set unacked 1
+          set t0 [clock milliseconds]
+          set counts [list [$other wait 1 3000] [expr {[clock milliseconds] - $t0 < 1000}]]
+          lappend counts [r -1 wait 1 200]
+          exec kill -CONT [srv 0 pid]
+          $other close
+          wait_caught_up -1 0
+          set counts
+        } {1 1 0}
+
         test "min-replicas-to-write with $who: -NOREPLICAS once it lags" {
           r -1 config set min-replicas-to-write 1
           r -1 config set min-replicas-max-lag 2

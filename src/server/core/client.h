@@ -172,6 +172,9 @@ class Client {
   tracking::State* tracking_state = nullptr;
   // REPLCONF / SYNC state (server/repl/master/replicas.h), null until used.
   repl::ReplicaState* repl_state = nullptr;
+  // The replication offset right after this client's last write effect went
+  // into the stream (WAIT waits for it, as Redis's per-client woff).
+  int64_t repl_woff = 0;
   // Output-buffer limits (server/request/obuf_limits.h): when pending output first
   // reached the soft limit, 0 while under it.
   int64_t obuf_soft_since_ms = 0;

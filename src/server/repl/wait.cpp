@@ -99,7 +99,8 @@ void waitCommand(Client* c) {
     c->addError("timeout is negative");
     return;
   }
-  int64_t offset = lastWriteOffset();
+  // This client's own last write (PINGs and GETACKs after it do not count).
+  int64_t offset = c->repl_woff;
   int64_t acks = acksFor(offset);
   if (acks >= numreplicas || (c->flags & kDenyBlocking)) {
     c->addInteger(acks);

@@ -36,7 +36,6 @@ struct Globals {
   // after repl-backlog-ttl without replicas on a master.
   std::unique_ptr<Backlog> backlog;
   int64_t no_replicas_since_s = 0;
-  int64_t write_offset = 0;  // the stream's offset after the last write effect
 };
 
 Globals& g() {
@@ -83,7 +82,9 @@ class StreamSink : public propagate::Sink {
     std::string out;
     propagate::appendToStream(&out, &g().stream_db, db, argv);
     feedStream(out);
-    g().write_offset = g().offset;
+    // The client whose call is propagating (EXEC's and a script's caller:
+    // their effects go out at the end of the outermost call).
+    if (Client* c = g_server->current_client) c->repl_woff = g().offset;
   }
   // A replica stream: PUBLISH and redis.set_repl(REPL_REPLICA) effects come
   // here, not to the AOF (propagate.h, Targets).
@@ -240,9 +241,6 @@ MemoryUse memoryUse() {
   return m;
 }
 
-int64_t lastWriteOffset() {
-  return g().write_offset;
-}
 
 std::vector<std::pair<std::string, std::string>> replAux() {
   // As Redis's rdbPopulateSaveInfo: a master with a backlog, or a replica

@@ -85,9 +85,6 @@ void ensureBacklog();
 class Backlog;
 Backlog* backlog();
 
-// The offset right after the last write effect fed (WAIT waits for it;
-// PINGs and GETACKs after it do not count).
-int64_t lastWriteOffset();
 // The aux fields of an RDB saved now (persist::setReplAuxHook).
 std::vector<std::pair<std::string, std::string>> replAux();
 // Appends raw bytes to the stream (backlog and replicas) and advances the
