@@ -18,6 +18,10 @@ Mode detail::g_mode = Mode::kOff;
 
 namespace {
 using detail::g_mode;
+// CLIENT PAUSE's mode and end; FAILOVER's hold on writes apart (it has no
+// end time, and CLIENT UNPAUSE does not lift it). g_mode is the stricter.
+Mode g_client_mode = Mode::kOff;
+bool g_failover_hold = false;
 int64_t g_end_ms = 0;
 event::TimerId g_timer = 0;
 // Held clients in the order they were paused: they resume in that order.
@@ -25,9 +29,9 @@ std::vector<Client*> g_held;
 
 // Every change of mode goes through here: the keyspace stops expiring keys
 // for as long as any pause lasts.
-void setMode(Mode m) {
-  g_mode = m;
-  db::Db::expiry_paused = m != Mode::kOff;
+void updateMode() {
+  g_mode = std::max(g_client_mode, g_failover_hold ? Mode::kWrite : Mode::kOff);
+  db::Db::expiry_paused = g_mode != Mode::kOff;
 }
 
 void resumeHeld() {
@@ -48,9 +52,12 @@ constexpr int64_t kMaxWaitMs = 3600 * 1000;
 // The pause's timer: fires at the end time (the end may have moved).
 int onTimer(event::EventLoop*, event::TimerId) {
   int64_t left = g_end_ms - event::EventLoop::nowMs();
-  if (g_mode != Mode::kOff && left > 0) return static_cast<int>(std::min(left, kMaxWaitMs));
+  if (g_client_mode != Mode::kOff && left > 0) return static_cast<int>(std::min(left, kMaxWaitMs));
   g_timer = 0;
-  setMode(Mode::kOff);
+  g_client_mode = Mode::kOff;
+  updateMode();
+  // Held clients run again; those the failover's hold still covers are
+  // held again by the gate.
   resumeHeld();
   return event::kNoMore;
 }
@@ -62,21 +69,36 @@ void armTimer(int64_t delay_ms) {
 }  // namespace
 
 void start(Mode mode, int64_t end_ms) {
-  if (g_mode == Mode::kOff) {
-    setMode(mode);
+  if (g_client_mode == Mode::kOff) {
+    g_client_mode = mode;
     g_end_ms = end_ms;
   } else {
-    setMode(std::max(g_mode, mode));
+    g_client_mode = std::max(g_client_mode, mode);
     g_end_ms = std::max(g_end_ms, end_ms);
   }
+  updateMode();
   armTimer(g_end_ms - event::EventLoop::nowMs());
 }
 
 void stop() {
-  setMode(Mode::kOff);
+  g_client_mode = Mode::kOff;
   g_end_ms = 0;
+  updateMode();
   // Held clients run from a timer, not inside the UNPAUSE call.
   armTimer(0);
+}
+
+void holdWritesForFailover(bool hold) {
+  if (g_failover_hold == hold) return;
+  g_failover_hold = hold;
+  updateMode();
+  if (hold) return;
+  // As stop(): the held clients run from a timer. A CLIENT PAUSE still on
+  // keeps its own timer: the resumed clients it covers are held again.
+  g_server->loop.addTimer(0, [](event::EventLoop*, event::TimerId) {
+    resumeHeld();
+    return event::kNoMore;
+  });
 }
 
 bool shouldPostpone(Client* c, const Command& cmd) {

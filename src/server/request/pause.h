@@ -30,6 +30,9 @@ void start(Mode mode, int64_t end_ms);
 // Ends the pause now; held clients resume from the event loop (after the
 // current command's reply).
 void stop();
+// FAILOVER holds writes (as a WRITE pause without an end) until it is done
+// or aborted; CLIENT PAUSE and UNPAUSE neither end nor shorten it.
+void holdWritesForFailover(bool hold);
 // Read by the dispatcher before every command: inline, one load.
 namespace detail {
 extern Mode g_mode;  // written only by pause.cpp

@@ -108,16 +108,6 @@ const char* stateName(const ReplicaState& r) {
   }
 }
 
-std::string replicaIp(const ReplicaState& r) {
-  if (!r.announced_ip.empty()) return r.announced_ip;
-  if (r.client->conn() == nullptr) return "?";
-  std::string a = r.client->conn()->peerAddress();
-  size_t colon = a.rfind(':');
-  if (colon != std::string::npos) a = a.substr(0, colon);
-  if (a.size() >= 2 && a.front() == '[' && a.back() == ']') a = a.substr(1, a.size() - 2);
-  return a;
-}
-
 void onClientClose(Client* c) {
   ReplicaState* r = c->repl_state;
   if (r == nullptr) return;
@@ -136,6 +126,16 @@ void onClientClose(Client* c) {
 }
 
 }  // namespace
+
+std::string replicaIp(const ReplicaState& r) {
+  if (!r.announced_ip.empty()) return r.announced_ip;
+  if (r.client->conn() == nullptr) return "?";
+  std::string a = r.client->conn()->peerAddress();
+  size_t colon = a.rfind(':');
+  if (colon != std::string::npos) a = a.substr(0, colon);
+  if (a.size() >= 2 && a.front() == '[' && a.back() == ']') a = a.substr(1, a.size() - 2);
+  return a;
+}
 
 int64_t nowSec() {
   return static_cast<int64_t>(time(nullptr));
@@ -240,7 +240,6 @@ MemoryUse memoryUse() {
     m.replicas += r->client->outputMemory() + r->held.size();
   return m;
 }
-
 
 std::vector<std::pair<std::string, std::string>> replAux() {
   // As Redis's rdbPopulateSaveInfo: a master with a backlog, or a replica
@@ -360,6 +359,7 @@ void cron() {
     feedStream("*1\r\n$4\r\nping\r\n");
   maybeStartTransfer(true);
   if (tick) removeSyncFileIfDone();
+  updateFailover();
   waitCron();
   if (tick) replicaCron();
   // A master without replicas for repl-backlog-ttl seconds frees its
@@ -397,7 +397,8 @@ void appendInfoReplication(std::string* o) {
                  static_cast<long long>(r->ack_offset),
                  static_cast<long long>(now - (r->ack_time_s ? r->ack_time_s : r->sync_start_s)));
   }
-  appendFormat(o, "master_failover_state:no-failover\r\nmaster_replid:%s\r\n", replId().c_str());
+  appendFormat(o, "master_failover_state:%s\r\nmaster_replid:%s\r\n", failoverStateName(),
+               replId().c_str());
   appendFormat(o, "master_replid2:%s\r\n", s.replid2.c_str());
   appendFormat(o, "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\n",
                static_cast<long long>(s.offset), static_cast<long long>(s.second_offset));

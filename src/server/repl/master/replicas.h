@@ -123,6 +123,8 @@ void transferDone(ReplicaState* r);
 // Logs and schedules the replica's connection to close.
 void dropReplica(ReplicaState* r, const char* why);
 std::string replicaName(const ReplicaState& r);
+// Its announced address, else its peer's (as INFO's slaveN:ip shows it).
+std::string replicaIp(const ReplicaState& r);
 
 // rdb_transfer.cpp
 // Starts a child for the replicas waiting for one, when possible now.
@@ -134,6 +136,21 @@ void installTransferHooks();
 void forgetTransferTarget(ReplicaState* r);
 // For INFO: a diskless transfer is in progress.
 bool socketTransferActive();
+
+// failover.cpp: FAILOVER, as Redis 7.0 coordinates it from the master.
+enum class FailoverState { kNone, kWaitForSync, kInProgress };
+FailoverState failoverState();
+// INFO's master_failover_state: no-failover, waiting-for-sync,
+// failover-in-progress.
+const char* failoverStateName();
+// The cron tick and every replica ACK: the target may have caught up, or
+// the timeout passed.
+void updateFailover();
+// The replica side's PSYNC to the target (sent with FAILOVER while
+// kInProgress) was accepted, or refused with an error.
+void failoverPsyncAccepted();
+void failoverPsyncRefused();
+void registerFailoverCommand(CommandTable& t);
 // rdb-del-sync-files on a master without persistence (no save points, no
 // AOF): deletes the file a disk-target sync wrote once no replica still
 // waits for it or reads it (the cron calls it).

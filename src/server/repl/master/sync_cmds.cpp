@@ -14,6 +14,7 @@
 #include "server/repl/backlog.h"
 #include "server/repl/master/replicas.h"
 #include "server/repl/repl.h"
+#include "server/repl/replica/replica.h"
 #include "server/request/multi.h"
 
 namespace server::repl {
@@ -123,6 +124,7 @@ void replconfCommand(Client* c) {
       if (off > r->ack_offset) r->ack_offset = off;
       r->ack_time_s = nowSec();
       onReplicaAck();
+      updateFailover();
       if (r->stream_on_ack && r->state == SyncState::kOnline) startStreamOnAck(r);
       return;
     } else if (argIs(opt, "getack")) {
@@ -167,10 +169,17 @@ void syncCommand(Client* c) {
   // A second SYNC from a replica is ignored, without a reply.
   if (c->flags & kReplica) return;
   bool psync = argIs(c->arg(0), "psync");
+  // A master failing over to us: its history is ours (same id), so this
+  // replica becomes a master and answers the PSYNC as one (+CONTINUE).
   if (psync && c->argc() > 3 && argIs(c->arg(3), "failover")) {
-    std::string id(c->arg(1));
-    LOG_WARNING("Failover request received for replid %s.", id.c_str());
-    c->addError("PSYNC FAILOVER can't be sent to a master.");
+    if (c->arg(1) != replId()) {
+      c->addError("PSYNC FAILOVER replid must match my replid.");
+      return;
+    }
+    replica::promoteForFailover(c);
+  }
+  if (failoverState() != FailoverState::kNone) {
+    c->addError("-NOMASTERLINK Can't SYNC while failing over");
     return;
   }
   if (c->hasPendingReplies()) {
@@ -216,6 +225,7 @@ void registerReplCommands(CommandTable& t) {
   persist::setReplAuxHook(replAux);
   registerReplicaCommands(t);
   registerWaitCommand(t);
+  registerFailoverCommand(t);
   t.add({"sync", 1, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0, "server",
          "Internal command used for replication", "1.0.0", nullptr, "admin slow dangerous"});
   t.add({"psync", -3, kAdmin | kNoScript | kNoAsyncLoading | kNoMulti, syncCommand, 0, 0, 0,

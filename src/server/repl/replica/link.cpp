@@ -78,7 +78,11 @@ void sendPsync() {
     LOG_NOTICE("Partial resynchronization not possible (no cached master)");
   }
   l.state = State::kPsync;
-  send({"PSYNC", id, off});
+  // FAILOVER (master/failover.cpp): the target promotes itself first.
+  if (failoverState() == FailoverState::kInProgress)
+    send({"PSYNC", id, off, "FAILOVER"});
+  else
+    send({"PSYNC", id, off});
 }
 
 void sendHandshake() {
@@ -152,6 +156,7 @@ bool psyncReply(const std::string& line, std::string_view rest) {
       return false;
     }
     LOG_NOTICE("Full resync from master: %s:%lld", id, off);
+    failoverPsyncAccepted();
     beginTransfer(id, off, rest);
     return false;
   }
@@ -166,10 +171,16 @@ bool psyncReply(const std::string& line, std::string_view rest) {
       dropSubReplicas();
     }
     LOG_NOTICE("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    failoverPsyncAccepted();
     becomeConnected(rest);
     return false;
   }
   std::string why = r.isError() ? "-" + r.str : line.substr(0, 128);
+  if (r.isError() && failoverState() == FailoverState::kInProgress) {
+    LOG_WARNING("Unexpected reply to PSYNC FAILOVER from the target: %s", why.c_str());
+    failoverPsyncRefused();  // a master again: the link is closed
+    return false;
+  }
   if (strncmp(r.str.c_str(), "NOMASTERLINK", 12) == 0 || strncmp(r.str.c_str(), "LOADING", 7) == 0)
     linkLost("Master is currently unable to PSYNC but should be in the future: " + why);
   else
@@ -237,9 +248,9 @@ void noteIo() {
 void connectToMaster() {
   Link& l = link();
   const Config& cfg = g_server->config;
-  net::ConnectionType* type = net::typeForLink(
-      [&cfg](const std::string& name) { return configValue(cfg, name); },
-      net::ServerLink::kReplication);
+  net::ConnectionType* type =
+      net::typeForLink([&cfg](const std::string& name) { return configValue(cfg, name); },
+                       net::ServerLink::kReplication);
   LOG_NOTICE("Connecting to MASTER %s:%d", l.host.c_str(), l.port);
   l.connect_start_s = nowSec();
   l.last_io_s = l.connect_start_s;

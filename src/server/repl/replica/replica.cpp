@@ -67,6 +67,8 @@ void unblockAll() {
   }
 }
 
+}  // namespace
+
 void setMaster(const std::string& host, int port) {
   Link& l = link();
   bool was_master = !g_is_replica;
@@ -119,7 +121,19 @@ void unsetMaster() {
   ensureBacklog();  // now fed by our own writes
 }
 
+void promoteForFailover(Client* by) {
+  if (!g_is_replica) return;
+  unsetMaster();
+  LOG_NOTICE("MASTER MODE enabled (failover request from '%s')", clientDescription(by).c_str());
+}
+
+namespace {
+
 void replicaofCommand(Client* c) {
+  if (failoverState() != FailoverState::kNone) {
+    c->addError("REPLICAOF not allowed while failing over.");
+    return;
+  }
   if (strcasecmp(std::string(c->arg(1)).c_str(), "no") == 0 &&
       strcasecmp(std::string(c->arg(2)).c_str(), "one") == 0) {
     if (g_is_replica) {

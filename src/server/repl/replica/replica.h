@@ -69,6 +69,14 @@ struct Link {
 };
 
 Link& link();
+// REPLICAOF host port and REPLICAOF NO ONE, also used by FAILOVER
+// (master/failover.cpp): a master demotes itself to a replica of its
+// target, and a failed failover makes it a master again (a new id).
+void setMaster(const std::string& host, int port);
+void unsetMaster();
+// PSYNC ... FAILOVER from our master's own history (sync_cmds.cpp): this
+// replica becomes a master before answering it.
+void promoteForFailover(Client* by);
 
 // link.cpp
 // Starts connecting to link().host:port (state kConnect -> kConnecting).
