@@ -36,6 +36,7 @@
 #include "server/request/multi.h"
 #include "server/request/pause.h"
 #include "server/script/script.h"
+#include "server/shutdown.h"
 
 namespace server {
 
@@ -121,7 +122,7 @@ bool Instance::start() {
       return;
     notify::keyspaceEvent(notify::kNew, "new", key, d->id());
   };
-  registerAllCommands();
+  registerAllCommands(registerShutdownCommand);
   for (const Config::RenameCommand& r : config.rename_commands) {
     if (!commands.rename(r.from, r.to, &err)) {
       // Reported as the config loader reports its errors: the file is wrong.
@@ -353,20 +354,7 @@ int Instance::cron() {
   evict::cron();
   persist::cron();  // reaps a BGSAVE child, save points
   repl::cron();     // replicas: newlines, PING, delayed diskless SYNC
-  if (crash::shutdownRequested() && !shutdown_asap) {
-    // Logged by the signal handler itself, as Redis does. Saves first when
-    // save points exist; a failed save keeps the server up.
-    crash::clearShutdownRequest();
-    if (persist::shutdownSave(false, false, false)) {
-      shutdown_asap = true;
-      loop.setDontWait(true);
-    } else {
-      crash::clearShutdownRequest();
-      LOG_WARNING(
-          "SIGTERM received but errors trying to shut down the server, check the logs for more "
-          "information");
-    }
-  }
+  shutdownCron();   // a signal's shutdown, a wait for lagging replicas
   return static_cast<int>(1000 / hz);
 }
 
@@ -374,7 +362,6 @@ void Instance::prepareShutdown() {
   static bool done = false;  // once, even when a shutdown during loading asked first
   if (done) return;
   done = true;
-  LOG_WARNING("User requested shutdown...");
   process::stopping();
   persist::killChild();
   for (Client* c : clients) {

@@ -14,7 +14,9 @@ namespace server {
 
 // Registers every family below into g_server's table, then attaches the
 // command docs (commands/registry.cpp).
-void registerAllCommands();
+// `top` registers the commands of the floor above (SHUTDOWN, from
+// server/shutdown.h) before the docs are attached to every command.
+void registerAllCommands(void (*top)(CommandTable&) = nullptr);
 
 void registerConnectionCommands(CommandTable& t);    // PING ECHO QUIT RESET HELLO AUTH SELECT
 void registerStringCommands(CommandTable& t);        // GET SET ... LCS

@@ -3,14 +3,14 @@
 #include "server/acl/acl.h"
 #include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
-#include "server/request/multi.h"
-#include "server/pubsub/pubsub.h"
-#include "server/script/script.h"
 #include "server/core/state.h"
+#include "server/pubsub/pubsub.h"
+#include "server/request/multi.h"
+#include "server/script/script.h"
 
 namespace server {
 
-void registerAllCommands() {
+void registerAllCommands(void (*top)(CommandTable&)) {
   CommandTable& t = g_server->commands;
   registerConnectionCommands(t);
   registerStringCommands(t);
@@ -31,6 +31,7 @@ void registerAllCommands() {
   registerGeoCommands(t);
   script::registerScriptingCommands(t);
   acl::registerAclCommand(t);
+  if (top != nullptr) top(t);
   attachCommandDocs(t);
 }
 

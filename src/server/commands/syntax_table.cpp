@@ -107,6 +107,7 @@ constexpr Entry kSyntax[] = {
     {"expire", "key seconds:integer [NX | XX | GT | LT]"},
     {"expireat", "key unix-time-seconds:unix-time [NX | XX | GT | LT]"},
     {"expiretime", "key"},
+    {"failover", "[target=<TO host port:integer [FORCE]>] [ABORT] [TIMEOUT milliseconds:integer]"},
     {"fcall", "function numkeys:integer [key [key ...]] [arg [arg ...]]"},
     {"fcall_ro", "function numkeys:integer [key [key ...]] [arg [arg ...]]"},
     {"flushall", "[ASYNC | SYNC]"},

@@ -70,6 +70,12 @@ struct Config {
   int64_t repl_diskless_sync_max_replicas = 0;
   int64_t repl_ping_replica_period = 10;
   int64_t repl_timeout = 60;
+  // SHUTDOWN and the signals: seconds a master waits for lagging replicas
+  // (0: not at all), and the flags SIGINT / SIGTERM shut down with
+  // ("default", or words of save|nosave|now|force).
+  int64_t shutdown_timeout = 10;
+  std::string shutdown_on_sigint = "default";
+  std::string shutdown_on_sigterm = "default";
   int64_t repl_backlog_size = 1024 * 1024;
   int64_t repl_backlog_ttl = 3600;
   int64_t min_replicas_to_write = 0;
@@ -87,7 +93,7 @@ struct Config {
   int64_t replica_announce_port = 0;
   bool replica_announced = true;
   std::string repl_diskless_load = "disabled";  // disabled | on-empty-db | swapdb
-  std::string bind_source_addr;  // local address of the link to the master
+  std::string bind_source_addr;                 // local address of the link to the master
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // test aid: microseconds per key in a save
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading

@@ -69,6 +69,9 @@ std::string joinArgs(const std::vector<std::string>& v);
 bool validSave(const Args& a, std::string* err);
 bool setOutputBufferLimits(Config& c, const Args& a, std::string* err);
 std::string getOutputBufferLimits(const Config& c);
+// shutdown-on-sigint / -sigterm: "default" or any of save nosave now force
+// (not save with nosave); canonical in that order.
+bool parseShutdownFlags(const Args& a, std::string* out, std::string* err);
 bool setLatencyPercentiles(Config& c, const Args& a, std::string* err);
 std::string getLatencyPercentiles(const Config& c);
 bool setMaxmemoryClients(Config& c, const Args& a, std::string* err);

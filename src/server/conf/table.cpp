@@ -384,6 +384,17 @@ std::vector<Option> builtinOptions() {
       Option{"latency-tracking-info-percentiles", true, 0, -1, setLatencyPercentiles,
              getLatencyPercentiles},
       INT_OPT("slowlog-max-len", slowlog_max_len, 0, INT64_MAX, true),
+      INT_OPT("shutdown-timeout", shutdown_timeout, 0, INT_MAX, true),
+      Option{"shutdown-on-sigint", true, 1, -1,
+             [](Config& c, const Args& a, std::string* e) {
+               return parseShutdownFlags(a, &c.shutdown_on_sigint, e);
+             },
+             [](const Config& c) { return c.shutdown_on_sigint; }},
+      Option{"shutdown-on-sigterm", true, 1, -1,
+             [](Config& c, const Args& a, std::string* e) {
+               return parseShutdownFlags(a, &c.shutdown_on_sigterm, e);
+             },
+             [](const Config& c) { return c.shutdown_on_sigterm; }},
       MEM_OPT("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, true),
       INT_OPT("hash-max-listpack-entries", hash_max_listpack_entries, 0, INT64_MAX, true),
       MEM_OPT("hash-max-listpack-value", hash_max_listpack_value, 0, INT64_MAX, true),

@@ -59,7 +59,6 @@ const char kCluster[] = "cluster mode";
 const char kDefrag[] = "active defragmentation";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
-const char kShutdown[] = "shutdown options";
 // The crash report (server/limits) is always written; these switches are not read.
 const char kCrash[] = "switching the crash report off";
 // Directives Redis 7.0 itself reads and ignores.
@@ -108,12 +107,7 @@ std::vector<UnimplementedOption> buildTable() {
       strOpt("bio_cpulist", nullptr, false, kAffinity),
       strOpt("aof_rewrite_cpulist", nullptr, false, kAffinity),
       strOpt("bgsave_cpulist", nullptr, false, kAffinity),
-      // Shutdown, crash report, the rest.
-      {"shutdown-on-sigint", nullptr, Kind::kFlags, "default", true, 0, 0,
-       "default|save|nosave|now|force", kShutdown},
-      {"shutdown-on-sigterm", nullptr, Kind::kFlags, "default", true, 0, 0,
-       "default|save|nosave|now|force", kShutdown},
-      intOpt("shutdown-timeout", nullptr, "10", true, 0, kIntMax, kShutdown),
+      // Crash report, the rest.
       boolOpt("crash-log-enabled", nullptr, "yes", true, kCrash),
       boolOpt("crash-memcheck-enabled", nullptr, "yes", true, kCrash),
       intOpt("socket-mark-id", nullptr, "0", false, 0, UINT_MAX, "socket marks (SO_MARK)"),
@@ -226,35 +220,6 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       }
       *err = choicesError(o.choices);
       return false;
-    case Kind::kFlags: {
-      std::vector<std::string> all = splitChoices(o.choices);
-      std::vector<bool> on(all.size(), false);
-      std::vector<std::string> given = words(values);
-      if (given.empty()) {
-        *err = choicesError(o.choices);
-        return false;
-      }
-      for (const std::string& w : given) {
-        size_t i = 0;
-        while (i < all.size() && strcasecmp(all[i].c_str(), w.c_str()) != 0) i++;
-        if (i == all.size()) {
-          *err = choicesError(o.choices);
-          return false;
-        }
-        on[i] = true;
-      }
-      // shutdown-on-*: "default" alone means none; SAVE and NOSAVE clash.
-      if (on[1] && on[2]) {
-        *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
-        return false;
-      }
-      out->clear();
-      for (size_t i = 1; i < all.size(); i++) {
-        if (on[i]) *out += (out->empty() ? "" : " ") + all[i];
-      }
-      if (out->empty()) *out = all[0];
-      return true;
-    }
     case Kind::kString:
       if (strcmp(o.name, "cluster-announce-hostname") == 0) {
         for (char ch : v) {
@@ -325,8 +290,6 @@ bool unimplementedArity(const UnimplementedOption& o, size_t nvalues) {
   switch (o.kind) {
     case Kind::kFileOnly:
       return n >= o.lo && (o.hi == -1 || n <= o.hi);
-    case Kind::kFlags:
-      return n >= 1;
     case Kind::kReplicaOf:
       return n == 1 || n == 2;
     default:

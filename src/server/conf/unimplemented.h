@@ -26,7 +26,6 @@ enum class Kind {
   kInt,        // integer in [lo, hi]
   kMemory,     // memory value ("64mb") in [lo, hi]; shown in bytes
   kEnum,       // one of `choices` ("a|b|c")
-  kFlags,      // one or more of `choices`, space separated (shutdown-on-*)
   kString,     // any single value
   kReplicaOf,  // "<host> <port>" or "no one"
   kFileOnly,   // config-file directive, not a CONFIG parameter

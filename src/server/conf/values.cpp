@@ -227,6 +227,35 @@ bool setLatencyPercentiles(Config& c, const Args& a, std::string* err) {
   return true;
 }
 
+bool parseShutdownFlags(const Args& a, std::string* out, std::string* err) {
+  static const char* const kWords[] = {"default", "save", "nosave", "now", "force"};
+  bool on[5] = {};
+  std::vector<std::string> given = splitWords(a);
+  for (const std::string& w : given) {
+    size_t i = 0;
+    while (i < 5 && strcasecmp(kWords[i], w.c_str()) != 0) i++;
+    if (i == 5) {
+      *err = "argument(s) must be one of the following: default, save, nosave, now, force";
+      return false;
+    }
+    on[i] = true;
+  }
+  if (given.empty()) {
+    *err = "argument(s) must be one of the following: default, save, nosave, now, force";
+    return false;
+  }
+  if (on[1] && on[2]) {
+    *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
+    return false;
+  }
+  out->clear();
+  for (size_t i = 1; i < 5; i++) {
+    if (on[i]) *out += (out->empty() ? "" : " ") + std::string(kWords[i]);
+  }
+  if (out->empty()) *out = kWords[0];
+  return true;
+}
+
 std::string getLatencyPercentiles(const Config& c) {
   std::string out;
   for (double v : c.latency_tracking_info_percentiles) {

@@ -101,6 +101,10 @@ class Server {
   int64_t cron_loops = 0;
   int64_t hz = 10;  // the cron's frequency now: config hz, raised by dynamic-hz
   bool shutdown_asap = false;
+  // A shutdown waiting for lagging replicas (server/shutdown.h): when it
+  // gives up waiting (0: none), and how many SHUTDOWN callers it blocks.
+  int64_t shutdown_deadline_ms = 0;
+  size_t shutdown_callers = 0;
   int shutdown_exit_code = 0;
   Client* current_client = nullptr;
   std::string executable;

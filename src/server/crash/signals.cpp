@@ -15,7 +15,7 @@ namespace server::crash {
 
 namespace {
 
-volatile sig_atomic_t g_shutdown = 0;
+volatile sig_atomic_t g_shutdown = 0;  // the signal that asked, 0: none
 
 // Room for the crash handler to run when the fault is a stack overflow.
 constexpr size_t kAltStackBytes = 64 * 1024;
@@ -32,7 +32,7 @@ void onShutdownSignal(int sig) {
   out.str(sig == SIGINT    ? "Received SIGINT scheduling shutdown...\n"
           : sig == SIGTERM ? "Received SIGTERM scheduling shutdown...\n"
                            : "Received shutdown signal, scheduling shutdown...\n");
-  g_shutdown = 1;
+  g_shutdown = sig;
 }
 
 void onFatalSignal(int sig, siginfo_t* info, void* ucontext) {
@@ -73,6 +73,10 @@ void installSignalHandlers() {
 
 bool shutdownRequested() {
   return g_shutdown != 0;
+}
+
+int shutdownSignal() {
+  return g_shutdown;
 }
 
 void clearShutdownRequest() {

@@ -19,8 +19,12 @@ namespace server::crash {
 // Installs every handler above. Call once, at start, after the log is open.
 void installSignalHandlers();
 
-// True once SIGTERM or SIGINT asked for a shutdown (polled by the cron).
+// True once SIGTERM or SIGINT asked for a shutdown (polled by the cron),
+// until the shutdown ends or is given up (a second SIGINT meanwhile exits
+// at once).
 bool shutdownRequested();
+// The signal (SIGINT, SIGTERM) of the pending request; 0 when none.
+int shutdownSignal();
 // The server could not shut down (a failed save): a later SIGTERM asks again.
 void clearShutdownRequest();
 

@@ -19,11 +19,12 @@
 //                 and BGSAVE SCHEDULE.
 //   dispatch      writeError(): the -MISCONF refusal while saving fails
 //                 (stop-writes-on-bgsave-error).
-//   shutdown      shutdownSave() from SHUTDOWN and SIGTERM, killChild() on
+//   shutdown      shutdownSave() from SHUTDOWN and the signals (the top's
+//                 shutdown.cpp), killChild() on
 //                 the way out.
 //   INFO          appendInfoPersistence() / appendInfoStats(),
 //                 aofBufferBytes().
-//   commands      registerPersistCommands(): SAVE BGSAVE LASTSAVE SHUTDOWN
+//   commands      registerPersistCommands(): SAVE BGSAVE LASTSAVE
 //                 DUMP RESTORE; debugSubcommand() for DEBUG RELOAD/DIGEST.
 #pragma once
 

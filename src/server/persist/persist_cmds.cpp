@@ -63,44 +63,6 @@ void lastsaveCommand(Client* c) {
   c->addInteger(state().lastsave);
 }
 
-void shutdownCommand(Client* c) {
-  // [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. There are no replicas to wait for,
-  // so NOW changes nothing and ABORT never finds a shutdown in progress.
-  bool nosave = false, save = false, now = false, force = false, abort = false;
-  for (size_t i = 1; i < c->argc(); i++) {
-    std::string_view a = c->arg(i);
-    if (common::strutil::equalsIgnoreCase(a, "NOSAVE")) {
-      nosave = true;
-    } else if (common::strutil::equalsIgnoreCase(a, "SAVE")) {
-      save = true;
-    } else if (common::strutil::equalsIgnoreCase(a, "NOW")) {
-      now = true;
-    } else if (common::strutil::equalsIgnoreCase(a, "FORCE")) {
-      force = true;
-    } else if (common::strutil::equalsIgnoreCase(a, "ABORT")) {
-      abort = true;
-    } else {
-      c->addSyntaxError();
-      return;
-    }
-  }
-  if ((abort && (nosave || save || now || force)) || (nosave && save)) {
-    c->addSyntaxError();
-    return;
-  }
-  if (abort) {
-    c->addError("No shutdown in progress.");
-    return;
-  }
-  if (!shutdownSave(save, nosave, force)) {
-    c->addError("Errors trying to SHUTDOWN. Check logs.");
-    return;
-  }
-  server::g_server->shutdown_asap = true;
-  // No reply: the client sees the connection close, as with Redis.
-  c->flags |= server::kCloseAsap;
-}
-
 void debugReload(Client* c) {
   bool nosave = false, noflush = false, merge = false;
   for (size_t i = 2; i < c->argc(); i++) {
@@ -166,12 +128,6 @@ bool debugSubcommand(Client* c) {
 
 void registerPersistCommands(server::CommandTable& t) {
   using namespace server;
-  t.add({"shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti | kSentinel | kAllowBusy,
-         shutdownCommand, 0, 0, 0, "server",
-         "Synchronously save the dataset to disk and then shut down the server", "1.0.0",
-         "O(N) when saving, where N is the total number of keys in all databases when saving "
-         "data, otherwise O(1)",
-         "admin slow dangerous"});
   t.add({"lastsave", 1, kLoading | kStale | kFast, lastsaveCommand, 0, 0, 0, "server",
          "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "O(1)",
          "admin fast dangerous"});

@@ -63,6 +63,15 @@ void applyBacklogSize();
 // then already scheduled to close.
 bool allowedFromReplica(Client* c, const Command* cmd);
 void cron();
+// REPLCONF GETACK * to every replica (WAIT, SHUTDOWN): they answer with
+// their offset at once.
+void requestAcks();
+// SHUTDOWN waiting for lagging replicas (the top's shutdown.cpp): true when
+// every replica has acknowledged the whole stream, or there is none.
+bool replicasInSync();
+// At the end of that wait: a line per lagging replica and "N of M replicas
+// are in sync when shutting down.", as Redis logs them.
+void logReplicasAtShutdown();
 // Memory replication holds (INFO memory; maxmemory leaves `replicas` out,
 // so that a replica's growing output does not evict keys): the backlog's
 // buffer, and what replicas' connections have queued (output buffers and

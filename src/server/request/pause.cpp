@@ -18,10 +18,11 @@ Mode detail::g_mode = Mode::kOff;
 
 namespace {
 using detail::g_mode;
-// CLIENT PAUSE's mode and end; FAILOVER's hold on writes apart (it has no
-// end time, and CLIENT UNPAUSE does not lift it). g_mode is the stricter.
+// CLIENT PAUSE's mode and end; the holds on writes of FAILOVER and of a
+// SHUTDOWN waiting for replicas apart (no end time; CLIENT UNPAUSE does
+// not lift them). g_mode is the strictest.
 Mode g_client_mode = Mode::kOff;
-bool g_failover_hold = false;
+unsigned g_holds = 0;  // Hold bits
 int64_t g_end_ms = 0;
 event::TimerId g_timer = 0;
 // Held clients in the order they were paused: they resume in that order.
@@ -30,7 +31,7 @@ std::vector<Client*> g_held;
 // Every change of mode goes through here: the keyspace stops expiring keys
 // for as long as any pause lasts.
 void updateMode() {
-  g_mode = std::max(g_client_mode, g_failover_hold ? Mode::kWrite : Mode::kOff);
+  g_mode = std::max(g_client_mode, g_holds != 0 ? Mode::kWrite : Mode::kOff);
   db::Db::expiry_paused = g_mode != Mode::kOff;
 }
 
@@ -88,9 +89,11 @@ void stop() {
   armTimer(0);
 }
 
-void holdWritesForFailover(bool hold) {
-  if (g_failover_hold == hold) return;
-  g_failover_hold = hold;
+void holdWrites(Hold who, bool hold) {
+  unsigned bit = static_cast<unsigned>(who);
+  unsigned before = g_holds;
+  g_holds = hold ? (g_holds | bit) : (g_holds & ~bit);
+  if (g_holds == before) return;
   updateMode();
   if (hold) return;
   // As stop(): the held clients run from a timer. A CLIENT PAUSE still on

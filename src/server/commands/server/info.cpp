@@ -137,21 +137,32 @@ void serverSection(std::string* o) {
                static_cast<ll>(s.config.hz), db::Clock::lruSeconds);
   appendFormat(o, "executable:%s\r\nconfig_file:%s\r\nio_threads_active:0\r\n", executable.c_str(),
                s.config_file.c_str());
+  // Only while a SHUTDOWN waits for lagging replicas, as Redis 7.0.
+  if (s.shutdown_deadline_ms != 0) {
+    appendFormat(
+        o, "shutdown_in_milliseconds:%lld\r\n",
+        static_cast<ll>(std::max<int64_t>(s.shutdown_deadline_ms - event::EventLoop::nowMs(), 0)));
+  }
 }
 
 void clientsSection(std::string* o) {
   Server& s = *g_server;
-  size_t max_in = 0, max_out = 0;
+  size_t max_in = 0, max_out = 0, replicas = 0;
   for (Client* c : s.clients) {
+    // connected_clients leaves replicas out, as Redis does (maxclients
+    // counts them).
+    if ((c->flags & (kReplica | kCloseAsap)) == kReplica) replicas++;
     max_in = std::max(max_in, c->queryBufferCapacity());
     max_out = std::max(max_out, c->outputMemory());
   }
   appendFormat(o, "connected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%lld\r\n",
-               s.clientCount(), static_cast<ll>(s.config.maxclients));
+               s.clientCount() - std::min(replicas, s.clientCount()),
+               static_cast<ll>(s.config.maxclients));
   appendFormat(o, "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n",
                max_in, max_out);
   appendFormat(o, "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:0\r\n",
-               blocking::blockedClientCount() + pause::heldCount(), tracking::clientCount());
+               blocking::blockedClientCount() + pause::heldCount() + s.shutdown_callers,
+               tracking::clientCount());
 }
 
 void memorySection(std::string* o) {

@@ -7,13 +7,13 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
-#include "server/core/client.h"
 #include "server/commands/families.h"
 #include "server/commands/server/introspection.h"
+#include "server/core/client.h"
+#include "server/core/state.h"
 #include "server/latency/latency_cmd.h"
 #include "server/persist/persist.h"
 #include "server/repl/repl.h"
-#include "server/core/state.h"
 
 namespace server {
 namespace {
@@ -48,7 +48,7 @@ void registerServerCommands(CommandTable& t) {
   registerLolwutCommand(t);
   latency::registerLatencyCommand(t);
   registerMonitorAndPauseCommands(t);
-  persist::registerPersistCommands(t);  // SAVE BGSAVE LASTSAVE SHUTDOWN DUMP RESTORE
+  persist::registerPersistCommands(t);  // SAVE BGSAVE LASTSAVE DUMP RESTORE
   repl::registerReplCommands(t);        // SYNC PSYNC REPLCONF
 }
 

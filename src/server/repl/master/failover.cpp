@@ -1,7 +1,7 @@
 // FAILOVER [TO host port [FORCE]] [TIMEOUT ms] | FAILOVER ABORT, as Redis
 // 7.0 runs it from the master:
 //
-//   waiting-for-sync      writes are held (pause::holdWritesForFailover)
+//   waiting-for-sync      writes are held (pause::holdWrites)
 //                         until the target (or, without TO, the first
 //                         replica) has acknowledged the whole stream; past
 //                         TIMEOUT the failover is aborted, or with FORCE
@@ -55,7 +55,7 @@ std::string targetName() {
 
 void clearFailover() {
   fo() = Failover();
-  pause::holdWritesForFailover(false);
+  pause::holdWrites(pause::Hold::kFailover, false);
 }
 
 void abortFailover(const char* why) {
@@ -75,8 +75,7 @@ void beginInProgress() {
 // listening port, as INFO shows them).
 ReplicaState* findReplica(const std::string& host, int64_t port) {
   for (ReplicaState* r : replicas()) {
-    if (r->listening_port == port && strcasecmp(replicaIp(*r).c_str(), host.c_str()) == 0)
-      return r;
+    if (r->listening_port == port && strcasecmp(replicaIp(*r).c_str(), host.c_str()) == 0) return r;
   }
   return nullptr;
 }
@@ -155,7 +154,7 @@ void failoverCommand(Client* c) {
   if (timeout_ms > 0) fo().end_ms = event::EventLoop::nowMs() + timeout_ms;
   fo().force = force;
   fo().state = FailoverState::kWaitForSync;
-  pause::holdWritesForFailover(true);
+  pause::holdWrites(pause::Hold::kFailover, true);
   c->addOk();
 }
 

@@ -233,6 +233,29 @@ Backlog* backlog() {
   return g().backlog.get();
 }
 
+bool replicasInSync() {
+  for (const ReplicaState* r : g().replicas) {
+    if (r->ack_offset != g().offset) return false;
+  }
+  return true;
+}
+
+void logReplicasAtShutdown() {
+  size_t lagging = 0;
+  int64_t now = nowSec();
+  for (const ReplicaState* r : g().replicas) {
+    if (r->ack_offset == g().offset) continue;
+    lagging++;
+    long long lag = r->state == SyncState::kOnline ? now - r->ack_time_s : 0;
+    LOG_WARNING("Lagging replica %s reported offset %lld behind master, lag=%lld, state=%s.",
+                replicaName(*r).c_str(), static_cast<long long>(g().offset - r->ack_offset), lag,
+                stateName(*r));
+  }
+  if (!g().replicas.empty())
+    LOG_NOTICE("%zu of %zu replicas are in sync when shutting down.", g().replicas.size() - lagging,
+               g().replicas.size());
+}
+
 MemoryUse memoryUse() {
   MemoryUse m;
   if (g().backlog) m.backlog = g().backlog->size();

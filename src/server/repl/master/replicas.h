@@ -94,8 +94,6 @@ void feedRaw(std::string_view bytes);
 
 // wait.cpp: WAIT and min-replicas-to-write.
 void registerWaitCommand(CommandTable& t);
-// REPLCONF GETACK * to every replica, in the stream.
-void requestAcks();
 // A replica acknowledged an offset: waiters may be done.
 void onReplicaAck();
 // Timeouts of waiters.
