@@ -126,6 +126,39 @@ start_server [list tags {repl external:skip} overrides $::master_overrides] {
       r dbsize
     } {1}
 
+    test {A writable replica: its own TTL keys expire there, a write replaces an expired key} {
+      r -1 debug set-active-expire 0
+      r -1 select 6
+      r -1 set from-master v PX 100
+      r -1 set from-master2 v PX 100
+      wait_caught_up -1 0
+      r config set replica-read-only no
+      r select 6
+      # Keys this replica's own clients give a TTL expire on it.
+      r set own1 1 PX 100
+      r set own2 2
+      r pexpire own2 100
+      r set own3 3 EX 1000
+      after 300
+      # A write deletes the master's expired key and makes a new one; a read
+      # only sees it as absent.
+      assert_equal 1 [r incr from-master]
+      assert_equal -1 [r ttl from-master]
+      assert_equal {} [r get from-master2]
+      wait_for_condition 100 50 {[r dbsize] == 3} {
+        fail "the replica's own keys did not expire: [r keys *]"
+      }
+      set keys [lsort [r keys *]]
+      r config set replica-read-only yes
+      r -1 debug set-active-expire 1
+      r -1 flushdb
+      r -1 select 0
+      wait_caught_up -1 0
+      r select 0
+      # KEYS skips expired keys, as Redis's does; DBSIZE counted from-master2.
+      set keys
+    } {from-master own3}
+
     test {INFO replication and CLIENT LIST on a replica} {
       set info [r info replication]
       assert_equal [info_field $info role] slave

@@ -80,11 +80,11 @@ void Db::expireNow(Entry* e) {
   freeEntry(e, lazy_expire);
 }
 
-Entry* Db::find(std::string_view key) {
+Entry* Db::find(std::string_view key, bool for_write) {
   Entry* e = keys_.find(key);
   if (e == nullptr) return nullptr;
   if (e->hasExpire() && isExpired(e)) {
-    if (expiry_replica) {
+    if (expiry_replica && !(for_write && !master_view)) {
       if (!master_view) return nullptr;
     } else {
       if (!expiry_paused) expireNow(e);
@@ -198,6 +198,28 @@ void Db::setExpire(Entry* e, int64_t when_ms) {
   auto* x = new ExpireNode{nullptr, e, when_ms};
   expires_.insert(x);
   e->flags |= Entry::kHasExpire;
+  // A writable replica's own TTL: its active cycle will expire the key.
+  if (expiry_replica && !master_view) replica_own_ttl_.insert(std::string(e->keyView()));
+}
+
+size_t Db::expireReplicaOwnKeys(size_t max_visits) {
+  size_t deleted = 0;
+  auto it = replica_own_ttl_.lower_bound(replica_own_cursor_);
+  for (size_t n = 0; n < max_visits && !replica_own_ttl_.empty(); n++) {
+    if (it == replica_own_ttl_.end()) it = replica_own_ttl_.begin();
+    Entry* e = keys_.find(*it);
+    if (e == nullptr || !e->hasExpire()) {
+      it = replica_own_ttl_.erase(it);  // gone, or persisted: not ours to expire
+    } else if (isExpired(e)) {
+      expireNow(e);
+      deleted++;
+      it = replica_own_ttl_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  replica_own_cursor_ = it == replica_own_ttl_.end() ? std::string() : *it;
+  return deleted;
 }
 
 bool Db::removeExpire(Entry* e) {
@@ -253,6 +275,8 @@ std::unique_ptr<Db::Detached> Db::detachAll() {
   auto d = std::make_unique<Detached>();
   d->keys_.swap(keys_);
   d->expires_.swap(expires_);
+  replica_own_ttl_.clear();
+  replica_own_cursor_.clear();
   return d;
 }
 
@@ -260,6 +284,8 @@ void Db::swapWith(Db& other) {
   keys_.swap(other.keys_);
   expires_.swap(other.expires_);
   std::swap(expired_keys_, other.expired_keys_);
+  replica_own_ttl_.swap(other.replica_own_ttl_);
+  replica_own_cursor_.swap(other.replica_own_cursor_);
 }
 
 size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
@@ -267,7 +293,15 @@ size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
   // that a good share of them were expired, so a db full of dead keys is
   // cleaned quickly but a healthy db costs one batch per call.
   constexpr size_t kBaseSample = 20;
-  if (expiry_replica) return 0;
+  if (expiry_replica) {
+    if (expiry_paused || replica_own_ttl_.empty()) return 0;
+    return expireReplicaOwnKeys(kBaseSample * 4 * static_cast<size_t>(effort));
+  }
+  if (!replica_own_ttl_.empty()) {
+    // A master again: its cycle covers every key with a TTL.
+    replica_own_ttl_.clear();
+    replica_own_cursor_.clear();
+  }
   size_t sample = kBaseSample + kBaseSample / 4 * static_cast<size_t>(effort - 1);
   size_t deleted = 0;
   int64_t start = event::EventLoop::nowUs();

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -93,7 +94,10 @@ class Db {
   size_t expiresSize() const { return expires_.size(); }
 
   // Lookup with lazy expiry; updates the access time. nullptr if absent.
-  Entry* find(std::string_view key);
+  // `for_write`: on a replica (expiry_replica) an expired key is deleted
+  // by a write of its own clients, as Redis's write lookups force it; a
+  // read only sees it as absent.
+  Entry* find(std::string_view key, bool for_write = false);
   // Lookup without expiry or access-time effects (introspection).
   Entry* peek(std::string_view key);
 
@@ -181,10 +185,12 @@ class Db {
   // held during a pause; add() still replaces an expired key kept this way.
   static bool expiry_paused;
   // A replica (server/repl/replica/): expired keys read as absent but are
-  // never deleted here, by lookups or the active cycle; the master's DEL
-  // removes them. While master_view is set (a command of the master's
-  // stream runs) they are still seen, as the master may not have expired
-  // them yet.
+  // not deleted by reads or the active cycle; the master's DEL removes
+  // them. While master_view is set (a command of the master's stream runs)
+  // they are still seen, as the master may not have expired them yet. Keys
+  // a writable replica's own clients gave a TTL are the exception, as in
+  // Redis: they are remembered (setExpire without master_view) and the
+  // active cycle deletes them once expired.
   static bool expiry_replica;
   static bool master_view;
 
@@ -193,11 +199,18 @@ class Db {
   static void freeValue(Value& v, bool lazy);
   void freeEntry(Entry* e, bool lazy);
   void expireNow(Entry* e);
+  // The active cycle of a replica: visits up to max_visits remembered keys
+  // (round-robin from the cursor), deletes the expired ones, forgets those
+  // gone or without a TTL. Returns how many it deleted.
+  size_t expireReplicaOwnKeys(size_t max_visits);
 
   int id_;
   common::Dict<KeyTraits> keys_;
   common::Dict<ExpireTraits> expires_;
   uint64_t expired_keys_ = 0;
+  // Keys given a TTL by a writable replica's own clients (expiry_replica).
+  std::set<std::string> replica_own_ttl_;
+  std::string replica_own_cursor_;
 };
 
 class Db::Detached {

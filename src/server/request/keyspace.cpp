@@ -1,11 +1,11 @@
 #include "server/request/keyspace.h"
 
-#include "server/request/blocking.h"
 #include "server/core/client.h"
-#include "server/request/multi.h"
-#include "server/propagate/propagate.h"
 #include "server/core/state.h"
+#include "server/propagate/propagate.h"
 #include "server/pubsub/tracking.h"
+#include "server/request/blocking.h"
+#include "server/request/multi.h"
 
 namespace server {
 
@@ -21,7 +21,7 @@ db::Entry* lookupRead(Client* c, std::string_view key) {
 }
 
 db::Entry* lookupWrite(Client* c, std::string_view key) {
-  return c->db()->find(key);
+  return c->db()->find(key, true);
 }
 
 static db::Entry* checkKind(Client* c, db::Entry* e, db::Kind k, bool* wrongtype) {
