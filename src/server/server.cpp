@@ -59,9 +59,31 @@ const char kProtectedModeError[] =
 
 namespace {
 
-void countErrorReply(std::string_view msg) {
+// An error from a command that must not fail: the master's stream (kMaster)
+// or the AOF being loaded (kMustObey). The data sets have diverged; Redis
+// logs it, and panics when propagation-error-behavior asks.
+[[gnu::noinline]] void propagationError(const Client* c, std::string_view msg) {
+  bool master = (c->flags & kMaster) != 0;
+  const char* from = master ? "replica" : "AOF-loading-client";
+  const char* to = master ? "master" : "server";
+  const char* cmd = c->cur_cmd != nullptr ? c->cur_cmd->name : "<unknown>";
+  LOG_WARNING(
+      "== CRITICAL == This %s is sending an error to its %s: '%.*s' after processing the "
+      "command '%s'",
+      from, to, static_cast<int>(std::min<size_t>(msg.size(), 128)), msg.data(), cmd);
+  const std::string& b = g_server->config.propagation_error_behavior;
+  if (b == "panic" || (b == "panic-on-replicas" && master)) {
+    LOG_WARNING("This %s panicked sending an error to its %s after processing the command '%s'",
+                from, to, cmd);
+    abort();  // the crash report (crash/) follows from SIGABRT
+  }
+}
+
+void countErrorReply(const Client* c, std::string_view msg) {
   g_server->stats.total_error_replies++;
   g_server->stats.countError(msg);
+  if (c->flags & (kMaster | kMustObey)) [[unlikely]]
+    propagationError(c, msg);
 }
 
 // The features that keep per-client state release it when a client goes

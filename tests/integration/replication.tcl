@@ -387,3 +387,42 @@ if {[file executable $::reference_bin]} {
     }
   }
 }
+
+start_server [list tags {repl external:skip} overrides $::master_overrides] {
+  start_server {} {
+    r replicaof 127.0.0.1 [srv -1 port]
+    wait_caught_up -1 0
+
+    test {An error from the master's stream is logged as CRITICAL (propagation-error-behavior ignore)} {
+      r -1 debug replicate not-a-command arg1
+      r config set replica-read-only no
+      r set counter text
+      r -1 set counter 5
+      r -1 incr counter
+      wait_caught_up -1 0
+      set log [log_of 0]
+      r config set replica-read-only yes
+      list [string match "*== CRITICAL == This replica is sending an error to its master: 'unknown command 'not-a-command'*" $log] \
+        [string match "*== CRITICAL == This replica is sending an error to its master: 'value is not an integer or out of range' after processing the command 'incr'*" $log] \
+        [r ping]
+    } {1 0 PONG}
+
+    test {propagation-error-behavior panic-on-replicas: the replica stops at the first such error} {
+      # A replica of its own (launch_server: the crash report it writes is
+      # expected here, not a fault of the block).
+      set rep [launch_server {propagation-error-behavior panic-on-replicas} {}]
+      set c [::redis::connect [dict get $rep host] [dict get $rep port] -timeout 5000]
+      $c replicaof 127.0.0.1 [srv -1 port]
+      wait_for_condition 200 50 {[info_field [$c info replication] master_link_status] eq "up"} {
+        fail "the replica never synced"
+      }
+      r -1 debug replicate not-a-command
+      set status [wait_server_exit [dict get $rep dir] 10000]
+      catch {$c close}
+      set log [read_file [dict get $rep stdout]]
+      if {$status eq ""} { catch {exec kill -9 [dict get $rep pid]} }
+      list [expr {$status ne "" && $status != 0}] \
+        [string match "*This replica panicked sending an error to its master*" $log]
+    } {1 1}
+  }
+}

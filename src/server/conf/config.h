@@ -74,6 +74,10 @@ struct Config {
   // (0: not at all), and the flags SIGINT / SIGTERM shut down with
   // ("default", or words of save|nosave|now|force).
   int64_t shutdown_timeout = 10;
+  // An error from the master's stream or the AOF being loaded: logged
+  // (ignore), or the server panics (panic; panic-on-replicas: the
+  // master's stream only).
+  std::string propagation_error_behavior = "ignore";
   std::string shutdown_on_sigint = "default";
   std::string shutdown_on_sigterm = "default";
   int64_t repl_backlog_size = 1024 * 1024;

@@ -42,6 +42,8 @@ inline constexpr const char* kMaxmemoryPolicyNames[] = {
     "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
     "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
 inline constexpr EnumValues kMaxmemoryPolicies = {kMaxmemoryPolicyNames, 8};
+inline constexpr const char* kPropagationErrorNames[] = {"ignore", "panic", "panic-on-replicas"};
+inline constexpr EnumValues kPropagationErrorBehaviors = {kPropagationErrorNames, 3};
 inline constexpr const char* kPubsubDefaultNames[] = {"allchannels", "resetchannels"};
 inline constexpr EnumValues kPubsubDefaults = {kPubsubDefaultNames, 2};
 inline constexpr const char* kProtectedModeNames[] = {"no", "yes", "local"};

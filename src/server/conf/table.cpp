@@ -385,6 +385,8 @@ std::vector<Option> builtinOptions() {
              getLatencyPercentiles},
       INT_OPT("slowlog-max-len", slowlog_max_len, 0, INT64_MAX, true),
       INT_OPT("shutdown-timeout", shutdown_timeout, 0, INT_MAX, true),
+      ENUM_OPT("propagation-error-behavior", propagation_error_behavior,
+               kPropagationErrorBehaviors, true),
       Option{"shutdown-on-sigint", true, 1, -1,
              [](Config& c, const Args& a, std::string* e) {
                return parseShutdownFlags(a, &c.shutdown_on_sigint, e);

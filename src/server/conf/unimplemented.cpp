@@ -69,8 +69,6 @@ std::vector<UnimplementedOption> buildTable() {
       // Replication.
       boolOpt("replica-ignore-disk-write-errors", nullptr, "no", true, kRepl),
       boolOpt("repl-disable-tcp-nodelay", nullptr, "no", true, kRepl),
-      enumOpt("propagation-error-behavior", "ignore", true, "ignore|panic|panic-on-replicas",
-              kRepl),
       // Cluster mode.
       boolOpt("cluster-enabled", nullptr, "no", false, kCluster),
       strOpt("cluster-config-file", nullptr, false, kCluster, "nodes.conf"),

@@ -24,7 +24,7 @@ std::vector<Client::CloseHook>& closeHooks() {
   static std::vector<Client::CloseHook> hooks;
   return hooks;
 }
-void (*g_error_hook)(std::string_view) = nullptr;
+void (*g_error_hook)(const Client*, std::string_view) = nullptr;
 }  // namespace
 
 void Client::addCloseHook(CloseHook hook) {
@@ -34,7 +34,7 @@ void Client::addCloseHook(CloseHook hook) {
   closeHooks().push_back(hook);
 }
 
-void Client::setErrorHook(void (*hook)(std::string_view msg)) {
+void Client::setErrorHook(void (*hook)(const Client* c, std::string_view msg)) {
   g_error_hook = hook;
 }
 
@@ -66,7 +66,7 @@ void Client::muteReplies(bool mute) {
 }
 
 void Client::addError(std::string_view msg) {
-  if (g_error_hook != nullptr) g_error_hook(msg);
+  if (g_error_hook != nullptr) g_error_hook(this, msg);
   writer_.error(msg);
 }
 

@@ -91,8 +91,9 @@ class Client {
   // the hooks in registration order, before closing the connection.
   // Registering the same hook again does nothing.
   static void addCloseHook(CloseHook hook);
-  // Called for every error reply added (INFO errorstats); none by default.
-  static void setErrorHook(void (*hook)(std::string_view msg));
+  // Called for every error reply added, with its client (INFO errorstats,
+  // errors from the master's stream); none by default.
+  static void setErrorHook(void (*hook)(const Client* c, std::string_view msg));
 
   // ---- arguments of the running command
   size_t argc() const { return argv_.size(); }

@@ -16,6 +16,7 @@
 #include "server/db/list.h"
 #include "server/db/quicklist.h"
 #include "server/persist/dump_payload.h"
+#include "server/propagate/propagate.h"
 #include "server/repl/master/replicas.h"
 
 namespace server {
@@ -141,6 +142,15 @@ bool debugInspectSubcommand(Client* c) {
     c->addOk();
   } else if (is("SET-DISABLE-DENY-SCRIPTS", 3)) {
     g_server->script_deny_disabled = atoi(std::string(c->arg(2)).c_str()) != 0;
+    c->addOk();
+  } else if (c->argc() >= 3 && common::strutil::equalsIgnoreCase(sub, "REPLICATE")) {
+    // The arguments go to the replicas as a command, unrun here (tests of
+    // a replica's divergence, as Redis's DEBUG REPLICATE).
+    if (propagate::wanted()) {
+      std::vector<std::string_view> args(c->argv().begin() + 2, c->argv().end());
+      propagate::rewrite(std::span<const std::string_view>(args));
+      propagate::forceCommand(propagate::kToReplicas);
+    }
     c->addOk();
   } else if (is("CHANGE-REPL-ID", 2)) {
     LOG_WARNING("Changing replication IDs after receiving DEBUG change-repl-id");
