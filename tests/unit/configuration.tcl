@@ -312,6 +312,26 @@ start_server {tags {config external:skip} overrides {cluster-replica-validity-fa
     assert_match "*\ncluster-node-timeout 45\n*" $text
     assert_match "*\ncluster-replica-validity-factor 9\n*" $text
   }
+
+  test {A file CONFIG REWRITE wrote starts a server again (the default user's line included)} {
+    r config rewrite
+    set text [read_file [srv dir]/redis.conf]
+    assert_match "*\nuser default on nopass ~\* &\* +@all*" $text
+    set dir [new_tmp_dir rewritten]
+    file copy [srv dir]/redis.conf $dir/redis.conf
+    set port [find_free_port]
+    set pid [exec $::cfg(server_bin) $dir/redis.conf --port $port --dir $dir --unixsocket "" \
+               --logfile $dir/log --daemonize no > /dev/null 2>&1 &]
+    wait_for_condition 100 50 {[ping_server 127.0.0.1 $port]} {
+      catch {exec kill -9 $pid}
+      fail "the rewritten file did not start a server: [read_file $dir/log]"
+    }
+    set c [::redis::connect 127.0.0.1 $port]
+    set acl [$c acl list]
+    catch {$c shutdown nosave}
+    $c close
+    set acl
+  } {{user default on nopass sanitize-payload ~* &* +@all}}
 }
 
 start_server {tags {config external:skip} overrides {loading-process-events-interval-bytes 4096}} {

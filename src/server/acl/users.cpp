@@ -200,6 +200,10 @@ bool init(std::string* err) {
   for (const auto& words : cfg.acl_users) {
     bool unmatched;
     std::vector<std::string> rules = joinSelectors(words, &unmatched);
+    // A user line describes the whole user: an existing one (default)
+    // starts from "reset", as Redis loads it (CONFIG REWRITE writes the
+    // default user's line, which must load back).
+    if (!rules.empty() && g_users.count(rules[0]) != 0) rules.insert(rules.begin() + 1, "reset");
     std::string why;
     if (unmatched) {
       *err = "Unmatched parenthesis in acl selector";
