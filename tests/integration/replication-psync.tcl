@@ -202,3 +202,35 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} 
     }
   }
 }
+
+start_server {tags {repl external:skip}} {
+  set dir [new_tmp_dir master-restart]
+  set port [find_free_port]
+  set master_overrides [list dir $dir port $port repl-diskless-sync-delay 0]
+  test {A master restarted from its RDB continues its history: the replica resyncs partially and gets the expired keys' DELs} {
+    start_server [list overrides $master_overrides] {
+      r -1 replicaof 127.0.0.1 $port
+      wait_caught_up 0 -1
+      r set kept 1
+      r set short v PX 300
+      wait_caught_up 0 -1
+      set old_id [repl_field 0 master_replid]
+      set old_offset [repl_field 0 master_repl_offset]
+      set pid [srv 0 pid]
+      catch {r shutdown save now}
+      mark_server_killed
+      wait_for_condition 100 50 {[catch {exec kill -0 $pid}]} { fail "master did not exit" }
+    }
+    after 400
+    start_server [list overrides $master_overrides] {
+      wait_link_up -1
+      wait_caught_up 0 -1
+      set res [list [expr {[repl_field 0 master_replid] ne $old_id}] \
+        [expr {[repl_field 0 master_replid2] eq $old_id}] \
+        [expr {[repl_field 0 second_repl_offset] == $old_offset + 1}] \
+        [stat_field 0 sync_full] [stat_field 0 sync_partial_ok] \
+        [r -1 get kept] [r -1 dbsize]]
+    }
+    set res
+  } {1 1 1 0 1 1 1}
+}

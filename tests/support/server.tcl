@@ -147,7 +147,8 @@ proc ping_server {host port} {
 proc launch_server {overrides argv} {
   for {set attempt 1} {1} {incr attempt} {
     set dir [new_tmp_dir server]
-    set port [find_free_port]
+    # A fixed port (a server restarted where its replicas look for it).
+    set port [expr {[dict exists $overrides port] ? [dict get $overrides port] : [find_free_port]}]
     set pairs [base_config $dir $port]
     foreach {name value} $overrides { lappend pairs $name [config_quote $value] }
     write_config $dir/redis.conf $pairs

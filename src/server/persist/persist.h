@@ -101,6 +101,10 @@ struct ReplInfo {
   int64_t stream_db = -1;
 };
 const ReplInfo& loadedReplInfo();
+// The keys the start-up load skipped because their TTL had passed (db, key),
+// handed over once: a master continuing its history from the RDB feeds
+// their DELs to the replicas that continue with it.
+std::vector<std::pair<int, std::string>> takeLoadExpiredKeys();
 
 struct ReplicaRdb {
   const uint8_t* data = nullptr;

@@ -250,6 +250,7 @@ class Loader {
         st_->empty_skipped++;
       } else if (expire >= 0 && expire < now_ms_) {
         st_->expired_skipped++;
+        if (hooks_ != nullptr && hooks_->on_expired) hooks_->on_expired(cur->id(), key);
       } else {
         // One hash per key: set() inserts, and a size that did not grow
         // means the key was already there.

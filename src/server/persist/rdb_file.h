@@ -87,6 +87,8 @@ struct LoadHooks {
   // folded into the checksum and given back (madvise), so a big file does
   // not stay resident beside the data it became. Never for heap memory.
   bool release_behind = false;
+  // A key skipped because its TTL had passed (db index, key).
+  std::function<void(int db, std::string_view key)> on_expired;
 };
 
 // The log line for hash fields whose expiry time was not kept; empty when

@@ -174,6 +174,14 @@ const ReplInfo& loadedReplInfo() {
   return g_loaded_repl;
 }
 
+std::vector<std::pair<int, std::string>> g_load_expired;
+
+std::vector<std::pair<int, std::string>> takeLoadExpiredKeys() {
+  std::vector<std::pair<int, std::string>> out;
+  out.swap(g_load_expired);
+  return out;
+}
+
 SaveOptions saveOptions() {
   const server::Config& c = server::g_server->config;
   SaveOptions o;
@@ -418,6 +426,9 @@ bool loadAtStart() {
       srv.loop.processEvents(false);
     }
     return !srv.shutdown_asap;
+  };
+  hooks.on_expired = [](int db, std::string_view key) {
+    g_load_expired.emplace_back(db, std::string(key));
   };
   bool ok =
       loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases), loadLimits(),

@@ -12,6 +12,7 @@
 #include "server/core/client.h"
 #include "server/core/reply_helpers.h"
 #include "server/core/state.h"
+#include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
 #include "server/repl/backlog.h"
 #include "server/repl/repl.h"
@@ -190,6 +191,22 @@ void setReplIdAndOffset(const std::string& id, int64_t offset) {
   ensureBacklog();
   g().replid2.assign(40, '0');
   g().second_offset = -1;
+}
+
+void continueHistoryAsMaster() {
+  const persist::ReplInfo& ri = persist::loadedReplInfo();
+  std::vector<std::pair<int, std::string>> expired = persist::takeLoadExpiredKeys();
+  if (ri.id.size() != 40 || ri.offset < 0 || ri.stream_db < 0) return;
+  setReplIdAndOffset(ri.id, ri.offset);
+  shiftReplId(std::string());
+  g().no_replicas_since_s = nowSec();
+  bool lazy = g_server->config.lazyfree_lazy_expire;
+  for (const auto& [db, key] : expired) {
+    std::string_view argv[] = {lazy ? "UNLINK" : "DEL", key};
+    std::string out;
+    propagate::appendToStream(&out, &g().stream_db, db, argv);
+    feedStream(out);
+  }
 }
 
 void shiftReplId(const std::string& id) {

@@ -55,6 +55,13 @@ struct ReplicaState {
   int64_t obuf_soft_since_ms = 0;
 };
 
+// A master restarted from an RDB that names its replication id and offset
+// (aux fields): that history becomes the secondary id (valid up to
+// offset + 1) under a new id, with a backlog, so its replicas continue with
+// PSYNC; the DELs of the keys the load found expired go into the stream
+// first (as Redis 7.0). Nothing without those fields.
+void continueHistoryAsMaster();
+
 // The client's state; created when `create` (else nullptr if none).
 ReplicaState* stateOf(Client* c, bool create);
 // Clients that sent SYNC/PSYNC, in arrival order.

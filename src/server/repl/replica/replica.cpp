@@ -267,7 +267,10 @@ void registerReplicaCommands(CommandTable& t) {
 
 void startReplicaFromConfig() {
   const std::string& v = g_server->config.replicaof;
-  if (v.empty()) return;
+  if (v.empty()) {
+    continueHistoryAsMaster();
+    return;
+  }
   size_t sp = v.rfind(' ');
   int64_t port = 0;
   common::strutil::parseInt64(std::string_view(v).substr(sp + 1), &port);
@@ -281,6 +284,7 @@ void startReplicaFromConfig() {
   // Our own RDB says where its data stands in the master's stream: the
   // first PSYNC may continue from there.
   const persist::ReplInfo& ri = persist::loadedReplInfo();
+  persist::takeLoadExpiredKeys();  // a master's concern only: released
   if (ri.id.size() == 40 && ri.offset >= 0 && ri.stream_db >= 0) {
     setReplIdAndOffset(ri.id, ri.offset);
     replica::setMasterDb(static_cast<int>(ri.stream_db));
