@@ -31,7 +31,6 @@ struct Flags {
 };
 
 struct Pending {
-  bool waiting = false;  // initiated: waiting for lagging replicas
   Flags flags;
   std::vector<Client*> callers;  // SHUTDOWN callers, blocked
   bool hook = false;
@@ -40,6 +39,11 @@ struct Pending {
 Pending& pending() {
   static Pending p;
   return p;
+}
+
+// Waiting for lagging replicas (the deadline INFO shows is set).
+bool waiting() {
+  return g_server->shutdown_deadline_ms != 0;
 }
 
 void countCallers() {
@@ -73,7 +77,6 @@ void failCallers() {
 // Gives up a shutdown: the server goes on, writes are released.
 void cancel() {
   Pending& p = pending();
-  p.waiting = false;
   p.flags = Flags();
   g_server->shutdown_deadline_ms = 0;
   crash::clearShutdownRequest();
@@ -111,7 +114,6 @@ bool begin(Flags f) {
   LOG_WARNING("User requested shutdown...");
   const Config& cfg = g_server->config;
   if (!f.now && cfg.shutdown_timeout != 0 && !repl::replicasInSync()) {
-    p.waiting = true;
     g_server->shutdown_deadline_ms = event::EventLoop::nowMs() + cfg.shutdown_timeout * 1000;
     if (!pause::active()) repl::requestAcks();
     pause::holdWrites(pause::Hold::kShutdown, true);
@@ -134,7 +136,7 @@ Flags signalFlags(const std::string& v) {
 }
 
 bool abortShutdown() {
-  if (pending().waiting) {
+  if (waiting()) {
     cancel();
   } else if (crash::shutdownRequested()) {
     crash::clearShutdownRequest();  // a signal's, not acted on yet
@@ -188,8 +190,8 @@ void shutdownCommand(Client* c) {
   p.callers.push_back(c);
   c->flags |= kBlocked;
   countCallers();
-  if (p.waiting) return;  // joins the wait under way
-  if (begin(f) || p.waiting) return;
+  if (waiting()) return;  // joins the wait under way
+  if (begin(f) || waiting()) return;
   // Failed at once: this caller is answered here (the timer answers none).
   p.callers.erase(std::remove(p.callers.begin(), p.callers.end(), c), p.callers.end());
   countCallers();
@@ -211,8 +213,7 @@ void registerShutdownCommand(CommandTable& t) {
 void shutdownCron() {
   Server& s = *g_server;
   if (s.shutdown_asap) return;
-  Pending& p = pending();
-  if (p.waiting) {
+  if (waiting()) {
     if (event::EventLoop::nowMs() >= s.shutdown_deadline_ms || repl::replicasInSync()) finish();
     return;
   }

@@ -19,6 +19,17 @@ proc wait_role {level role} {
 
 proc failover_state {level} { return [repl_field $level master_failover_state] }
 
+# Waits until the failover swapped the roles: `new` a master, `old` its
+# replica with the link up and out of the failover state.
+proc wait_swapped {new old} {
+  wait_role $new master
+  wait_role $old slave
+  wait_link_up $old
+  wait_for_condition 100 50 {[failover_state $old] eq "no-failover"} {
+    fail "the old master never left the failover state"
+  }
+}
+
 start_server [list tags {repl failover external:skip} overrides $::fo_overrides] {
   test {FAILOVER errors: no replicas, nothing to abort, bad arguments} {
     assert_error {*FAILOVER requires connected replicas*} {r failover}
@@ -60,12 +71,7 @@ start_server [list tags {repl failover external:skip} overrides $::fo_overrides]
       wait_caught_up -1 0
       set full [stat_field 0 sync_full]
       assert_equal OK [r -1 failover to 127.0.0.1 [srv 0 port]]
-      wait_role 0 master
-      wait_role -1 slave
-      wait_link_up -1
-      wait_for_condition 100 50 {[failover_state -1] eq "no-failover"} {
-        fail "the old master never left the failover state"
-      }
+      wait_swapped 0 -1
       assert_error {*READONLY*} {r -1 set x 1}
       r set after 2
       wait_caught_up 0 -1
@@ -75,12 +81,7 @@ start_server [list tags {repl failover external:skip} overrides $::fo_overrides]
 
     test {FAILOVER without TO picks the replica that caught up (back again)} {
       assert_equal OK [r failover]
-      wait_role -1 master
-      wait_role 0 slave
-      wait_link_up 0
-      wait_for_condition 100 50 {[failover_state 0] eq "no-failover"} {
-        fail "the old master never left the failover state"
-      }
+      wait_swapped -1 0
       r -1 set third 3
       wait_caught_up -1 0
       r get third
@@ -129,12 +130,7 @@ start_server [list tags {repl failover external:skip} overrides $::fo_overrides]
         fail "FORCE did not start the failover"
       }
       exec kill -CONT [srv 0 pid]
-      wait_role 0 master
-      wait_role -1 slave
-      wait_for_condition 100 50 {[failover_state -1] eq "no-failover"} {
-        fail "the old master never left the failover state"
-      }
-      wait_link_up -1
+      wait_swapped 0 -1
       r get unacked3
     } {1}
   }
@@ -155,9 +151,7 @@ if {[file executable $::reference_bin]} {
               wait_caught_up -1 0
               set full [stat_field 0 sync_full]
               assert_equal OK [r -1 failover to 127.0.0.1 [srv 0 port]]
-              wait_role 0 master
-              wait_role -1 slave
-              wait_link_up -1
+              wait_swapped 0 -1
               r set k2 v2
               wait_caught_up 0 -1
               list [r -1 get k1] [r -1 get k2] [r hget h f] [expr {[stat_field 0 sync_full] - $full}]

@@ -83,13 +83,11 @@ void Db::expireNow(Entry* e) {
 Entry* Db::find(std::string_view key, bool for_write) {
   Entry* e = keys_.find(key);
   if (e == nullptr) return nullptr;
-  if (e->hasExpire() && isExpired(e)) {
-    if (expiry_replica && !(for_write && !master_view)) {
-      if (!master_view) return nullptr;
-    } else {
-      if (!expiry_paused) expireNow(e);
-      return nullptr;
-    }
+  if (e->hasExpire() && isExpired(e) && !(expiry_replica && master_view)) {
+    // On a replica only its own clients' writes delete it; reads hide it.
+    if (expiry_replica && !for_write) return nullptr;
+    if (!expiry_paused) expireNow(e);
+    return nullptr;
   }
   e->lru = accessedField(e->lru);
   return e;

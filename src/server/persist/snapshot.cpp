@@ -309,19 +309,28 @@ void logLoadOrigin(const LoadStats& stats) {
   if (!note.empty()) LOG_WARNING("%s", note.c_str());
 }
 
-bool reloadFrom(const std::string& path, std::string* err) {
+// DEBUG RELOAD's read of `path` into fresh databases; false (with *err)
+// when it is missing or bad.
+bool loadForReload(const std::string& path, std::vector<std::unique_ptr<db::Db>>* fresh,
+                   LoadStats* stats, std::string* err) {
   server::Server& srv = *server::g_server;
-  std::vector<std::unique_ptr<db::Db>> fresh;
-  LoadStats stats;
   bool missing = false;
   db::Clock::update();
   if (!loadRdbFile(path, static_cast<int>(srv.config.databases), loadLimits(),
-                   srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, err))
+                   srv.config.rdbchecksum, db::Clock::nowMs, fresh, stats, &missing, err))
     return false;
   if (missing) {
     *err = "no such file: " + path;
     return false;
   }
+  return true;
+}
+
+bool reloadFrom(const std::string& path, std::string* err) {
+  server::Server& srv = *server::g_server;
+  std::vector<std::unique_ptr<db::Db>> fresh;
+  LoadStats stats;
+  if (!loadForReload(path, &fresh, &stats, err)) return false;
   for (size_t i = 0; i < fresh.size() && i < srv.dbs.size(); i++) {
     // WATCHers of the old contents see them change (as with FLUSHALL).
     server::dbWillChange(srv.dbs[i].get(), nullptr);
@@ -340,15 +349,7 @@ bool reloadInto(const std::string& path, bool merge, std::string* err) {
   server::Server& srv = *server::g_server;
   std::vector<std::unique_ptr<db::Db>> fresh;
   LoadStats stats;
-  bool missing = false;
-  db::Clock::update();
-  if (!loadRdbFile(path, static_cast<int>(srv.config.databases), loadLimits(),
-                   srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, err))
-    return false;
-  if (missing) {
-    *err = "no such file: " + path;
-    return false;
-  }
+  if (!loadForReload(path, &fresh, &stats, err)) return false;
   size_t n = std::min(fresh.size(), srv.dbs.size());
   if (!merge) {
     // Nothing changes when a key is already there.

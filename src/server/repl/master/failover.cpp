@@ -80,12 +80,8 @@ ReplicaState* findReplica(const std::string& host, int64_t port) {
   return nullptr;
 }
 
-bool argIs(std::string_view a, const char* s) {
-  return common::strutil::equalsIgnoreCase(a, s);
-}
-
 void failoverCommand(Client* c) {
-  if (c->argc() == 2 && argIs(c->arg(1), "abort")) {
+  if (c->argc() == 2 && common::strutil::equalsIgnoreCase(c->arg(1), "abort")) {
     if (fo().state == FailoverState::kNone) {
       c->addError("No failover in progress.");
       return;
@@ -100,19 +96,19 @@ void failoverCommand(Client* c) {
   bool have_host = false;
   for (size_t j = 1; j < c->argc(); j++) {
     std::string_view a = c->arg(j);
-    if (argIs(a, "timeout") && j + 1 < c->argc() && timeout_ms == 0) {
+    if (common::strutil::equalsIgnoreCase(a, "timeout") && j + 1 < c->argc() && timeout_ms == 0) {
       if (!c->argInt64(j + 1, &timeout_ms)) return;
       if (timeout_ms <= 0) {
         c->addError("FAILOVER timeout must be greater than 0");
         return;
       }
       j++;
-    } else if (argIs(a, "to") && j + 2 < c->argc() && !have_host) {
+    } else if (common::strutil::equalsIgnoreCase(a, "to") && j + 2 < c->argc() && !have_host) {
       if (!c->argInt64(j + 2, &port)) return;
       host = std::string(c->arg(j + 1));
       have_host = true;
       j += 2;
-    } else if (argIs(a, "force") && !force) {
+    } else if (common::strutil::equalsIgnoreCase(a, "force") && !force) {
       force = true;
     } else {
       c->addError("syntax error");
