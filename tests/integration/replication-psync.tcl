@@ -49,6 +49,11 @@ foreach bin $replica_bins {
           set old_id [repl_field -1 master_replid]
           r replicaof no one
           assert_equal [repl_field 0 master_replid2] $old_id
+          # The old master comes back after a few of the new master's ticks,
+          # as under Sentinel: a promoted server without replicas yet keeps
+          # its backlog (repl-backlog-ttl counts from the promotion).
+          after 2100
+          assert_equal [repl_field 0 repl_backlog_active] 1
           r set on-new-master 1
           r -1 replicaof 127.0.0.1 [srv 0 port]
           wait_caught_up 0 -1

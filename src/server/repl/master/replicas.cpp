@@ -36,7 +36,9 @@ struct Globals {
   // Created with the first replica (or a replica's first sync), freed
   // after repl-backlog-ttl without replicas on a master.
   std::unique_ptr<Backlog> backlog;
-  int64_t no_replicas_since_s = 0;
+  // repl-backlog-ttl counts from here: start, the last replica gone, or a
+  // new history (a promotion must not find its backlog already expired).
+  int64_t no_replicas_since_s = static_cast<int64_t>(time(nullptr));
 };
 
 Globals& g() {
@@ -199,7 +201,6 @@ void continueHistoryAsMaster() {
   if (ri.id.size() != 40 || ri.offset < 0 || ri.stream_db < 0) return;
   setReplIdAndOffset(ri.id, ri.offset);
   shiftReplId(std::string());
-  g().no_replicas_since_s = nowSec();
   bool lazy = g_server->config.lazyfree_lazy_expire;
   for (const auto& [db, key] : expired) {
     std::string_view argv[] = {lazy ? "UNLINK" : "DEL", key};
@@ -214,6 +215,7 @@ void shiftReplId(const std::string& id) {
   s.replid2 = replId();
   s.second_offset = s.offset + 1;
   s.replid = id.empty() ? randomId() : id;
+  s.no_replicas_since_s = nowSec();
   LOG_WARNING(
       "Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
       "ID is %s",
