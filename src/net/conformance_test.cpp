@@ -6,6 +6,9 @@
 // RDMA_TEST_ADDR picks the address (default 10.99.0.1, the VM's).
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -483,6 +486,32 @@ TEST_P(Conformance, ConnectCloseCyclesLeakNothing) {
   if (GetParam() == "rdma") {
     EXPECT_EQ(infoField(type_, "rdma_connected_clients"), "0");
   }
+}
+
+// setNoDelay reaches TCP_NODELAY of types over TCP, and says -1 where the
+// transport has no such notion; the connection keeps working either way.
+TEST_P(Conformance, NoDelaySwitch) {
+  Side* c = connectClient();
+  ASSERT_TRUE(runUntil([&] { return c->connected || c->closed; }));
+  ASSERT_TRUE(c->connected);
+  bool over_tcp = GetParam() == "tcp" || GetParam() == "tls";
+  int fd = c->conn->fd();
+  auto nodelay = [fd] {
+    int v = -1;
+    socklen_t len = sizeof(v);
+    getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len);
+    return v != 0;
+  };
+  if (over_tcp) {
+    EXPECT_EQ(c->conn->setNoDelay(false), 0);
+    EXPECT_FALSE(nodelay());
+    EXPECT_EQ(c->conn->setNoDelay(true), 0);
+    EXPECT_TRUE(nodelay());
+  } else {
+    EXPECT_EQ(c->conn->setNoDelay(false), -1);
+  }
+  closeSide(c);
+  roundTrip("still fine");
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Conformance, ::testing::Values("tcp", "unix", "rdma", "tls"),

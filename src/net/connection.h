@@ -88,6 +88,9 @@ class Connection {
   bool isLocal() const { return doIsLocal(); }
   // The fd for diagnostics (CLIENT LIST fd=); -1 if the transport has none.
   int fd() const { return doFd(); }
+  // Nagle's algorithm off (true, the default of TCP connections) or on.
+  // 0, or -1 where the transport has no such notion (unix, rdma).
+  int setNoDelay(bool on) { return doSetNoDelay(on); }
   // How MONITOR and logs name the peer: its address, or for a peer without
   // one (a unix socket's) "<type>:<local address>", e.g. "unix:/tmp/r.sock".
   std::string peerLabel() const;
@@ -114,6 +117,7 @@ class Connection {
   virtual std::string doAddress(bool peer) const = 0;
   virtual bool doIsLocal() const = 0;
   virtual int doFd() const { return -1; }
+  virtual int doSetNoDelay(bool) { return -1; }
   virtual std::string doTransport() const;
 
   // Transports call handlers only through this: it keeps the object alive

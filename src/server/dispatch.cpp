@@ -1,9 +1,12 @@
 #include "server/dispatch.h"
 #include "server/persist/persist.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "common/log.h"
+#include "event/event_loop.h"
 #include "server/acl/check.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
@@ -38,10 +41,32 @@ static void replyUnknownCommand(Client* c) {
 template <bool Links>
 static bool dispatchUnmuted(Client* c);
 
+// A write (or PING) from the master while this replica cannot persist
+// (the -MISCONF state its own clients get): refusing it would make the data
+// sets diverge, so the replica stops with a crash report, or with
+// replica-ignore-disk-write-errors applies it and says so every 10 s (as
+// Redis 7.0 does; a PING never stops it).
+[[gnu::noinline]] static void masterCommandWithDiskError(const Command* cmd) {
+  bool ping = strcmp(cmd->name, "ping") == 0;
+  if (!g_server->config.replica_ignore_disk_write_errors && !ping) {
+    LOG_WARNING(
+        "Replica was unable to write command to disk (%s); stopping "
+        "(replica-ignore-disk-write-errors no).",
+        persist::writeError());
+    abort();  // the crash report (crash/) follows from SIGABRT
+  }
+  static int64_t last_log_ms = 0;
+  int64_t now = event::EventLoop::nowMs();
+  if (now - last_log_ms > 10000) {
+    last_log_ms = now;
+    LOG_WARNING("Replica is applying a command even though it is unable to write to disk.");
+  }
+}
+
 // The master's stream on a replica: applied as the master ran it, without
-// the checks of authentication, ACL, read-only, memory or persistence
-// errors (Redis's "obey client"). Keys whose TTL passed here but not yet
-// on the master are still seen by these commands.
+// the checks of authentication, ACL, read-only or memory (Redis's "obey
+// client"); a persistence error is handled above. Keys whose TTL passed
+// here but not yet on the master are still seen by these commands.
 [[gnu::noinline]] static bool dispatchFromMaster(Client* c, Command* cmd) {
   int argc = static_cast<int>(c->argc());
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
@@ -50,6 +75,9 @@ static bool dispatchUnmuted(Client* c);
     return true;
   }
   if ((pause::active() || (c->flags & kPostponed)) && pause::shouldPostpone(c, *cmd)) return true;
+  if (((cmd->flags & kWrite) || strcmp(cmd->name, "ping") == 0) && persist::writeError() != nullptr)
+      [[unlikely]]
+    masterCommandWithDiskError(cmd);
   if (multiQueueCommand(c, cmd)) return true;
   db::Db::master_view = true;
   callCommand(c, cmd);

@@ -103,3 +103,89 @@ start_server {tags {repl external:skip}} {
     r config get repl-transport
   } {repl-transport tcp}
 }
+
+# A replica whose BGSAVE failed (its own clients get -MISCONF) and the
+# master's writes: applied and logged with replica-ignore-disk-write-errors,
+# else the replica stops rather than let the data sets diverge.
+proc break_bgsave {c dir} {
+  file mkdir $dir/gone
+  $c config set dir $dir/gone
+  file delete -force $dir/gone
+  $c bgsave
+  wait_for_condition 500 20 {[info_field [$c info persistence] rdb_last_bgsave_status] eq "err"} {
+    fail "the BGSAVE did not fail"
+  }
+}
+
+start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} {
+  set overrides {save "900 1" enable-protected-configs yes replica-ignore-disk-write-errors yes}
+  start_server [list overrides $overrides] {
+    test {replica-ignore-disk-write-errors yes: the master's writes apply (logged), own clients get -MISCONF} {
+      r replicaof 127.0.0.1 [srv -1 port]
+      wait_caught_up -1 0
+      break_bgsave [srv 0 client] [srv 0 dir]
+      assert_error {MISCONF*} {r ping}
+      r -1 set while-broken 1
+      r -1 incr counter
+      wait_caught_up -1 0
+      wait_log 0 "*Replica is applying a command even though it is unable to write to disk*"
+      set got [list [r get while-broken] [r get counter] [repl_field 0 master_link_status]]
+      r config set save ""  ;# else SIGTERM's final save fails and it stays up
+      set got
+    } {1 1 up}
+  }
+
+  test {replica-ignore-disk-write-errors no (default): the replica stops at the master's first write} {
+    # A replica of its own (launch_server): the crash report it writes is
+    # expected here, not a fault of a block.
+    set rep [launch_server {save "900 1" enable-protected-configs yes} {}]
+    set c [::redis::connect [dict get $rep host] [dict get $rep port] -timeout 5000]
+    $c replicaof 127.0.0.1 [srv 0 port]
+    wait_for_condition 200 50 {[info_field [$c info replication] master_link_status] eq "up"} {
+      fail "the replica never synced"
+    }
+    break_bgsave $c [dict get $rep dir]
+    # The master's PINGs keep flowing without harm; its first write stops it.
+    after 1500
+    assert_equal [wait_server_exit [dict get $rep dir] 10] ""
+    r set k v
+    set status [wait_server_exit [dict get $rep dir] 10000]
+    catch {$c close}
+    set log [read_file [dict get $rep stdout]]
+    if {$status eq ""} { catch {exec kill -9 [dict get $rep pid]} }
+    list [expr {$status ne "" && $status != 0}] \
+      [string match "*Replica was unable to write command to disk*" $log]
+  } {1 1}
+}
+
+if {![catch {exec /usr/bin/python3 -c "import os; os.pidfd_open"}]} {
+  start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+      test {repl-disable-tcp-nodelay: a full sync turns Nagle on for that replica's link only} {
+        proc nodelay_of_replica {level} {
+          set fd [lindex [regexp -inline {fd=(\d+)} [r $level client list type replica]] 1]
+          set rc [catch {exec /usr/bin/python3 [file join $::support_dir sock_opt.py] \
+                           [srv $level pid] $fd} out]
+          if {$rc && [string match "*child process exited abnormally*" $::errorInfo] &&
+              [lindex $::errorCode 2] == 77} { return skip }
+          return $out
+        }
+        r replicaof 127.0.0.1 [srv -1 port]
+        wait_caught_up -1 0
+        set before [nodelay_of_replica -1]
+        r replicaof no one
+        r -1 config set repl-disable-tcp-nodelay yes
+        r replicaof 127.0.0.1 [srv -1 port]
+        wait_caught_up -1 0
+        set after [nodelay_of_replica -1]
+        if {$before eq "skip"} { puts "    (pidfd_getfd not permitted here: options not read)" } else {
+          assert_equal $before 1
+          assert_equal $after 0
+        }
+        r -1 set through-nagle 1
+        wait_caught_up -1 0
+        list [r get through-nagle] [r -1 config get repl-disable-tcp-nodelay]
+      } {1 {repl-disable-tcp-nodelay yes}}
+    }
+  }
+}

@@ -139,6 +139,10 @@ void SocketConnection::doClose() {
   state_ = ConnState::kClosed;
 }
 
+int SocketConnection::doSetNoDelay(bool on) {
+  return sock::setNoDelay(fd_, on);
+}
+
 std::string SocketConnection::doAddress(bool peer) const {
   return sock::formatAddress(fd_, peer);
 }

@@ -39,6 +39,7 @@ class SocketConnection : public Connection {
   std::string doAddress(bool peer) const override;
   bool doIsLocal() const override;
   int doFd() const override { return fd_; }
+  int doSetNoDelay(bool on) override;
 
  private:
   static void onEvent(event::EventLoop* loop, int fd, void* data, int mask);

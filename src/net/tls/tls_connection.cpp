@@ -408,6 +408,10 @@ void TlsConnection::doClose() {
   state_ = ConnState::kClosed;
 }
 
+int TlsConnection::doSetNoDelay(bool on) {
+  return sock::setNoDelay(fd_, on);
+}
+
 std::string TlsConnection::doAddress(bool peer) const {
   return sock::formatAddress(fd_, peer);
 }

@@ -92,6 +92,11 @@ struct Config {
   bool replica_read_only = true;
   bool replica_ignore_maxmemory = true;
   bool replica_lazy_flush = false;
+  // A replica that cannot persist applies its master's writes anyway
+  // (logged) instead of stopping with a crash report, as Redis 7.0.
+  bool replica_ignore_disk_write_errors = false;
+  // A full sync turns Nagle back on for the replica's TCP link.
+  bool repl_disable_tcp_nodelay = false;
   int64_t replica_priority = 100;
   std::string replica_announce_ip;
   int64_t replica_announce_port = 0;

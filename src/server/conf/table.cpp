@@ -157,6 +157,8 @@ std::vector<Option> builtinOptions() {
       BOOL_OPT("replica-read-only", replica_read_only, true),
       BOOL_OPT("replica-ignore-maxmemory", replica_ignore_maxmemory, true),
       BOOL_OPT("replica-lazy-flush", replica_lazy_flush, true),
+      BOOL_OPT("replica-ignore-disk-write-errors", replica_ignore_disk_write_errors, true),
+      BOOL_OPT("repl-disable-tcp-nodelay", repl_disable_tcp_nodelay, true),
       INT_OPT("replica-priority", replica_priority, 0, INT_MAX, true),
       STR_OPT("replica-announce-ip", replica_announce_ip, true),
       INT_OPT("replica-announce-port", replica_announce_port, 0, 65535, true),

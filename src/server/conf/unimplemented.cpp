@@ -66,9 +66,6 @@ const char kDeprecated[] = "deprecated";
 
 std::vector<UnimplementedOption> buildTable() {
   return {
-      // Replication.
-      boolOpt("replica-ignore-disk-write-errors", nullptr, "no", true, kRepl),
-      boolOpt("repl-disable-tcp-nodelay", nullptr, "no", true, kRepl),
       // Cluster mode.
       boolOpt("cluster-enabled", nullptr, "no", false, kCluster),
       strOpt("cluster-config-file", nullptr, false, kCluster, "nodes.conf"),

@@ -203,6 +203,9 @@ void syncCommand(Client* c) {
     r->pre_psync = true;
   }
   g_server->stats.sync_full++;
+  // Fewer, fuller packets for this replica from now on, at the cost of
+  // latency (repl-disable-tcp-nodelay; failing is harmless: unix, rdma).
+  if (g_server->config.repl_disable_tcp_nodelay) c->conn()->setNoDelay(false);
   // Clear CLIENT REPLY OFF/SKIP: what is written from now on is the RDB and
   // the stream, never replies.
   c->flags &= ~(kReplyOff | kReplySkipNext);
