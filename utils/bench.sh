@@ -358,6 +358,8 @@ echo "bench: loading an RDB in old encodings (utils/bench-rdb-legacy.sh)"
 utils/bench-rdb-legacy.sh >> BENCHMARKS.md
 echo "bench: AOF (utils/bench-aof.sh)"
 utils/bench-aof.sh >>BENCHMARKS.md
+echo "bench: replication (utils/bench-repl.sh)"
+utils/bench-repl.sh >>BENCHMARKS.md
 utils/bench-cli.sh >>BENCHMARKS.md
 echo "bench: TLS (utils/bench-tls.sh)"
 utils/bench-tls.sh >>BENCHMARKS.md
