@@ -19,7 +19,7 @@
 #   ratio A B           A / B with two decimals ("-" when B is not above 0)
 #   ratio3 A B          the same with three
 #
-#   instr_per_op BIN TEST [acl|tracking]
+#   instr_per_op BIN TEST [acl|tracking|replica]
 #                       server instructions per request of redis-benchmark's
 #                       TEST (get, set) under callgrind (bench.sh's table,
 #                       bench-instr.sh)
@@ -96,8 +96,10 @@ ratio3() { awk -v a="$1" -v b="$2" 'BEGIN {printf (b > 0 ? "%.3f" : "-"), a / b}
 # permission check (command bit and key pattern) is part of each request.
 # With "tracking" they come from RESP3 connections with CLIENT TRACKING ON
 # (our redis-benchmark, for both servers): every key read is remembered.
-instr_per_op() {  # binary test [acl|tracking]
-  local bin=$1 t=$2 counts=() srv_acl=() gen_acl=() gen=$RB
+# With "replica" one replica of the same binary (outside callgrind) is in
+# sync before the requests: the cost of building the replication stream.
+instr_per_op() {  # binary test [acl|tracking|replica]
+  local bin=$1 t=$2 counts=() srv_acl=() gen_acl=() gen=$RB mport mpid
   if [ "${3:-}" = acl ]; then
     srv_acl=(--user bench on '>benchpw' '~key:*' '+@all')
     gen_acl=(--user bench -a benchpw)
@@ -108,7 +110,23 @@ instr_per_op() {  # binary test [acl|tracking]
   for n in 20000 60000; do
     start_server callgrind "$work/cg.log" valgrind --tool=callgrind \
       --callgrind-out-file="$work/cg.out" "$bin" "${srv_acl[@]}"
-    "$gen" -p "$PORT" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+    if [ "${3:-}" = replica ]; then
+      mport=$PORT mpid=$PID
+      # Its own dir: the synced RDB must not land where the next server starts.
+      mkdir -p "$work/replica"
+      start_server replica "$work/rep.log" "$bin" --replicaof 127.0.0.1 "$mport" --dir "$work/replica"
+      for _ in $(seq 600); do
+        $RCLI -p "$PORT" info replication | grep -q '^master_link_status:up' && break
+        sleep 0.1
+      done
+      $RCLI -p "$PORT" info replication | grep -q '^master_link_status:up' ||
+        { echo "bench: the replica never synced (log: $work/rep.log)" >&2; exit 1; }
+      "$gen" -p "$mport" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+      stop_server "$PORT" "$PID"
+      PORT=$mport PID=$mpid
+    else
+      "$gen" -p "$PORT" "${gen_acl[@]}" -t "$t" -n "$n" -c 50 -r 100000 -d 3 -q >/dev/null 2>&1
+    fi
     stop_server "$PORT" "$PID"
     counts+=("$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')")
   done

@@ -7,6 +7,8 @@
 #include "server/propagate/propagate.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -135,6 +137,17 @@ void endCall(int db, std::span<const std::string_view> argv, bool wrote) {
   if (!f.nested && !f.prevent) {
     unsigned targets = (wrote ? f.targets : 0u) | (f.forced & f.targets);
     if (targets != 0) {
+      if (s.depth == 0 && s.npending == 0) {
+        // The usual case, a unit of one effect: fed from the command's own
+        // arguments, without the copy a unit of several needs.
+        if (f.has_rewrite) {
+          s.views.assign(f.rewrite.begin(), f.rewrite.end());
+          feedAll(db, targets, s.views);
+        } else {
+          feedAll(db, targets, argv);
+        }
+        return;
+      }
       if (f.has_rewrite) {
         record(db, targets, f.rewrite);
       } else {
@@ -184,26 +197,64 @@ void setNestedTargets(unsigned targets) {
 }
 
 namespace {
-void appendBulk(std::string* o, std::string_view a) {
-  *o += '$';
-  *o += std::to_string(a.size());
-  *o += "\r\n";
-  o->append(a.data(), a.size());
-  *o += "\r\n";
+constexpr size_t kHeaderMax = 24;  // '$', 20 digits, CRLF
+
+// Writes "<prefix><n>\r\n" at p; returns the end.
+char* putHeader(char* p, char prefix, size_t n) {
+  *p++ = prefix;
+  p = std::to_chars(p, p + 20, n).ptr;
+  *p++ = '\r';
+  *p++ = '\n';
+  return p;
+}
+
+// Writes "$<len>\r\n<a>\r\n" at p (room for a.size() + kHeaderMax + 2).
+char* putBulk(char* p, std::string_view a) {
+  p = putHeader(p, '$', a.size());
+  memcpy(p, a.data(), a.size());
+  p += a.size();
+  *p++ = '\r';
+  *p++ = '\n';
+  return p;
+}
+
+// The SELECT before a command of another database; at most 48 bytes.
+char* putSelect(char* p, int db) {
+  static constexpr std::string_view kSelect = "*2\r\n$6\r\nSELECT\r\n";
+  memcpy(p, kSelect.data(), kSelect.size());
+  char num[16];
+  char* end = std::to_chars(num, num + sizeof(num), db).ptr;
+  return putBulk(p + kSelect.size(), std::string_view(num, static_cast<size_t>(end - num)));
 }
 }  // namespace
 
 void appendToStream(std::string* out, int* selected_db, int db,
                     std::span<const std::string_view> argv) {
-  if (db != *selected_db) {
-    *out += "*2\r\n$6\r\nSELECT\r\n";
-    appendBulk(out, std::to_string(db));
-    *selected_db = db;
+  size_t need = 48 + kHeaderMax + (kHeaderMax + 2) * argv.size();
+  for (std::string_view a : argv) need += a.size();
+  bool select = db != *selected_db;
+  *selected_db = db;
+  // A small command (most are) is formatted on the stack and appended at
+  // once; a big one piece by piece, after one growth of out.
+  char small[512];
+  if (need <= sizeof(small)) {
+    char* p = small;
+    if (select) p = putSelect(p, db);
+    p = putHeader(p, '*', argv.size());
+    for (std::string_view a : argv) p = putBulk(p, a);
+    out->append(small, static_cast<size_t>(p - small));
+    return;
   }
-  *out += '*';
-  *out += std::to_string(argv.size());
-  *out += "\r\n";
-  for (std::string_view a : argv) appendBulk(out, a);
+  out->reserve(out->size() + need);
+  char* p = small;
+  if (select) p = putSelect(p, db);
+  p = putHeader(p, '*', argv.size());
+  out->append(small, static_cast<size_t>(p - small));
+  for (std::string_view a : argv) {
+    out->append(small, static_cast<size_t>(putHeader(small, '$', a.size()) - small));
+    out->append(a.data(), a.size());
+    out->append("\r\n", 2);
+  }
 }
 
 void keyExpired(int db, std::string_view key, bool lazy_free) {

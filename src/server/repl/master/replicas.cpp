@@ -82,9 +82,11 @@ class StreamSink : public propagate::Sink {
     // A replica's replicas get its master's stream (feedRaw), not
     // its own effects.
     if (!g().backlog || g_is_replica) return;
-    std::string out;
-    propagate::appendToStream(&out, &g().stream_db, db, argv);
-    feedStream(out);
+    buf_.clear();
+    propagate::appendToStream(&buf_, &g().stream_db, db, argv);
+    feedStream(buf_);
+    // Reused while commands are small; a big value's room is given back.
+    if (buf_.capacity() > kKeepBytes) std::string().swap(buf_);
     // The client whose call is propagating (EXEC's and a script's caller:
     // their effects go out at the end of the outermost call).
     if (Client* c = g_server->current_client) c->repl_woff = g().offset;
@@ -92,6 +94,10 @@ class StreamSink : public propagate::Sink {
   // A replica stream: PUBLISH and redis.set_repl(REPL_REPLICA) effects come
   // here, not to the AOF (propagate.h, Targets).
   unsigned target() const override { return propagate::kToReplicas; }
+
+ private:
+  static constexpr size_t kKeepBytes = 64 * 1024;
+  std::string buf_;  // one command's stream bytes
 };
 
 StreamSink& sink() {
