@@ -1,5 +1,7 @@
 #include "server/persist/rdb_io.h"
 
+#include <fcntl.h>
+
 #include <liblzf/lzf.h>
 #include <unistd.h>
 
@@ -19,9 +21,23 @@ namespace {
 // Strings above this size are never LZF-compressed by Redis either:
 // compressing happens in memory, a bounded buffer each time is enough.
 constexpr size_t kLzfMin = 21;
+// A string of at least kProbeFrom bytes whose first kProbe bytes LZF cannot
+// shorten by a single byte (random, encrypted or already compressed data)
+// is written plain without compressing the rest: the whole attempt would
+// cost as much as writing the value out several times, to save nothing.
+constexpr size_t kProbeFrom = 512;
+constexpr size_t kProbe = 256;
 }  // namespace
 
 // ---------------------------------------------------------------- writer
+
+RdbWriter::RdbWriter(int fd, size_t fsync_every) : fd_(fd), fsync_every_(fsync_every) {
+  buf_.resize(kFlushAt);
+  if (fsync_every_ > 0) {
+    off_t at = lseek(fd_, 0, SEEK_CUR);
+    file_off_ = at < 0 ? 0 : at;
+  }
+}
 
 void RdbWriter::rawSlow(const void* p, size_t n) {
   if (fd_ >= 0) {
@@ -59,12 +75,28 @@ void RdbWriter::writeAll(const char* p, size_t n) {
     off += static_cast<size_t>(w);
   }
   since_fsync_ += off;
-  if (!failed_ && fsync_every_ > 0 && since_fsync_ >= fsync_every_) {
-    // Spreads the cost of writing back a big file over the save instead of
-    // one long fsync at the end (rdb-save-incremental-fsync).
-    if (fdatasync(fd_) != 0) failed_ = true;
-    since_fsync_ = 0;
+  file_off_ += static_cast<int64_t>(off);
+  if (!failed_ && fsync_every_ > 0 && since_fsync_ >= fsync_every_) syncWritten();
+}
+
+// rdb-save-incremental-fsync: spreads the writeback of a big file over the
+// save instead of one long fsync at the end. The chunk just written starts
+// going to disk and only the chunk before it is waited for, so the save
+// never stops for its own latest writes (the final fsync covers the rest).
+void RdbWriter::syncWritten() {
+  int64_t start = file_off_ - static_cast<int64_t>(since_fsync_);
+  int rc = sync_file_range(fd_, start, static_cast<off_t>(since_fsync_), SYNC_FILE_RANGE_WRITE);
+  if (rc == 0 && prev_start_ >= 0) {
+    rc = sync_file_range(
+        fd_, prev_start_, static_cast<off_t>(prev_len_),
+        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
   }
+  // A file system without it (EINVAL, ESPIPE): a plain fdatasync.
+  if (rc != 0 && (errno == EINVAL || errno == ESPIPE || errno == ENOSYS)) rc = fdatasync(fd_);
+  if (rc != 0) failed_ = true;
+  prev_start_ = start;
+  prev_len_ = since_fsync_;
+  since_fsync_ = 0;
 }
 
 bool RdbWriter::flush() {
@@ -127,19 +159,33 @@ void RdbWriter::string(std::string_view s) {
     integer(v);
     return;
   }
-  if (compress_ && s.size() >= kLzfMin) {
+  if (compress_ && s.size() >= kLzfMin && s.size() <= UINT32_MAX) {
     // Worth it only when at least 4 bytes are saved, as Redis decides.
     size_t cap = s.size() - 4;
-    std::unique_ptr<uint8_t[]> out(new uint8_t[cap + 1]);
-    unsigned c = lzf_compress(s.data(), static_cast<unsigned>(s.size()), out.get(),
-                              static_cast<unsigned>(cap));
-    if (c > 0 && s.size() <= UINT32_MAX) {
+    if (lzf_cap_ < cap + 1) {
+      lzf_cap_ = std::max(cap + 1, 2 * lzf_cap_);
+      lzf_.reset(new uint8_t[lzf_cap_]);
+    }
+    bool hopeless =
+        s.size() >= kProbeFrom && lzf_compress(s.data(), kProbe, lzf_.get(), kProbe - 1) == 0;
+    unsigned c = hopeless ? 0
+                          : lzf_compress(s.data(), static_cast<unsigned>(s.size()), lzf_.get(),
+                                         static_cast<unsigned>(cap));
+    if (c > 0) {
       byte((kLenEncoded << 6) | kEncLzf);
       length(c);
       length(s.size());
-      raw(out.get(), c);
-      return;
+      raw(lzf_.get(), c);
+    } else {
+      length(s.size());
+      raw(s.data(), s.size());
     }
+    // A huge value's room is given back.
+    if (lzf_cap_ > (1u << 20)) {
+      lzf_.reset();
+      lzf_cap_ = 0;
+    }
+    return;
   }
   length(s.size());
   raw(s.data(), s.size());

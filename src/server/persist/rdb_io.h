@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -21,9 +22,7 @@ class RdbWriter {
   // File writer: flushes to fd whenever 64 KiB are buffered; with
   // fsync_every > 0 it also fsyncs after each fsync_every bytes
   // (rdb-save-incremental-fsync).
-  RdbWriter(int fd, size_t fsync_every) : fd_(fd), fsync_every_(fsync_every) {
-    buf_.resize(kFlushAt);
-  }
+  RdbWriter(int fd, size_t fsync_every);
 
   void setCompression(bool on) { compress_ = on; }
   void setChecksum(bool on) { checksum_ = on; }
@@ -66,10 +65,16 @@ class RdbWriter {
   static constexpr size_t kFlushAt = 64 * 1024;
   void rawSlow(const void* p, size_t n);
   void writeAll(const char* p, size_t n);
+  void syncWritten();
   void checksumBuffered();
   int fd_ = -1;
   size_t fsync_every_ = 0;
   size_t since_fsync_ = 0;
+  int64_t file_off_ = 0;     // where the next write lands in fd_
+  int64_t prev_start_ = -1;  // the chunk whose writeback is under way
+  size_t prev_len_ = 0;
+  std::unique_ptr<uint8_t[]> lzf_;  // compression output, reused
+  size_t lzf_cap_ = 0;
   bool compress_ = true;
   bool checksum_ = true;
   bool failed_ = false;

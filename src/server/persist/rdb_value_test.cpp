@@ -1,6 +1,7 @@
 #include "server/persist/rdb_value.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <string>
@@ -95,6 +96,64 @@ TEST(RdbValue, StringsKeepTheirBytes) {
     char scratch[32];
     EXPECT_EQ(v.str(scratch), s);
   }
+}
+
+// How RdbWriter::string stores a string of n bytes: 'L' for LZF, 'P' plain.
+char stringForm(const std::string& s) {
+  RdbWriter w;
+  w.string(s);
+  const std::string& b = w.buffer();
+  RdbReader r(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+  std::string back;
+  EXPECT_TRUE(r.string(&back)) << r.error();
+  EXPECT_EQ(back, s);
+  return (static_cast<uint8_t>(b[0]) >> 6) == 3 ? 'L' : 'P';
+}
+
+std::string noise(size_t n, uint32_t seed) {
+  std::string s(n, '\0');
+  for (char& c : s) {
+    seed = seed * 1103515245u + 12345u;
+    c = static_cast<char>(seed >> 16);
+  }
+  return s;
+}
+
+TEST(RdbWriter, CompressesWhatShrinksAndSkipsNoise) {
+  EXPECT_EQ(stringForm(std::string(1000, 'a')), 'L');
+  std::string text;
+  while (text.size() < 5000) text += "{\"user\":\"someone\",\"tags\":[\"a\",\"b\"]} ";
+  EXPECT_EQ(stringForm(text), 'L');
+  EXPECT_EQ(stringForm(noise(100, 1)), 'P');
+  EXPECT_EQ(stringForm(noise(1000, 2)), 'P');
+  EXPECT_EQ(stringForm(noise(300000, 3)), 'P');
+  // The probe looks at the first 256 bytes only: a noisy head followed by
+  // a long run is stored plain (the cost of not compressing noise).
+  EXPECT_EQ(stringForm(noise(256, 4) + std::string(10000, 'z')), 'P');
+  EXPECT_EQ(stringForm(noise(200, 5) + std::string(10000, 'z')), 'L');
+}
+
+TEST(RdbWriter, FileWithIncrementalSyncKeepsEveryByte) {
+  char path[] = "/tmp/rdb-writer-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::string expect;
+  {
+    RdbWriter w(fd, 64 * 1024);  // a sync step every 64 KiB
+    for (int i = 0; i < 300; i++) {
+      std::string chunk = noise(4000 + static_cast<size_t>(i), static_cast<uint32_t>(i));
+      w.raw(chunk.data(), chunk.size());
+      expect += chunk;
+    }
+    ASSERT_TRUE(w.flush());
+    EXPECT_FALSE(w.failed());
+  }
+  std::string got(expect.size() + 1, '\0');
+  EXPECT_EQ(pread(fd, got.data(), got.size(), 0), static_cast<ssize_t>(expect.size()));
+  got.resize(expect.size());
+  EXPECT_TRUE(got == expect);
+  close(fd);
+  unlink(path);
 }
 
 TEST(RdbValue, ZSetKeepsScoresAndEncoding) {
