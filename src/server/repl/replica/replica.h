@@ -59,6 +59,7 @@ struct Link {
   std::string mark;
   int64_t size = -1;  // announced length; -1 with an EOF mark
   uint64_t received = 0;
+  uint64_t synced = 0;  // disk: bytes whose writeback has been started
   bool diskless = false;
   std::string body;  // diskless: the RDB so far
   std::string tail;  // disk with a mark: the last bytes written

@@ -30,6 +30,7 @@ namespace {
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMarkLen = 40;
 constexpr size_t kMaxPreamble = 1024;
+constexpr uint64_t kSyncEvery = 8u << 20;
 
 bool allDbsEmpty() {
   for (auto& d : g_server->dbs)
@@ -102,6 +103,13 @@ bool store(const char* p, size_t n) {
     }
     p += w;
     n -= static_cast<size_t>(w);
+  }
+  // Every 8 MiB the bytes received since go to disk (waiting for what was
+  // started before them), so the fsync before loading has little left.
+  if (l.received - l.synced >= kSyncEvery) {
+    sync_file_range(l.fd, static_cast<off_t>(l.synced), static_cast<off_t>(l.received - l.synced),
+                    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE);
+    l.synced = l.received;
   }
   return true;
 }
@@ -262,6 +270,7 @@ void abortTransfer() {
   l.mark.clear();
   l.size = -1;
   l.received = 0;
+  l.synced = 0;
   l.body = std::string();
   l.tail.clear();
 }
