@@ -6,7 +6,8 @@
 # (busy-poll-us), and both server and benchmark busy polling (its
 # --busy-poll-us); then the server's system calls per request over RDMA,
 # counted by strace; then redis-cli --pipe of BENCH_PIPE_N SETs (default
-# 200000) over each transport.
+# 200000) over each transport; last, replication over RDMA against TCP
+# (utils/rxe-vm/bench-repl.sh, its own master and replica; BENCH_REPL_*).
 # Prints Markdown on stdout. Builds nothing.
 # Knobs: BENCH_N (requests per run, default 20000), BENCH_ROUNDS (default 3),
 # BENCH_BUSY_POLL_US (default 1000: longer than a round trip in this VM).
@@ -164,3 +165,10 @@ for t in tcp rdma; do
   m=$(for r in $(seq "$ROUNDS"); do echo "${piped[$t,$r]}"; done | median)
   awk -v t="$t" -v m="$m" -v n="$PIPE_N" 'BEGIN {printf "| %s | %s | %.0f |\n", toupper(t), m, n / m}'
 done
+
+# Replication over each transport: a section of its own, with its own
+# servers (this one stays up, emptied). Its failure leaves the figures above.
+echo
+if ! utils/rxe-vm/bench-repl.sh; then
+  echo "**The replication section failed** (utils/rxe-vm/bench-repl.sh; its reason is on stderr)."
+fi
