@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "common/log.h"
@@ -101,6 +102,18 @@ bool dispatchCommand(Client* c) {
   return alive;
 }
 
+// EXEC refused by a check below (-BUSY, -LOADING, -NOPERM, -MASTERDOWN,
+// ...) discards the transaction and answers EXECABORT with the reason, as
+// Redis does; kExecChecking routes that error (core/client.h) while it is
+// being admitted.
+struct ExecAdmission {
+  Client* c;
+  explicit ExecAdmission(Client* cl) : c(cl) { c->flags |= kExecChecking; }
+  ~ExecAdmission() { c->flags &= ~kExecChecking; }
+  ExecAdmission(const ExecAdmission&) = delete;
+  ExecAdmission& operator=(const ExecAdmission&) = delete;
+};
+
 template <bool Links>
 static bool dispatchUnmuted(Client* c) {
   Server& s = *g_server;
@@ -140,6 +153,9 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
+  std::optional<ExecAdmission> exec_admission;
+  if (c->multi_state != nullptr && strcmp(cmd->name, "exec") == 0 && inMulti(c)) [[unlikely]]
+    exec_admission.emplace(c);
   if (!(c->flags & kAuthenticated) && !(cmd->flags & kNoAuth)) {
     c->addError("-NOAUTH Authentication required.");
     cmd->rejected_calls++;
@@ -215,6 +231,7 @@ static bool dispatchUnmuted(Client* c) {
       return true;
     }
   }
+  exec_admission.reset();
   if (c->multi_state != nullptr) [[unlikely]] {
     // A command queued in MULTI still trims the tracking table first (Redis
     // does it for every command it processes).

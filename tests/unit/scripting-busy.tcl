@@ -49,6 +49,26 @@ start_server {tags {scripting}} {
     set v
   } {PONG}
 
+  test {EXEC refused while a script is busy: EXECABORT with the reason, the transaction gone} {
+    set c [redis_client]
+    $c multi
+    $c set in-tx 1
+    set d [redis_deferring_client]
+    $d eval {local i = 0 while true do i = i + 1 end} 0
+    wait_busy [redis_client]
+    assert_error {BUSY *} {$c get in-tx}
+    assert_error {EXECABORT Transaction discarded because of: BUSY Redis is busy running a script.*} \
+      {$c exec}
+    assert_equal OK [$c script kill]
+    assert_error {ERR Script killed by user*} {$d read}
+    # Out of MULTI now: EXEC alone has nothing to run.
+    assert_error {ERR EXEC without MULTI} {$c exec}
+    set v [$c get in-tx]
+    $c close
+    $d close
+    set v
+  } {}
+
   test {pcall inside the script cannot swallow SCRIPT KILL} {
     set d [redis_deferring_client]
     $d eval {while true do pcall(function() local i = 0 while true do i = i + 1 end end) end} 0

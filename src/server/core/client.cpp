@@ -34,6 +34,12 @@ void Client::addCloseHook(CloseHook hook) {
   closeHooks().push_back(hook);
 }
 
+void (*g_exec_refused_hook)(Client*, std::string_view) = nullptr;
+
+void Client::setExecRefusedHook(void (*hook)(Client* c, std::string_view msg)) {
+  g_exec_refused_hook = hook;
+}
+
 void Client::setErrorHook(void (*hook)(const Client* c, std::string_view msg)) {
   g_error_hook = hook;
 }
@@ -66,6 +72,11 @@ void Client::muteReplies(bool mute) {
 }
 
 void Client::addError(std::string_view msg) {
+  if ((flags & kExecChecking) && g_exec_refused_hook != nullptr) [[unlikely]] {
+    flags &= ~kExecChecking;
+    g_exec_refused_hook(this, msg);
+    return;
+  }
   if (g_error_hook != nullptr) g_error_hook(this, msg);
   writer_.error(msg);
 }

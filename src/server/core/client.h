@@ -67,6 +67,9 @@ enum ClientFlag : uint32_t {
   // The link to this server's master (server/repl/replica/): its commands
   // are applied without replies or the checks clients get; shown as 'M'.
   kMaster = 1 << 13,
+  // EXEC of a transaction is being admitted (dispatch.cpp): an error reply
+  // refusing it goes to the exec-refused hook instead (EXECABORT, as Redis).
+  kExecChecking = 1 << 14,
   // Waiting in a blocking command (server/request/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
@@ -94,6 +97,9 @@ class Client {
   // Called for every error reply added, with its client (INFO errorstats,
   // errors from the master's stream); none by default.
   static void setErrorHook(void (*hook)(const Client* c, std::string_view msg));
+  // Called instead of replying when an error refuses EXEC under
+  // kExecChecking (the flag is cleared first); request/multi installs it.
+  static void setExecRefusedHook(void (*hook)(Client* c, std::string_view msg));
 
   // ---- arguments of the running command
   size_t argc() const { return argv_.size(); }

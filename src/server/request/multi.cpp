@@ -264,6 +264,7 @@ size_t multiQueuedBytes(const Client* c) {
 }
 
 void multiExecAbort(Client* c, std::string_view error) {
+  c->flags &= ~kExecChecking;
   discardTransaction(c);
   if (!error.empty() && error[0] == '-') error.remove_prefix(1);
   std::string msg = "-EXECABORT Transaction discarded because of: ";
@@ -358,6 +359,7 @@ void touchWatchedKeysInDb(db::Db* emptied, db::Db* replaced_with) {
 }
 
 void registerMultiCommands(CommandTable& t) {
+  Client::setExecRefusedHook(multiExecAbort);
   const uint32_t kTx = kNoScript | kLoading | kStale | kFast | kAllowBusy;
   t.add({"multi", 1, kTx, multiCommand, 0, 0, 0, "transactions",
          "Mark the start of a transaction block", "1.2.0", "O(1)", "fast transaction"});
