@@ -153,9 +153,16 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
+  // The flags the checks below go by; EXEC takes its queue's: a write when
+  // one queued command writes, stale-safe when all are (the server's
+  // state may have changed since they were queued).
+  uint32_t cmd_flags = cmd->flags;
   std::optional<ExecAdmission> exec_admission;
-  if (c->multi_state != nullptr && strcmp(cmd->name, "exec") == 0 && inMulti(c)) [[unlikely]]
+  if (c->multi_state != nullptr && strcmp(cmd->name, "exec") == 0 && inMulti(c)) [[unlikely]] {
     exec_admission.emplace(c);
+    cmd_flags |= multiQueuedFlags(c) & kWrite;
+    if (!(multiQueuedCommonFlags(c) & kStale)) cmd_flags &= ~kStale;
+  }
   if (!(c->flags & kAuthenticated) && !(cmd->flags & kNoAuth)) {
     c->addError("-NOAUTH Authentication required.");
     cmd->rejected_calls++;
@@ -202,7 +209,7 @@ static bool dispatchUnmuted(Client* c) {
     }
   }
   // -READONLY / -MASTERDOWN on a replica (repl.h).
-  if (repl::g_is_replica && !repl::allowedOnReplica(c, cmd)) [[unlikely]] {
+  if (repl::g_is_replica && !repl::allowedOnReplica(c, cmd_flags)) [[unlikely]] {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
@@ -216,15 +223,15 @@ static bool dispatchUnmuted(Client* c) {
   // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
   // as in Redis, so health checks notice.
   // PING by its own name: rename-command changes only how it is called.
-  if ((cmd->flags & kWrite) || (cmd->name[0] == 'p' && strcmp(cmd->name, "ping") == 0)) {
+  bool writes = (cmd_flags & kWrite) != 0;
+  if (writes || (cmd->name[0] == 'p' && strcmp(cmd->name, "ping") == 0)) {
     if (const char* e = persist::writeError()) {
       c->addError(e);
       cmd->rejected_calls++;
       multiFlagError(c);
       return true;
     }
-    if (s.config.min_replicas_to_write && (cmd->flags & kWrite) && !repl::enoughGoodReplicas())
-        [[unlikely]] {
+    if (s.config.min_replicas_to_write && writes && !repl::enoughGoodReplicas()) [[unlikely]] {
       c->addError("-NOREPLICAS Not enough good replicas to write.");
       cmd->rejected_calls++;
       multiFlagError(c);

@@ -580,3 +580,34 @@ start_server {tags {multi}} {
     }
   }
 }
+
+start_server {tags {multi}} {
+  test {EXEC goes by its queue: writes queued before min-replicas-to-write became unmet abort} {
+    r set xx 1
+    r multi
+    r incr xx
+    set other [redis_client]
+    $other config set min-replicas-to-write 2
+    assert_error {EXECABORT Transaction discarded because of: NOREPLICAS *} {r exec}
+    # A queue of reads still runs.
+    r multi
+    r get xx
+    set got [r exec]
+    $other config set min-replicas-to-write 0
+    $other close
+    list $got [r get xx]
+  } {1 1}
+
+  test {EXEC on a replica whose link went down (replica-serve-stale-data no): EXECABORT MASTERDOWN} {
+    r multi
+    r get xx
+    set other [redis_client]
+    $other config set replica-serve-stale-data no
+    $other replicaof 127.0.0.1 [find_free_port]
+    set e [catch {r exec} err]
+    $other replicaof no one
+    $other config set replica-serve-stale-data yes
+    $other close
+    list $e $err
+  } {1 {EXECABORT Transaction discarded because of: MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.}}
+}

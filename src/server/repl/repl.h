@@ -47,8 +47,9 @@ void registerReplCommands(CommandTable& t);
 // True while this server follows a master (one load on the command path).
 extern bool g_is_replica;
 void startReplicaFromConfig();
-// The checks a replica adds for its clients; false with the error replied.
-bool allowedOnReplica(Client* c, const Command* cmd);
+// The checks a replica adds for its clients, given the command's flags
+// (for EXEC, those of the queue: dispatch.cpp); false with the error replied.
+bool allowedOnReplica(Client* c, uint32_t cmd_flags);
 // `bytes` of the master's stream were applied (one request, or bare
 // newlines) by the master client c.
 void masterApplied(Client* c, std::string_view bytes);

@@ -279,6 +279,13 @@ uint32_t multiQueuedFlags(const Client* c) {
   return flags;
 }
 
+uint32_t multiQueuedCommonFlags(const Client* c) {
+  uint32_t flags = ~0u;
+  if (c->multi_state == nullptr) return flags;
+  for (const QueuedCommand& q : c->multi_state->queue) flags &= q.cmd->flags;
+  return flags;
+}
+
 bool multiExecMayWrite(const Client* c) {
   if (c->multi_state == nullptr) return false;
   for (const QueuedCommand& q : c->multi_state->queue) {

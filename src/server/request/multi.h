@@ -42,6 +42,9 @@ size_t multiQueuedBytes(const Client* c);
 // The union of the queued commands' flags (EXEC of a queue holding a
 // denyoom command is refused when out of memory).
 uint32_t multiQueuedFlags(const Client* c);
+// The flags every queued command has (EXEC of a queue holding a command
+// not allowed on a stale replica is refused there).
+uint32_t multiQueuedCommonFlags(const Client* c);
 // EXEC of c's queue may write: a queued command is a write or may
 // replicate, or is a script that may write (script::scriptMayWrite).
 bool multiExecMayWrite(const Client* c);

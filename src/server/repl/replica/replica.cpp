@@ -301,14 +301,13 @@ void ackToMaster() {
   replica::sendAck();
 }
 
-bool allowedOnReplica(Client* c, const Command* cmd) {
+bool allowedOnReplica(Client* c, uint32_t cmd_flags) {
   const Config& cfg = g_server->config;
-  if (cfg.replica_read_only && (cmd->flags & kWrite)) {
+  if (cfg.replica_read_only && (cmd_flags & kWrite)) {
     c->addError("-READONLY You can't write against a read only replica.");
     return false;
   }
-  if (!cfg.replica_serve_stale_data && link().state != State::kConnected &&
-      !(cmd->flags & kStale)) {
+  if (!cfg.replica_serve_stale_data && link().state != State::kConnected && !(cmd_flags & kStale)) {
     c->addError(
         "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
     return false;
