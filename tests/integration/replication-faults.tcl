@@ -149,12 +149,7 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} 
     after 1500
     assert_equal [wait_server_exit [dict get $rep dir] 10] ""
     r set k v
-    set status [wait_server_exit [dict get $rep dir] 10000]
-    catch {$c close}
-    set log [read_file [dict get $rep stdout]]
-    if {$status eq ""} { catch {exec kill -9 [dict get $rep pid]} }
-    list [expr {$status ne "" && $status != 0}] \
-      [string match "*Replica was unable to write command to disk*" $log]
+    replica_stopped_with $rep $c "*Replica was unable to write command to disk*"
   } {1 1}
 }
 

@@ -417,12 +417,7 @@ start_server [list tags {repl external:skip} overrides $::master_overrides] {
         fail "the replica never synced"
       }
       r -1 debug replicate not-a-command
-      set status [wait_server_exit [dict get $rep dir] 10000]
-      catch {$c close}
-      set log [read_file [dict get $rep stdout]]
-      if {$status eq ""} { catch {exec kill -9 [dict get $rep pid]} }
-      list [expr {$status ne "" && $status != 0}] \
-        [string match "*This replica panicked sending an error to its master*" $log]
+      replica_stopped_with $rep $c "*This replica panicked sending an error to its master*"
     } {1 1}
   }
 }

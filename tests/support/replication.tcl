@@ -20,6 +20,17 @@ proc wait_link_up {level} {
   }
 }
 
+# A replica started with launch_server (rep, its description; c, a client
+# of it) that is expected to stop on its own: waits up to 10 s, kills it if
+# it did not, and returns {stopped-with-an-error log-matched-pattern}.
+proc replica_stopped_with {rep c pattern} {
+  set status [wait_server_exit [dict get $rep dir] 10000]
+  catch {$c close}
+  set log [read_file [dict get $rep stdout]]
+  if {$status eq ""} { catch {exec kill -9 [dict get $rep pid]} }
+  return [list [expr {$status ne "" && $status != 0}] [string match $pattern $log]]
+}
+
 # Waits until the replica has applied everything the master has written.
 proc wait_caught_up {master replica} {
   wait_for_condition 200 50 {
