@@ -42,14 +42,18 @@ static void replyUnknownCommand(Client* c) {
 template <bool Links>
 static bool dispatchUnmuted(Client* c);
 
+// PING by its own name: rename-command changes only how it is called.
+static bool isPing(const Command* cmd) {
+  return cmd->name[0] == 'p' && strcmp(cmd->name, "ping") == 0;
+}
+
 // A write (or PING) from the master while this replica cannot persist
 // (the -MISCONF state its own clients get): refusing it would make the data
 // sets diverge, so the replica stops with a crash report, or with
 // replica-ignore-disk-write-errors applies it and says so every 10 s (as
 // Redis 7.0 does; a PING never stops it).
 [[gnu::noinline]] static void masterCommandWithDiskError(const Command* cmd) {
-  bool ping = strcmp(cmd->name, "ping") == 0;
-  if (!g_server->config.replica_ignore_disk_write_errors && !ping) {
+  if (!g_server->config.replica_ignore_disk_write_errors && !isPing(cmd)) {
     LOG_WARNING(
         "Replica was unable to write command to disk (%s); stopping "
         "(replica-ignore-disk-write-errors no).",
@@ -76,8 +80,7 @@ static bool dispatchUnmuted(Client* c);
     return true;
   }
   if ((pause::active() || (c->flags & kPostponed)) && pause::shouldPostpone(c, *cmd)) return true;
-  if (((cmd->flags & kWrite) || strcmp(cmd->name, "ping") == 0) && persist::writeError() != nullptr)
-      [[unlikely]]
+  if (((cmd->flags & kWrite) || isPing(cmd)) && persist::writeError() != nullptr) [[unlikely]]
     masterCommandWithDiskError(cmd);
   if (multiQueueCommand(c, cmd)) return true;
   db::Db::master_view = true;
@@ -222,9 +225,8 @@ static bool dispatchUnmuted(Client* c) {
   }
   // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
   // as in Redis, so health checks notice.
-  // PING by its own name: rename-command changes only how it is called.
   bool writes = (cmd_flags & kWrite) != 0;
-  if (writes || (cmd->name[0] == 'p' && strcmp(cmd->name, "ping") == 0)) {
+  if (writes || isPing(cmd)) {
     if (const char* e = persist::writeError()) {
       c->addError(e);
       cmd->rejected_calls++;
