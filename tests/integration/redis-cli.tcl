@@ -208,3 +208,14 @@ start_server {tags {cli external:skip}} {
     }
   }
 }
+
+start_server {tags {cli external:skip}} {
+  test {cli SHUTDOWN: the server closing as asked is success, with nothing printed} {
+    # redis-cli 7.0 takes the closed connection as SHUTDOWN's answer.
+    lassign [cli shutdown nosave] status out err
+    wait_for_condition 100 50 {![ping_server [srv host] [srv port]]} {
+      fail "the server is still answering"
+    }
+    list $status $out $err
+  } {0 {} {}}
+}
