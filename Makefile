@@ -4,6 +4,9 @@
 #   BUILD_RDMA=auto|yes|no  RDMA transport (auto: yes when the verbs headers exist)
 #   MALLOC=jemalloc|libc    allocator (SANITIZER forces libc)
 #   SANITIZER=address       ASan + UBSan build
+#   SANITIZER=thread        ThreadSanitizer build (without UBSan: its runtime
+#                           trips TSan in thread start-up; the address build
+#                           covers UBSan)
 #   OPT=-O2                 optimisation flags
 #   JOBS=<nproc>            parallel compile jobs of the targets below that
 #                           build first (run, test*, bench*)
@@ -44,7 +47,10 @@ ifeq ($(MALLOC),jemalloc)
   CXXFLAGS += -DUSE_JEMALLOC=1
   LIBS += -ljemalloc
 endif
-ifneq ($(SANITIZER),)
+ifeq ($(SANITIZER),thread)
+  CXXFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=thread
+else ifneq ($(SANITIZER),)
   CXXFLAGS += -fsanitize=$(SANITIZER),undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   LDFLAGS += -fsanitize=$(SANITIZER),undefined
 endif

@@ -28,7 +28,9 @@ uint8_t maskEdges(uint8_t b, uint64_t i, uint64_t first, uint64_t last) {
 
 // With the popcnt instruction this is several times faster than the
 // portable bit-twiddling fallback; the clone is picked once at load time.
-#if defined(__x86_64__)
+// Not under ThreadSanitizer: the loader runs the clone's resolver before
+// the sanitizer's runtime is up, and its instrumented code crashes there.
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("popcnt", "default")))
 #endif
 uint64_t
