@@ -90,7 +90,7 @@ ifneq ($(PEER_SRCS),)
 endif
 endif
 
-.PHONY: all deps run test test-unit test-tcl test-compat test-rdma test-deps bench bench-rdma clean format
+.PHONY: all deps run test test-unit test-tcl test-tcl-threads test-compat test-rdma test-deps bench bench-rdma clean format
 all: $(BINARIES)
 
 # -rdynamic: function names in the crash report's stack trace.
@@ -140,6 +140,10 @@ test-unit: test-deps
 test-tcl: test-deps
 	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@utils/run-tests.sh tcl
+
+test-tcl-threads: test-deps
+	@$(MAKE) --no-print-directory -j$(JOBS) all
+	@utils/run-tests.sh tcl-threads
 
 test-compat: test-deps
 	@$(MAKE) --no-print-directory -j$(JOBS) all

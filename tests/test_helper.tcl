@@ -13,7 +13,7 @@ set ::support_dir [file join $::repo_root tests support]
 
 array set ::cfg {
   host 127.0.0.1 port 0 external 0 verbose 0 timeout 600 clients 2 skip_unix 0
-  reply_timeout 10000 run_file {} current_file {}
+  reply_timeout 10000 run_file {} current_file {} io_threads 1
 }
 set ::cfg(server_bin) [file join $::repo_root src redis-server]
 set ::cfg(cli_bin) [file join $::repo_root src redis-cli]
@@ -31,6 +31,8 @@ proc usage {} {
   --timeout S        seconds one test file may run before it is killed (default 600)
   --clients N        test files run in parallel (default 2)
   --skip-unix        skip tests that need unix sockets (tag needs:unix)
+  --io-threads N     start every server with io-threads N and io-threads-do-reads
+                     yes, the threads serving every client (IO_THREADS_ALWAYS=1)
   --verbose          print skip reasons and test names as they start
   --list             print the test files that would run}
 }
@@ -57,6 +59,13 @@ proc parse_args {argv} {
       --server-bin { set ::cfg(server_bin) [file normalize $val]; incr i }
       --cli-bin { set ::cfg(cli_bin) [file normalize $val]; incr i }
       --timeout { set ::cfg(timeout) $val; incr i }
+      --io-threads {
+        set ::cfg(io_threads) $val
+        # Servers inherit it: the threads take every client, not only
+        # under load, so that each test's few clients go through them.
+        set ::env(IO_THREADS_ALWAYS) 1
+        incr i
+      }
       --clients { set ::cfg(clients) $val; incr i; continue }
       --verbose { set ::cfg(verbose) 1 }
       --skip-unix { set ::cfg(skip_unix) 1; lappend ::cfg(deny_tags) needs:unix }

@@ -363,4 +363,6 @@ utils/bench-repl.sh >>BENCHMARKS.md
 utils/bench-cli.sh >>BENCHMARKS.md
 echo "bench: TLS (utils/bench-tls.sh)"
 utils/bench-tls.sh >>BENCHMARKS.md
+echo "bench: I/O threads (utils/bench-cores.sh)"
+utils/bench-cores.sh >>BENCHMARKS.md
 cat BENCHMARKS.md

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suites and prints one closing line that sums them all:
 #   "N passed, M failed, K skipped"
-# Usage: utils/run-tests.sh all|unit|tcl|compat|rdma ...
+# Usage: utils/run-tests.sh all|unit|tcl|tcl-threads|compat|rdma ...
 # Each suite prints its own summary; a suite that cannot report counts (it
 # crashed, or printed nothing) counts as one failure.
 set -uo pipefail
@@ -70,6 +70,15 @@ suite_unit() {
 }
 
 suite_tcl() { run_counted tcl "$logdir/tcl.log" ./runtest; }
+# The threaded pass: every file of tests/unit (each type, MULTI, blocking,
+# pub/sub, tracking, scripting, ...) again, with io-threads 4 serving every
+# client. tests/integration is left out: the replication links it is about
+# stay on the main thread whatever io-threads says.
+suite_tcl_threads() {
+  local files=() f
+  for f in tests/unit/*.tcl tests/unit/*/*.tcl; do files+=(--single "$f"); done
+  run_counted tcl-threads "$logdir/tcl-threads.log" ./runtest --io-threads 4 "${files[@]}"
+}
 suite_compat() { run_counted compat "$logdir/compat.log" tests/compat/run.sh src/redis-server; }
 suite_rdma() {
   local log=$logdir/rdma.log
@@ -100,12 +109,13 @@ suite_rdma() {
 
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(all)
-[ "${suites[0]}" = all ] && suites=(unit tcl compat rdma)
+[ "${suites[0]}" = all ] && suites=(unit tcl tcl-threads compat rdma)
 start=$(date +%s)
 for s in "${suites[@]}"; do
   case "$s" in
     unit) suite_unit ;;
     tcl) suite_tcl ;;
+    tcl-threads) suite_tcl_threads ;;
     compat) suite_compat ;;
     rdma) suite_rdma ;;
     *) echo "run-tests: unknown suite '$s'" >&2; exit 2 ;;

@@ -280,6 +280,15 @@ class ConnectionType {
   // if the type has nothing to report.
   virtual std::string info() const { return ""; }
 
+  // True when read(), write() and writev() of different connections of
+  // this type may run at the same time on different threads while the
+  // loop's thread waits for them (the server's I/O threads): such a call
+  // then touches nothing shared between connections, neither the loop nor
+  // the type's own lists. One connection is still used by one thread at a
+  // time, and its handlers and close() stay on the loop's thread. False by
+  // default: the server then does every I/O of the type on the loop thread.
+  virtual bool ioFromAnyThread() const { return false; }
+
   // Transports that buffer received data in user space: true while some
   // connection holds data its read handler has not been told about.
   virtual bool hasPendingData() const { return false; }

@@ -35,6 +35,7 @@
 #include "server/request/monitor.h"
 #include "server/request/multi.h"
 #include "server/request/pause.h"
+#include "server/request/threaded_io.h"
 #include "server/script/script.h"
 #include "server/shutdown.h"
 
@@ -178,6 +179,14 @@ bool Instance::start() {
     return false;
   }
   process::afterListen(config, executable, config_file);
+  if (config.io_threads > 1) {
+    // The threads free reply memory: used_memory counts them as well.
+    threaded_io::start(static_cast<int>(config.io_threads), config.io_threads_do_reads,
+                       evict::registerThread, evict::unregisterThread);
+    LOG_NOTICE("I/O threads: %lld (the main thread included), for writes%s",
+               static_cast<long long>(config.io_threads),
+               config.io_threads_do_reads ? " and reads" : "");
+  }
   loop.setBeforeSleep([this](event::EventLoop*) { beforeSleep(); });
   // The clock stands still while a script runs (script.h).
   loop.setAfterSleep([](event::EventLoop*) {
@@ -239,6 +248,10 @@ void Instance::onAccepted(net::Connection* conn) {
   }
   // Clients already closing (EOF seen in this same iteration) no longer
   // count: their slot is free even though they are freed in before-sleep.
+  // Reads left to the I/O threads may hold such an end of stream.
+  if (static_cast<int64_t>(s.clientCount()) >= s.config.maxclients) {
+    threaded_io::handleDeferredReads();
+  }
   if (static_cast<int64_t>(s.clientCount()) >= s.config.maxclients) {
     s.refuseClient(conn, "-ERR max number of clients reached\r\n");
     return;
@@ -256,6 +269,8 @@ void Instance::onAccepted(net::Connection* conn) {
 void Instance::handlePendingWrites() {
   // Writing here rather than from a write handler saves an epoll round trip
   // per reply: most replies go out in one write right before we sleep.
+  // Under load the I/O threads write them (threaded_io.h).
+  if (threaded_io::writeInParallel(&pending_writes)) return;
   for (size_t i = 0; i < pending_writes.size(); i++) {
     Client* c = pending_writes[i];
     if (c == nullptr) continue;
@@ -278,6 +293,9 @@ void Instance::freeClosingClients() {
 }
 
 void Instance::beforeSleep() {
+  // Clients whose reads were left to the I/O threads: read in one step,
+  // then their requests run here, first, as if read by their handlers.
+  threaded_io::handleDeferredReads();
   // Data a transport holds in user space has no fd event to wake us: the
   // service shared with the client library runs its handlers.
   net::servicePendingData(&loop);

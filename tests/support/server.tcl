@@ -20,9 +20,14 @@ set ::kStartWaitMs 20000
 
 # The config the brief fixes; overrides are appended after these lines.
 proc base_config {dir port} {
-  return [list \
+  set pairs [list \
     port $port bind 127.0.0.1 unixsocket $dir/socket unixsocketperm 700 \
     dir $dir logfile {""} loglevel verbose save {""} appendonly no]
+  # ./runtest --io-threads N: the threaded pass.
+  if {$::cfg(io_threads) > 1} {
+    lappend pairs io-threads $::cfg(io_threads) io-threads-do-reads yes
+  }
+  return $pairs
 }
 
 proc tmp_root {} {
@@ -199,7 +204,7 @@ proc stop_server {srv} {
   }
   puts "\[server-done\]: $pid"
   set log [read_file [dict get $srv stdout]]
-  foreach marker {AddressSanitizer LeakSanitizer "runtime error:" "REDIS BUG REPORT" "crashed by signal"} {
+  foreach marker {AddressSanitizer LeakSanitizer ThreadSanitizer "runtime error:" "REDIS BUG REPORT" "crashed by signal"} {
     if {[string first $marker $log] >= 0} { lappend problems "server output contains '$marker'" }
   }
   if {[llength $problems]} {

@@ -253,16 +253,6 @@ foreach thp {yes no} {
   }
 }
 
-start_server {tags {config external:skip} overrides {io-threads 4 io-threads-do-reads yes}} {
-  test {io-threads: accepted and shown, logged as without effect here} {
-    assert_equal [r config get io-threads] {io-threads 4}
-    assert_equal [r config get io-threads-do-reads] {io-threads-do-reads yes}
-    if {[our_server]} {
-      assert_match "*io-threads 4: *has no effect*" [read_file [srv stdout]]
-    }
-  }
-}
-
 set conf_include [file join [tmp_root] include.[pid].conf]
 set fd [open $conf_include w]
 puts $fd "maxclients 123\nreplica-priority 7"
@@ -321,7 +311,7 @@ start_server {tags {config external:skip} overrides {cluster-replica-validity-fa
     file copy [srv dir]/redis.conf $dir/redis.conf
     set port [find_free_port]
     set pid [exec $::cfg(server_bin) $dir/redis.conf --port $port --dir $dir --unixsocket "" \
-               --logfile $dir/log --daemonize no > /dev/null 2>&1 &]
+               --logfile $dir/log --daemonize no >& /dev/null &]
     wait_for_condition 100 50 {[ping_server 127.0.0.1 $port]} {
       catch {exec kill -9 $pid}
       fail "the rewritten file did not start a server: [read_file $dir/log]"

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -56,10 +57,12 @@ ssize_t SocketConnection::checkFirstBytes(const void* buf, ssize_t n) {
   // 0..4. No Redis request starts with byte 22.
   const auto* b = static_cast<const unsigned char*>(buf);
   if (n < 3 || b[0] != 22 || b[1] != 3 || b[2] > 4) return n;
-  static int64_t last_log_ms = 0;
+  // Atomic: I/O threads read connections of the server in parallel.
+  static std::atomic<int64_t> last_log_ms{0};
   int64_t now = event::EventLoop::nowMs();
-  if (now - last_log_ms >= 1000) {  // a storm of them must not flood the log
-    last_log_ms = now;
+  int64_t last = last_log_ms.load(std::memory_order_relaxed);
+  // A storm of them must not flood the log: one line a second.
+  if (now - last >= 1000 && last_log_ms.compare_exchange_strong(last, now)) {
     LOG_WARNING(
         "Closing connection from %s: it began a TLS handshake on a plain-text %s port "
         "(a client set up for TLS on the wrong port?)",

@@ -11,6 +11,8 @@ namespace {
 class TcpType : public ConnectionType {
  public:
   const char* name() const override { return "tcp"; }
+  // A read or write is one system call on the connection's own socket.
+  bool ioFromAnyThread() const override { return true; }
 
   // Settings: port (0: no listener), bind, tcp-backlog.
   bool listenSpecFrom(const SettingLookup& get, ListenSpec* spec, bool* wanted,

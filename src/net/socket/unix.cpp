@@ -11,6 +11,8 @@ namespace {
 class UnixType : public ConnectionType {
  public:
   const char* name() const override { return "unix"; }
+  // A read or write is one system call on the connection's own socket.
+  bool ioFromAnyThread() const override { return true; }
 
   // Settings: unixsocket (empty: no listener), unixsocketperm (octal),
   // tcp-backlog.

@@ -147,7 +147,7 @@ void Client::keepLeftover(const char* data, size_t len) {
 ssize_t Client::readInput(char* scratch, size_t scratch_len, const char** base, size_t* len) {
   char* dst;
   size_t room;
-  reading_scratch_ = qlen_ == qpos_;
+  reading_scratch_ = qlen_ == qpos_ && scratch_len > 0;
   if (reading_scratch_) {
     // Nothing partial pending: read into the shared scratch buffer.
     if (qbuf_ != nullptr && qcap_ > kKeepQueryBuffer) {

@@ -70,6 +70,8 @@ enum ClientFlag : uint32_t {
   // EXEC of a transaction is being admitted (dispatch.cpp): an error reply
   // refusing it goes to the exec-refused hook instead (EXECABORT, as Redis).
   kExecChecking = 1 << 14,
+  // Its read waits for the I/O threads' next step (request/threaded_io.h).
+  kPendingRead = 1 << 15,
   // Waiting in a blocking command (server/request/blocking.h): input is not
   // processed until unblocked.
   kBlocked = 1 << 16,
@@ -188,8 +190,10 @@ class Client {
 
   // ---- input and output, driven by client_io.h
   // Reads once from the connection. With no partial request pending the
-  // bytes land in `scratch` (shared by every client), else in the client's
-  // own buffer, grown to what the pending request needs. Returns what the
+  // bytes land in `scratch` (shared by every client; none when
+  // scratch_len is 0), else in the client's own buffer, grown to what the
+  // pending request needs. Touches nothing outside the client and its
+  // connection: the I/O threads call it. Returns what the
   // connection's read returned; when positive, [*base, *base + *len) is the
   // unprocessed input, to be handed back to inputProcessed().
   ssize_t readInput(char* scratch, size_t scratch_len, const char** base, size_t* len);
@@ -212,7 +216,8 @@ class Client {
   const char* parseError() const { return parser_.error(); }
   void resetParser() { parser_.reset(); }
   // Writes pending replies until the transport would block, adding the
-  // bytes written to *written. Returns false on a connection error.
+  // bytes written to *written. Returns false on a connection error. Like
+  // readInput, safe on an I/O thread.
   bool writeReplies(uint64_t* written);
 
   bool hasPendingReplies() const { return !replies_.empty(); }

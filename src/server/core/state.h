@@ -89,6 +89,17 @@ class Server {
 
   db::Db& dbAt(int i) { return *dbs[static_cast<size_t>(i)]; }
 
+  // Runs one iteration of the loop from inside a long operation (a busy
+  // script, a load): clients are served (-BUSY, -LOADING) while it goes
+  // on. nestedLoops() > 0 meanwhile: work that must wait for the outer
+  // iteration (the I/O threads' steps) checks it.
+  void serveEventsWhileBusy() {
+    nested_loops_++;
+    loop.processEvents(false);
+    nested_loops_--;
+  }
+  int nestedLoops() const { return nested_loops_; }
+
   event::EventLoop loop;
   Config config;
   CommandTable commands;
@@ -123,6 +134,9 @@ class Server {
   // only for a partial request left over (memory stays flat with many idle
   // clients).
   std::vector<char> shared_qbuf;
+
+ private:
+  int nested_loops_ = 0;
 };
 
 extern Server* g_server;

@@ -9,9 +9,9 @@
 #include <jemalloc/jemalloc.h>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 // From the sanitizer runtime (its header is not installed with GCC): bytes
-// currently allocated by the program.
+// currently allocated by the program. ASan and TSan both replace malloc.
 extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #define EVICT_SANITIZER_ALLOCATOR 1
 #endif

@@ -21,8 +21,9 @@
 namespace server::evict {
 
 // Called once per thread (the server's main thread at start-up, the
-// lazy-free thread). At most kMaxThreads threads.
-constexpr int kMaxThreads = 16;
+// lazy-free thread, the I/O threads). At most kMaxThreads threads: io-threads
+// goes up to 128.
+constexpr int kMaxThreads = 136;
 void registerThread();
 void unregisterThread();
 

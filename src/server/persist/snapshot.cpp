@@ -424,7 +424,7 @@ bool loadAtStart() {
     last_bytes = loaded;
     if (crossed || now - last_events >= 20000) {
       last_events = now;
-      srv.loop.processEvents(false);
+      srv.serveEventsWhileBusy();
     }
     return !srv.shutdown_asap;
   };

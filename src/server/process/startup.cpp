@@ -79,12 +79,6 @@ void afterListen(const Config& cfg, const std::string& executable, const std::st
       LOG_WARNING("Failed to apply oom-score-adj %s", cfg.oom_score_adj.c_str());
     }
   }
-  if (cfg.io_threads > 1) {
-    LOG_WARNING(
-        "io-threads %lld: this server reads and writes every client on the main thread; "
-        "the option is accepted and has no effect",
-        static_cast<long long>(cfg.io_threads));
-  }
   conf::logUnimplemented(cfg);
   // As Redis says before it loads its data (the same place here).
   notifySupervisor(g_supervisor, "STATUS=Redis is loading...");

@@ -20,7 +20,7 @@ namespace server::process {
 // child returns). cfg.pidfile gets the default path when daemonized
 // without one, as CONFIG GET pidfile then shows it.
 void beforeListen(Config& cfg);
-// Pidfile, process title, logo, oom_score_adj, io-threads note and the
+// Pidfile, process title, logo, oom_score_adj, and the
 // warnings for options of features not implemented yet.
 void afterListen(const Config& cfg, const std::string& executable, const std::string& config_file);
 // INFO process_supervised: "systemd", "upstart" or "no".

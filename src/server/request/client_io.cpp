@@ -7,6 +7,7 @@
 #include "server/core/state.h"
 #include "server/dispatch.h"
 #include "server/request/obuf_limits.h"
+#include "server/request/threaded_io.h"
 
 namespace server {
 
@@ -68,14 +69,12 @@ size_t processInput(Client* c, const char* base, size_t len) {
   return pos;
 }
 
+// What the loop thread does with the outcome of one read (made here or by
+// an I/O thread): runs the requests, or closes the client.
 template <bool FromMaster>
-void readFromConnection(Client* c) {
+[[gnu::always_inline]] inline void afterRead(Client* c, ssize_t n, const char* base, size_t len) {
   Server& s = *g_server;
-  if (c->flags & kCloseAsap) return;
   net::Connection* conn = c->conn();
-  const char* base = nullptr;
-  size_t len = 0;
-  ssize_t n = c->readInput(s.shared_qbuf.data(), s.shared_qbuf.size(), &base, &len);
   if (n <= 0) {
     if (n == -1 && conn->state() == net::ConnState::kConnected) return;  // would block
     if (n == 0) {
@@ -98,6 +97,21 @@ void readFromConnection(Client* c) {
     s.stats.client_qbuf_limit_disconnections++;
     s.freeClientAsync(c);
   }
+}
+
+template <bool FromMaster>
+void readFromConnection(Client* c) {
+  Server& s = *g_server;
+  if (c->flags & kCloseAsap) return;
+  // Under load with io-threads-do-reads, the read is made by an I/O thread
+  // in before-sleep (threaded_io.h); one flag test otherwise.
+  if constexpr (!FromMaster) {
+    if (threaded_io::deferRead(c)) return;
+  }
+  const char* base = nullptr;
+  size_t len = 0;
+  ssize_t n = c->readInput(s.shared_qbuf.data(), s.shared_qbuf.size(), &base, &len);
+  afterRead<FromMaster>(c, n, base, len);
 }
 
 template <bool FromMaster>
@@ -126,11 +140,15 @@ bool resumeInput(Client* c) {
   return true;
 }
 
-bool flushClient(Client* c) {
+void afterThreadedRead(Client* c, ssize_t n, const char* base, size_t len) {
+  afterRead<false>(c, n, base, len);
+}
+
+namespace {
+
+[[gnu::always_inline]] inline bool finishWrite(Client* c, bool ok, uint64_t written) {
   Server& s = *g_server;
   net::Connection* conn = c->conn();
-  uint64_t written = 0;
-  bool ok = c->writeReplies(&written);
   s.stats.net_output_bytes += written;
   if (!ok) {
     LOG_VERBOSE("Error writing to client: %s", conn->lastError().c_str());
@@ -149,6 +167,18 @@ bool flushClient(Client* c) {
     conn->setWriteHandler(onWritable, true);
   }
   return true;
+}
+
+}  // namespace
+
+bool flushClient(Client* c) {
+  uint64_t written = 0;
+  bool ok = c->writeReplies(&written);
+  return finishWrite(c, ok, written);
+}
+
+bool afterWrite(Client* c, bool ok, uint64_t written) {
+  return finishWrite(c, ok, written);
 }
 
 }  // namespace server

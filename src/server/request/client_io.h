@@ -12,6 +12,10 @@
 // persist/, script/, repl/, evict/, commands/ and the top.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace server {
@@ -25,6 +29,13 @@ void startReading(Client* c);
 // Writes what the reply buffer holds; installs a write handler when the
 // transport cannot take it all. Returns false if the client was freed.
 bool flushClient(Client* c);
+// The loop thread's half of a read or a write an I/O thread made
+// (threaded_io.cpp): the outcome of Client::readInput (its return and
+// window) is run as the read handler would; afterWrite takes what
+// Client::writeReplies returned and wrote, as flushClient does (false:
+// the client is being closed).
+void afterThreadedRead(Client* c, ssize_t n, const char* base, size_t len);
+bool afterWrite(Client* c, bool ok, uint64_t written);
 // Runs the requests left in the client's buffer while its input was held
 // (CLIENT PAUSE ended, a blocked client was served). Returns false if the
 // client was freed.

@@ -9,6 +9,7 @@
 #include "server/core/clients.h"
 #include "server/core/state.h"
 #include "server/request/blocking.h"
+#include "server/request/threaded_io.h"
 
 namespace server {
 
@@ -40,6 +41,7 @@ void Server::linkClient(Client* c) {
 
 void Server::unlinkClient(Client* c) {
   clients.erase(c->registry_pos);
+  if (c->flags & kPendingRead) threaded_io::forget(c);
   if (c->flags & kPendingWrite) {
     auto it = std::find(pending_writes.begin(), pending_writes.end(), c);
     if (it != pending_writes.end()) *it = nullptr;

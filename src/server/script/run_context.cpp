@@ -88,7 +88,7 @@ void countHook(lua_State* L, lua_Debug*) {
     ctx->timed_out = true;
     holdCaller(ctx->caller, true);
   }
-  g_server->loop.processEvents(false);
+  g_server->serveEventsWhileBusy();
   if (g_server->shutdown_asap) ctx->killed = true;
   if (ctx->killed) {
     LOG_WARNING("Lua script killed by user with SCRIPT KILL.");

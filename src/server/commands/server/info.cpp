@@ -35,6 +35,7 @@
 #include "server/repl/repl.h"
 #include "server/request/blocking.h"
 #include "server/request/pause.h"
+#include "server/request/threaded_io.h"
 #include "server/script/script.h"
 
 namespace server {
@@ -135,8 +136,8 @@ void serverSection(std::string* o) {
                static_cast<ll>(uptime / 86400));
   appendFormat(o, "hz:%lld\r\nconfigured_hz:%lld\r\nlru_clock:%u\r\n", static_cast<ll>(s.hz),
                static_cast<ll>(s.config.hz), db::Clock::lruSeconds);
-  appendFormat(o, "executable:%s\r\nconfig_file:%s\r\nio_threads_active:0\r\n", executable.c_str(),
-               s.config_file.c_str());
+  appendFormat(o, "executable:%s\r\nconfig_file:%s\r\nio_threads_active:%d\r\n", executable.c_str(),
+               s.config_file.c_str(), threaded_io::engaged() ? 1 : 0);
   // Only while a SHUTDOWN waits for lagging replicas, as Redis 7.0.
   if (s.shutdown_deadline_ms != 0) {
     appendFormat(
@@ -269,6 +270,9 @@ void statsSection(std::string* o) {
   appendFormat(o, "unexpected_error_replies:%llu\r\ntotal_error_replies:%llu\r\n",
                static_cast<ull>(st.unexpected_error_replies),
                static_cast<ull>(st.total_error_replies));
+  appendFormat(o, "io_threaded_reads_processed:%llu\r\nio_threaded_writes_processed:%llu\r\n",
+               static_cast<ull>(threaded_io::readsProcessed()),
+               static_cast<ull>(threaded_io::writesProcessed()));
   appendFormat(o, "client_query_buffer_limit_disconnections:%llu\r\n",
                static_cast<ull>(st.client_qbuf_limit_disconnections));
 }

@@ -376,7 +376,7 @@ LoadStatus loadFromDisk() {
     int64_t now = monoMs();
     if (now - last_events >= 20) {
       last_events = now;
-      srv.loop.processEvents(false);
+      srv.serveEventsWhileBusy();
     }
     return !srv.shutdown_asap;
   };

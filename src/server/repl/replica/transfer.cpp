@@ -134,7 +134,7 @@ void finish(std::string_view rest) {
   conn->setReadHandler(nullptr);
   persist::ReplicaRdb in;
   in.lazy_flush = cfg.replica_lazy_flush;
-  in.serve_events = [] { g_server->loop.processEvents(false); };
+  in.serve_events = [] { g_server->serveEventsWhileBusy(); };
   uint64_t len = l.received - (l.size < 0 ? kMarkLen : 0);
   if (l.diskless) {
     l.body.resize(len);
