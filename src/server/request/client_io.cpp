@@ -26,7 +26,7 @@ void onWritable(net::Connection* conn) {
 // bytes go to the replication hook. An instance of its own, so that other
 // clients' requests pay nothing for it.
 template <bool FromMaster>
-size_t processInput(Client* c, const char* base, size_t len) {
+[[gnu::always_inline]] inline size_t processInput(Client* c, const char* base, size_t len) {
   Server& s = *g_server;
   resp::ParserLimits limits;
   limits.max_bulk_len = s.config.proto_max_bulk_len;
@@ -99,13 +99,14 @@ template <bool FromMaster>
   }
 }
 
-template <bool FromMaster>
+// MayDefer: the handler of clients of a server whose I/O threads may read
+// for them (threaded_io.h): under load the read is left to the next step.
+// An instance of its own, so that a server without threads pays nothing.
+template <bool FromMaster, bool MayDefer = false>
 void readFromConnection(Client* c) {
   Server& s = *g_server;
   if (c->flags & kCloseAsap) return;
-  // Under load with io-threads-do-reads, the read is made by an I/O thread
-  // in before-sleep (threaded_io.h); one flag test otherwise.
-  if constexpr (!FromMaster) {
+  if constexpr (MayDefer) {
     if (threaded_io::deferRead(c)) return;
   }
   const char* base = nullptr;
@@ -114,10 +115,10 @@ void readFromConnection(Client* c) {
   afterRead<FromMaster>(c, n, base, len);
 }
 
-template <bool FromMaster>
+template <bool FromMaster, bool MayDefer = false>
 void onReadable(net::Connection* conn) {
   auto* c = static_cast<Client*>(conn->privateData());
-  if (c != nullptr) readFromConnection<FromMaster>(c);
+  if (c != nullptr) readFromConnection<FromMaster, MayDefer>(c);
 }
 
 }  // namespace
@@ -127,7 +128,13 @@ void setMasterAppliedHook(MasterAppliedHook hook) {
 }
 
 void startReading(Client* c) {
-  c->conn()->setReadHandler((c->flags & kMaster) ? onReadable<true> : onReadable<false>);
+  net::ConnHandler h = onReadable<false>;
+  if (c->flags & kMaster) {
+    h = onReadable<true>;
+  } else if (threaded_io::readsThreaded() && !(c->flags & kReplica)) {
+    h = onReadable<false, true>;
+  }
+  c->conn()->setReadHandler(h);
 }
 
 bool resumeInput(Client* c) {

@@ -117,6 +117,10 @@ int threads() {
   return st().pool ? st().pool->size() : 1;
 }
 
+bool readsThreaded() {
+  return st().pool != nullptr && st().do_reads;
+}
+
 bool engaged() {
   return st().engaged;
 }

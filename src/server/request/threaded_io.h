@@ -49,9 +49,13 @@ bool engaged();
 uint64_t readsProcessed();
 uint64_t writesProcessed();
 
+// True when the threads may read for clients (io-threads > 1 and
+// io-threads-do-reads): client_io then gives clients a read handler that
+// asks deferRead() first; other servers' handlers never ask.
+bool readsThreaded();
 // The read handler's first question: should this client's read wait for
-// the next step? True (and the client is queued) under load with
-// io-threads-do-reads; one test of a flag otherwise.
+// the next step? True (and the client is queued) under load; one test of a
+// flag otherwise.
 extern bool g_defer_reads;
 bool deferReadSlow(Client* c);
 inline bool deferRead(Client* c) {
