@@ -49,26 +49,35 @@ WorkerPool::WorkerPool(int threads, ThreadHook on_start, ThreadHook on_stop)
 
 WorkerPool::~WorkerPool() {
   stop_.store(true, std::memory_order_seq_cst);
-  gen_.fetch_add(1, std::memory_order_seq_cst);
-  futexWakeAll(&gen_);
+  for (auto& w : workers_) {
+    w->go.fetch_add(1, std::memory_order_seq_cst);
+    futexWakeAll(&w->go);
+  }
   for (auto& w : workers_) w->thread.join();
 }
 
-void WorkerPool::runStep(void* fn, Trampoline call) {
+void WorkerPool::runStep(void* fn, Trampoline call, int slots) {
+  size_t used = slots <= 0 || slots > size() ? workers_.size() : static_cast<size_t>(slots - 1);
   fn_ = fn;
   call_ = call;
-  // seq_cst pairs with the worker's sleepers_ increment and re-check: either
-  // we see it asleep and wake it, or it sees the new step before sleeping.
-  uint32_t g = gen_.fetch_add(1, std::memory_order_seq_cst) + 1;
-  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-    wakeups_++;
-    futexWakeAll(&gen_);
+  uint32_t g = ++gen_;
+  steps_++;
+  for (size_t i = 0; i < used; i++) {
+    Worker& w = *workers_[i];
+    // seq_cst pairs with the worker's `sleeping` store and re-check: either
+    // we see it asleep and wake it, or it sees the step before sleeping.
+    w.go.store(g, std::memory_order_seq_cst);
+    if (w.sleeping.load(std::memory_order_seq_cst)) {
+      wakeups_++;
+      futexWakeAll(&w.go);
+    }
   }
   call(fn, 0);
-  for (auto& w : workers_) {
+  for (size_t i = 0; i < used; i++) {
+    Worker& w = *workers_[i];
     // A worker that lost its core (more threads than cores) gets it back
     // sooner if we yield rather than spin on.
-    for (int spins = 0; w->done.load(std::memory_order_acquire) != g; spins++) {
+    for (int spins = 0; w.done.load(std::memory_order_acquire) != g; spins++) {
       if (spins < kSpinRounds) {
         cpuRelax();
       } else {
@@ -89,15 +98,15 @@ void WorkerPool::workerMain(int slot) {
   Worker& me = *workers_[static_cast<size_t>(slot - 1)];
   uint32_t seen = 0;
   for (;;) {
-    uint32_t g = gen_.load(std::memory_order_acquire);
-    for (int spins = 0; g == seen; g = gen_.load(std::memory_order_acquire)) {
+    uint32_t g = me.go.load(std::memory_order_acquire);
+    for (int spins = 0; g == seen; g = me.go.load(std::memory_order_acquire)) {
       if (++spins < kSpinRounds) {
         cpuRelax();
         continue;
       }
-      sleepers_.fetch_add(1, std::memory_order_seq_cst);
-      if (gen_.load(std::memory_order_seq_cst) == seen) futexWait(&gen_, seen);
-      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      me.sleeping.store(true, std::memory_order_seq_cst);
+      if (me.go.load(std::memory_order_seq_cst) == seen) futexWait(&me.go, seen);
+      me.sleeping.store(false, std::memory_order_seq_cst);
       spins = 0;
     }
     if (stop_.load(std::memory_order_acquire)) {

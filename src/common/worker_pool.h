@@ -2,16 +2,18 @@
 // owns the pool (the server's I/O threads, server/request/threaded_io.h).
 //
 // Contract:
-// - run(fn) calls fn(slot) once for every slot 0..size()-1, slot 0 on the
-//   calling thread, the others on the workers, and returns when every call
-//   has returned. Everything the caller wrote before run() is visible to
-//   the calls, and everything they wrote is visible to the caller after it
-//   (release/acquire through the step counters).
+// - run(fn, n) calls fn(slot) once for every slot 0..n-1 (n at most size();
+//   all of them by default), slot 0 on the calling thread, the others on
+//   the workers, and returns when every call has returned. Everything the
+//   caller wrote before run() is visible to the calls, and everything they
+//   wrote is visible to the caller after it (release/acquire through the
+//   workers' step words). Workers past n are not woken: a light step keeps
+//   the rest of the pool asleep.
 // - Only the owner thread calls run(); steps never overlap. fn must not
 //   call run() itself.
 // - Between steps a worker spins for a short while (a busy server hands it
 //   the next step within microseconds), then sleeps in the kernel (futex):
-//   an idle pool costs no CPU, and waking it costs one system call.
+//   an idle pool costs no CPU, and waking a worker costs one system call.
 // - Workers block asynchronous signals: they reach the owner's thread.
 // - The destructor stops and joins the workers. A forked child must not
 //   use the pool (it has no workers).
@@ -41,28 +43,32 @@ class WorkerPool {
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
   template <typename Fn>
-  void run(Fn& fn) {
-    runStep(&fn, [](void* f, int slot) { (*static_cast<Fn*>(f))(slot); });
+  void run(Fn& fn, int slots = 0) {
+    runStep(
+        &fn, [](void* f, int slot) { (*static_cast<Fn*>(f))(slot); }, slots);
   }
 
-  // Steps run since start, and workers found asleep when a step began
-  // (for tests and INFO-style figures).
-  uint64_t steps() const { return gen_.load(std::memory_order_relaxed); }
+  // Steps run since start, and workers found asleep when a step needed
+  // them (for tests and INFO-style figures).
+  uint64_t steps() const { return steps_; }
   uint64_t wakeups() const { return wakeups_; }
 
  private:
   using Trampoline = void (*)(void* fn, int slot);
   struct alignas(64) Worker {
     std::thread thread;
-    std::atomic<uint32_t> done{0};  // the last step this worker finished
+    // The step this worker is to run (its futex word), and the last one it
+    // finished; equal while it has nothing to do.
+    std::atomic<uint32_t> go{0};
+    std::atomic<uint32_t> done{0};
+    std::atomic<bool> sleeping{false};
   };
 
-  void runStep(void* fn, Trampoline call);
+  void runStep(void* fn, Trampoline call, int slots);
   void workerMain(int slot);
 
-  // Step counter: workers wait for it to move (futex word).
-  alignas(64) std::atomic<uint32_t> gen_{0};
-  std::atomic<int> sleepers_{0};
+  uint32_t gen_ = 0;  // the owner's step counter
+  uint64_t steps_ = 0;
   std::atomic<bool> stop_{false};
   ThreadHook on_start_ = nullptr;
   ThreadHook on_stop_ = nullptr;

@@ -29,6 +29,20 @@ TEST(WorkerPool, EverySlotRunsOncePerStepAndTheCallerSeesTheirWrites) {
   EXPECT_EQ(pool.steps(), 1000u);
 }
 
+TEST(WorkerPool, ALightStepUsesTheFirstSlotsAndLeavesTheOthersAsleep) {
+  WorkerPool pool(6);
+  std::vector<int> hits(6, 0);
+  auto fn = [&](int slot) { hits[static_cast<size_t>(slot)]++; };
+  pool.run(fn);                                                 // every slot once
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // all asleep now
+  uint64_t woken = pool.wakeups();
+  pool.run(fn, 3);                        // slots 0, 1, 2
+  EXPECT_EQ(pool.wakeups() - woken, 2u);  // only the two workers it needed
+  pool.run(fn, 1);                        // the caller alone
+  pool.run(fn);                           // all again: the skipped ones take this step normally
+  EXPECT_EQ(hits, (std::vector<int>{4, 3, 3, 2, 2, 2}));
+}
+
 TEST(WorkerPool, ASingleSlotPoolRunsOnTheCaller) {
   WorkerPool pool(1);
   int calls = 0;

@@ -29,6 +29,8 @@ constexpr size_t kArenaBytes = 256 * 1024;
 constexpr size_t kReadRoom = 16 * 1024;
 // Light write passes in a row after which reads stop being deferred.
 constexpr int kLightPasses = 32;
+// Clients with work per thread of a step (Redis's threshold: 2).
+constexpr size_t kJobsPerSlot = 2;
 
 struct ReadJob {
   Client* c;  // null: freed before its turn
@@ -46,10 +48,10 @@ struct WriteJob {
 struct State {
   std::unique_ptr<common::WorkerPool> pool;
   bool do_reads = false;
-  // Steps are taken from this many clients with replies (writes) or read
-  // events (reads) on; fewer are served on the loop thread.
-  size_t min_writes = 0;
-  size_t min_reads = 0;
+  // Clients with work per thread of a step (writes or reads): a step uses
+  // jobs / per_slot threads, the main thread included, up to all of them;
+  // under two, the main thread does the work alone.
+  size_t per_slot = kJobsPerSlot;
   bool engaged = false;   // a recent write pass was a step
   int light_passes = 0;   // light write passes since the last step
   bool in_reads = false;  // handleDeferredReads is running its batch
@@ -84,6 +86,14 @@ std::pair<size_t, size_t> share(size_t n, int slot, int slots) {
   return {begin, std::min(n, begin + per)};
 }
 
+// Threads a step over `jobs` clients uses (the main thread counted), or
+// 1: not worth a step.
+int slotsFor(const State& s, size_t jobs) {
+  if (s.pool == nullptr || jobs == 0) return 1;
+  if (s.per_slot == 0) return s.pool->size();
+  return static_cast<int>(std::min<size_t>(jobs / s.per_slot, static_cast<size_t>(s.pool->size())));
+}
+
 }  // namespace
 
 void start(int threads, bool do_reads, void (*on_start)(), void (*on_stop)()) {
@@ -91,13 +101,11 @@ void start(int threads, bool do_reads, void (*on_start)(), void (*on_stop)()) {
   if (threads <= 1 || s.pool != nullptr) return;
   s.pool = std::make_unique<common::WorkerPool>(threads, on_start, on_stop);
   s.do_reads = do_reads;
-  s.min_writes = 2 * static_cast<size_t>(threads);
-  s.min_reads = static_cast<size_t>(threads);
-  // The test suite's threaded pass: a step for every client, so that the
-  // threads serve the few clients of each test (tests/README.md).
+  // The test suite's threaded pass: every thread in every step, so that
+  // the threads serve the few clients of each test (tests/README.md).
   const char* always = getenv("IO_THREADS_ALWAYS");
   if (always != nullptr && strcmp(always, "1") == 0) {
-    s.min_writes = s.min_reads = 1;
+    s.per_slot = 0;
     LOG_WARNING("IO_THREADS_ALWAYS=1: the I/O threads serve every client (a test setting)");
   }
   s.arenas.resize(static_cast<size_t>(threads));
@@ -181,8 +189,8 @@ void handleDeferredReadsSlow() {
     if (c != nullptr) s.reads.push_back({c, 0, nullptr, 0});
   }
   s.deferred.clear();
-  int slots = s.pool != nullptr ? s.pool->size() : 1;
-  if (slots > 1 && s.reads.size() >= s.min_reads) {
+  int slots = slotsFor(s, s.reads.size());
+  if (slots > 1) {
     auto step = [&s, slots](int slot) {
       auto [begin, end] = share(s.reads.size(), slot, slots);
       std::vector<char>& arena = s.arenas[static_cast<size_t>(slot)];
@@ -195,7 +203,7 @@ void handleDeferredReadsSlow() {
         if (j.n > 0 && dst != nullptr && j.base == dst) used += static_cast<size_t>(j.n);
       }
     };
-    s.pool->run(step);
+    s.pool->run(step, slots);
     s.reads_processed += s.reads.size();
   } else {
     for (ReadJob& j : s.reads) {
@@ -221,11 +229,11 @@ bool writeInParallelSlow(std::vector<Client*>* pending) {
   // An iteration with nothing to write (a timer, a close) says nothing of
   // the load: the threads stay engaged or not as they were.
   if (s.pool == nullptr || pending->empty()) return false;
-  int slots = s.pool->size();
+  int slots = slotsFor(s, pending->size());
   // Under light load one thread is faster than a step's hand-over: write
   // on the loop thread. The reads go back to it after a run of light
   // passes only, so that a lull between bursts does not flap them.
-  if (pending->size() < s.min_writes) {
+  if (slots < 2) {
     if (s.engaged && ++s.light_passes >= kLightPasses) {
       s.engaged = false;
       g_defer_reads = false;
@@ -255,7 +263,7 @@ bool writeInParallelSlow(std::vector<Client*>* pending) {
       j.ok = j.c->writeReplies(&j.written);
     }
   };
-  s.pool->run(step);
+  s.pool->run(step, slots);
   s.writes_processed += s.writes.size();
   for (const WriteJob& j : s.writes) afterWrite(j.c, j.ok, j.written);
   for (Client* c : s.serial) {
