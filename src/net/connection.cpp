@@ -6,6 +6,12 @@
 
 namespace net {
 
+thread_local constinit bool t_io_thread = false;
+
+void markIoThread() {
+  t_io_thread = true;
+}
+
 void Connection::close() {
   if (close_pending_) return;
   read_handler_ = nullptr;

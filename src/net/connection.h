@@ -98,6 +98,12 @@ class Connection {
   // with variants the variant ("rdma/valkey"). No spaces.
   std::string transport() const { return doTransport(); }
 
+  // On the loop's thread, after read()/write()/writev() calls that another
+  // thread made (ioFromAnyThread types) and before anything else touches
+  // the connection: the transport applies what those calls left for it
+  // (its shared lists, its counters, the loop's events).
+  void afterForeignIo() { doAfterForeignIo(); }
+
   void setPrivateData(void* p) { private_data_ = p; }
   void* privateData() const { return private_data_; }
 
@@ -119,6 +125,7 @@ class Connection {
   virtual int doFd() const { return -1; }
   virtual int doSetNoDelay(bool) { return -1; }
   virtual std::string doTransport() const;
+  virtual void doAfterForeignIo() {}
 
   // Transports call handlers only through this: it keeps the object alive
   // while the handler runs and performs a close() requested inside it.
@@ -144,6 +151,16 @@ class Connection {
   int refs_ = 0;
   bool close_pending_ = false;
 };
+
+// Marks the calling thread as one that makes connection I/O away from the
+// loop's thread (see ConnectionType::ioFromAnyThread); onIoThread() tells
+// the transports where they run.
+void markIoThread();
+// constinit: read directly, without the wrapper call of dynamic TLS.
+extern thread_local constinit bool t_io_thread;
+inline bool onIoThread() {
+  return t_io_thread;
+}
 
 // Where a listener binds. addrs empty means "all addresses" for IP transports.
 struct ListenSpec {
@@ -281,12 +298,14 @@ class ConnectionType {
   virtual std::string info() const { return ""; }
 
   // True when read(), write() and writev() of different connections of
-  // this type may run at the same time on different threads while the
-  // loop's thread waits for them (the server's I/O threads): such a call
-  // then touches nothing shared between connections, neither the loop nor
-  // the type's own lists. One connection is still used by one thread at a
-  // time, and its handlers and close() stay on the loop's thread. False by
-  // default: the server then does every I/O of the type on the loop thread.
+  // this type may run at the same time on threads marked with
+  // markIoThread() while the loop's thread waits for them (the server's I/O
+  // threads): on such a thread a call touches nothing shared between
+  // connections (neither the loop nor the type's own lists and counters)
+  // and leaves those updates to afterForeignIo(). One connection is still
+  // used by one thread at a time, and its handlers and close() stay on the
+  // loop's thread. False by default: the server then does every I/O of the
+  // type on the loop thread.
   virtual bool ioFromAnyThread() const { return false; }
 
   // Transports that buffer received data in user space: true while some

@@ -180,9 +180,15 @@ bool Instance::start() {
   }
   process::afterListen(config, executable, config_file);
   if (config.io_threads > 1) {
-    // The threads free reply memory: used_memory counts them as well.
-    threaded_io::start(static_cast<int>(config.io_threads), config.io_threads_do_reads,
-                       evict::registerThread, evict::unregisterThread);
+    // The threads free reply memory (used_memory counts them as well) and
+    // make connection I/O away from the loop (net::markIoThread).
+    threaded_io::start(
+        static_cast<int>(config.io_threads), config.io_threads_do_reads,
+        [] {
+          evict::registerThread();
+          net::markIoThread();
+        },
+        evict::unregisterThread);
     LOG_NOTICE("I/O threads: %lld (the main thread included), for writes%s",
                static_cast<long long>(config.io_threads),
                config.io_threads_do_reads ? " and reads" : "");

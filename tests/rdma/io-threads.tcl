@@ -1,9 +1,10 @@
 # io-threads with RDMA clients: a server with 4 I/O threads keeps serving
 # deep RDMA pipelines from many connections and threads (a load that has
-# crashed another RDMA server with I/O threads) while TCP clients, which
-# the threads serve, run beside them. RDMA connections are served on the
-# main thread; the test holds the server to staying up, answering and
-# counting every request. Runs only in the rxe VM (needs:rdma).
+# crashed another RDMA server with I/O threads) while TCP clients run beside
+# them. The threads copy RDMA rings and post the writes; completions and
+# handlers stay on the main thread. The tests hold the server to staying
+# up, answering and counting every request. Runs only in the rxe VM
+# (needs:rdma).
 
 source [file join $::repo_root tests rdma helpers rdma.tcl]
 set ::rdma_port [find_free_port]
@@ -11,6 +12,21 @@ set ::rdma_port [find_free_port]
 start_server [list tags {needs:rdma external:skip} \
                 overrides [rdma_overrides $::rdma_port \
                              {protected-mode no io-threads 4 io-threads-do-reads yes}]] {
+  test {io-threads 4: RDMA clients under load are read and written by the threads} {
+    set stats [r info stats]
+    set reads0 [info_field $stats io_threaded_reads_processed]
+    set writes0 [info_field $stats io_threaded_writes_processed]
+    set rdma0 [rdma_info rdma_bytes_sent]
+    lassign [run_status -nostderr [file join $::repo_root src redis-benchmark] --rdma \
+               -h $::rdma_addr -p $::rdma_port -q -t set,get -c 16 -P 8 -d 2000 -n 40000] status out
+    assert_equal 0 $status $out
+    set stats [r info stats]
+    # The counters the threads kept for the connections reach INFO rdma.
+    assert_morethan [expr {[rdma_info rdma_bytes_sent] - $rdma0}] [expr {20000 * 2000}]
+    list [expr {[info_field $stats io_threaded_reads_processed] > $reads0}] \
+      [expr {[info_field $stats io_threaded_writes_processed] > $writes0}] [rdma_cli ping]
+  } {1 1 PONG}
+
   test {io-threads 4: redis-benchmark --rdma -P 384 -c 128 --threads 16 beside TCP load} {
     set bench [file join $::repo_root src redis-benchmark]
     set tcp_out [scratch_file tcp-bench.out]

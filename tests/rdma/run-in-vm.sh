@@ -2,8 +2,9 @@
 # The RDMA suite, run INSIDE the soft-RoCE VM with the repository root as the
 # working directory:
 #   utils/rxe-vm/run.sh --timeout 1500 -- tests/rdma/run-in-vm.sh
-# It runs the RDMA unit tests (build/unit-tests, gtest filter *rdma*/*Rdma*)
-# and the Tcl files tests/rdma/*.tcl (./runtest --tags needs:rdma), on
+# It runs the RDMA unit tests (build/unit-tests, gtest filter *rdma*/*Rdma*),
+# the Tcl files tests/rdma/*.tcl (./runtest --tags needs:rdma), and five of
+# them again with I/O threads serving every client (--io-threads 4), on
 # binaries already built on the host: it builds nothing. A missing binary
 # counts as one failure. The last line sums both parts:
 #   N passed, M failed, K skipped
@@ -46,6 +47,29 @@ else
   fail=$((fail + 1))
 fi
 
+# One ./runtest run over RDMA files, counted into the totals: rdma_tcl
+# SUFFIX ARGS... (the log is rdma-tcl[-SUFFIX].log).
+rdma_tcl() {
+  local suffix=$1 log line rc p f s
+  shift
+  log=$logdir/rdma-tcl${suffix:+-$suffix}.log
+  ./runtest --tags "needs:rdma" --clients 1 --timeout "${RDMA_TCL_TIMEOUT:-600}" "$@" 2>&1 |
+    tee "$log"
+  rc=${PIPESTATUS[0]}
+  line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+  if [ -z "$line" ]; then
+    echo "=== rdma tcl tests${suffix:+ ($suffix)}: no summary line (exit $rc): counted as one failure"
+    fail=$((fail + 1))
+    return
+  fi
+  read -r p _ f _ s _ <<<"${line//,/}"
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "=== rdma tcl tests${suffix:+ ($suffix)} exited $rc with no failed test: counted as one failure"
+    f=1
+  fi
+  pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
 echo "=== rdma tcl tests: ./runtest --tags needs:rdma over tests/rdma/*.tcl"
 singles=()
 for f in tests/rdma/*.tcl; do singles+=(--single "$f"); done
@@ -60,22 +84,14 @@ elif [ ${#singles[@]} -eq 0 ]; then
   echo "=== no tests/rdma/*.tcl files: one failure"
   fail=$((fail + 1))
 else
-  log=$logdir/rdma-tcl.log
-  ./runtest --tags "needs:rdma" --clients 1 --timeout "${RDMA_TCL_TIMEOUT:-600}" "${singles[@]}" 2>&1 |
-    tee "$log"
-  rc=${PIPESTATUS[0]}
-  line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
-  if [ -z "$line" ]; then
-    echo "=== rdma tcl tests: no summary line (exit $rc): counted as one failure"
-    fail=$((fail + 1))
-  else
-    read -r p _ f _ s _ <<<"${line//,/}"
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-      echo "=== rdma tcl tests exited $rc with no failed test: counted as one failure"
-      f=1
-    fi
-    pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-  fi
+  rdma_tcl "" "${singles[@]}"
+  # The threaded pass: a few files again on servers whose I/O threads serve
+  # every client, RDMA connections included (io-threads 4, IO_THREADS_ALWAYS=1).
+  threaded=()
+  for f in blocking-pubsub tracking scripting acl eviction; do
+    threaded+=(--single "tests/rdma/$f.tcl")
+  done
+  rdma_tcl threads --io-threads 4 "${threaded[@]}"
 fi
 
 echo "=== rdma suite time: $(($(date +%s) - start)) s"

@@ -28,7 +28,7 @@ void RdmaConnection::fail(const std::string& why, bool protocol) {
   } else {
     LOG_VERBOSE("RDMA connection %s: %s", peer_addr_.c_str(), why.c_str());
   }
-  shared_->stats.errors++;
+  counters().errors++;
   setError(why);
   if (ep_.id && established_ && !disconnected_) {
     rdma_disconnect(ep_.id.get());
@@ -429,7 +429,7 @@ ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
       // The peer's RX buffer is full: wait for its RegisterLocalAddr.
       if (!tx_waiting_) {
         tx_waiting_ = true;
-        shared_->stats.tx_full_waits++;
+        counters().tx_full_waits++;
       }
       break;
     }
@@ -477,8 +477,8 @@ ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
     st_head_ = off + static_cast<uint32_t>(n);
     tx_off_ += static_cast<uint32_t>(n);
     done += n;
-    shared_->stats.writes_posted++;
-    shared_->stats.bytes_sent += n;
+    counters().writes_posted++;
+    counters().bytes_sent += n;
   }
   updatePending();
   if (done > 0) return static_cast<ssize_t>(done);
@@ -500,7 +500,7 @@ ssize_t RdmaConnection::doRead(void* buf, size_t len) {
   if (avail == 0) {
     if (peer_closed_ && state_ == ConnState::kConnected) {
       state_ = ConnState::kClosed;
-      shared_->pending.erase(this);
+      updatePending();  // no longer wants service: out of the list
       return 0;
     }
     return state_ == ConnState::kClosed ? 0 : -1;
@@ -511,7 +511,7 @@ ssize_t RdmaConnection::doRead(void* buf, size_t len) {
   if (rx_head_ == rx_tail_ && rx_tail_ == ep_.rx.size && !peer_closed_) {
     // The peer filled the buffer and stopped; all of it is consumed now.
     rx_head_ = rx_tail_ = 0;
-    shared_->stats.reregistrations++;
+    counters().reregistrations++;
     postRegister();
   }
   updatePending();
@@ -544,7 +544,26 @@ bool RdmaConnection::wantsService() const {
   return read_due || write_due;
 }
 
+void RdmaConnection::doAfterForeignIo() {
+  Stats& f = foreign_stats_;
+  Stats& t = shared_->stats;
+  t.errors += f.errors;
+  t.tx_full_waits += f.tx_full_waits;
+  t.writes_posted += f.writes_posted;
+  t.bytes_sent += f.bytes_sent;
+  t.reregistrations += f.reregistrations;
+  f = Stats();
+  if (pending_stale_) {
+    pending_stale_ = false;
+    updatePending();
+  }
+}
+
 void RdmaConnection::updatePending() {
+  if (onIoThread()) [[unlikely]] {
+    pending_stale_ = true;
+    return;
+  }
   if (wantsService()) {
     shared_->pending.insert(this);
   } else {

@@ -150,6 +150,7 @@ class RdmaConnection : public Connection, private event::Poller {
   ssize_t doWritev(const struct iovec* iov, int iovcnt) override;
   int doSetReadHandler(ConnHandler h) override;
   int doSetWriteHandler(ConnHandler h, bool barrier) override;
+  void doAfterForeignIo() override;
   void doClose() override;
   std::string doAddress(bool peer) const override;
   bool doIsLocal() const override;
@@ -213,7 +214,12 @@ class RdmaConnection : public Connection, private event::Poller {
   bool writable() const;
   uint32_t readable() const { return rx_tail_ - rx_head_; }
   bool wantsService() const;
+  // Puts the connection in the type's pending list or out of it. On an I/O
+  // thread (net::onIoThread) it only notes that doAfterForeignIo must.
   void updatePending();
+  // The counters the data path adds to: the type's, or on an I/O thread
+  // the connection's own, folded into the type's by doAfterForeignIo.
+  Stats& counters() { return onIoThread() ? foreign_stats_ : shared_->stats; }
   // After completions or CM events: runs the handlers that became due.
   // Returns false if the connection was closed.
   bool dispatch();
@@ -224,6 +230,8 @@ class RdmaConnection : public Connection, private event::Poller {
   void stopKickTimer();
 
   Shared* shared_;
+  Stats foreign_stats_;
+  bool pending_stale_ = false;
   Endpoint ep_;
   ConnHandler connect_cb_ = nullptr;  // client: run once connected/failed
   ConnHandler accept_cb_ = nullptr;   // server: run on ESTABLISHED

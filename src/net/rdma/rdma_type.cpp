@@ -31,6 +31,10 @@ bool parseOption(const std::string& name, const std::string& value, Options* o, 
 class RdmaType : public ConnectionType {
  public:
   const char* name() const override { return "rdma"; }
+  // The ring copies and the posting of writes run on the server's I/O
+  // threads; the pending list and the counters wait for afterForeignIo.
+  // Completions, CM events and handlers stay on the loop's thread.
+  bool ioFromAnyThread() const override { return true; }
 
   Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb, void* cb_data,
                    std::string* err) override {

@@ -144,6 +144,11 @@ void TlsConnection::finishHandshake(bool ok) {
 }
 
 void TlsConnection::updateEvents() {
+  // On an I/O thread the loop is not ours to touch: afterForeignIo does it.
+  if (onIoThread()) [[unlikely]] {
+    events_stale_ = true;
+    return;
+  }
   int want = 0;
   if (fd_ == -1) return;
   if (tcp_connecting_) {
@@ -225,7 +230,21 @@ bool TlsConnection::sendHeld() {
   return false;
 }
 
+void TlsConnection::doAfterForeignIo() {
+  if (!events_stale_) {
+    updatePending();  // SSL_read may have left decrypted bytes behind
+    return;
+  }
+  events_stale_ = false;
+  updateEvents();
+  updatePending();
+}
+
 void TlsConnection::updatePending() {
+  if (onIoThread()) [[unlikely]] {
+    events_stale_ = true;  // doAfterForeignIo updates both
+    return;
+  }
   bool has = read_handler_ != nullptr && state_ == ConnState::kConnected && SSL_pending(ssl_) > 0;
   if (has == in_pending_) return;
   in_pending_ = has;

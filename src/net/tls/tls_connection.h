@@ -79,7 +79,11 @@ class TlsConnection : public Connection {
   // From an fd event: sends held bytes and updates the events; false if
   // the connection may be gone (a handler ran after a failure).
   bool sendHeld();
+  // Both update shared state (the loop's events, the type's pending set):
+  // on an I/O thread they only note it for doAfterForeignIo.
   void updatePending();
+  void doAfterForeignIo() override;
+  bool events_stale_ = false;
 
   Shared* shared_;
   int fd_;

@@ -27,6 +27,10 @@ constexpr char kUpdateFailed[] = "Unable to update TLS configuration. Check serv
 class TlsType : public ConnectionType {
  public:
   const char* name() const override { return "tls"; }
+  // OpenSSL sessions are per connection (its error queue per thread): the
+  // server's I/O threads run SSL_read/SSL_write; the loop's events and the
+  // pending set wait for afterForeignIo.
+  bool ioFromAnyThread() const override { return true; }
 
   const std::vector<SettingSpec>& settings() const override { return tlsSettings(); }
 

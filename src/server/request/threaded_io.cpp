@@ -205,6 +205,9 @@ void handleDeferredReadsSlow() {
     };
     s.pool->run(step, slots);
     s.reads_processed += s.reads.size();
+    // Before any request runs: the transports catch up on their shared
+    // state (every client of the batch is still alive here).
+    for (ReadJob& j : s.reads) j.c->conn()->afterForeignIo();
   } else {
     for (ReadJob& j : s.reads) {
       if (j.c->flags & kCloseAsap) continue;
@@ -265,6 +268,7 @@ bool writeInParallelSlow(std::vector<Client*>* pending) {
   };
   s.pool->run(step, slots);
   s.writes_processed += s.writes.size();
+  for (const WriteJob& j : s.writes) j.c->conn()->afterForeignIo();
   for (const WriteJob& j : s.writes) afterWrite(j.c, j.ok, j.written);
   for (Client* c : s.serial) {
     if (!(c->flags & kCloseAsap)) flushClient(c);

@@ -16,12 +16,14 @@
 // only while it waits.
 //
 // Only clients whose transport says its I/O may run on any thread
-// (net::ConnectionType::ioFromAnyThread: tcp, unix) are handed out; the
-// others (tls, rdma), the link to the master and the replicas' links are
-// served on the loop thread as before. A step over N clients uses N / 2
-// threads (the loop thread counted, up to io-threads) and wakes no other;
-// under four clients the loop thread does the work alone, and idle threads
-// sleep (common/worker_pool.h: no CPU while idle).
+// (net::ConnectionType::ioFromAnyThread: all four built-in types) are
+// handed out, and the transport gets its afterForeignIo() call after each
+// step; the link to the master and the replicas' links are served on the
+// loop thread. The threads must be marked with net::markIoThread(). A step
+// over N clients uses N / 2 threads (the loop thread counted, up to
+// io-threads) and wakes no other; under four clients the loop thread does
+// the work alone, and idle threads sleep (common/worker_pool.h: no CPU
+// while idle).
 //
 // Part of request/: includes core/ and common/.
 #pragma once
