@@ -3,7 +3,7 @@
 # working directory:
 #   utils/rxe-vm/run.sh --timeout 1500 -- tests/rdma/run-in-vm.sh
 # It runs the RDMA unit tests (build/unit-tests, gtest filter *rdma*/*Rdma*),
-# the Tcl files tests/rdma/*.tcl (./runtest --tags needs:rdma), and five of
+# the Tcl files tests/rdma/*.tcl (./runtest --tags needs:rdma), and four of
 # them again with I/O threads serving every client (--io-threads 4), on
 # binaries already built on the host: it builds nothing. A missing binary
 # counts as one failure. The last line sums both parts:
@@ -88,7 +88,7 @@ else
   # The threaded pass: a few files again on servers whose I/O threads serve
   # every client, RDMA connections included (io-threads 4, IO_THREADS_ALWAYS=1).
   threaded=()
-  for f in blocking-pubsub tracking scripting acl eviction; do
+  for f in blocking-pubsub tracking scripting acl; do
     threaded+=(--single "tests/rdma/$f.tcl")
   done
   rdma_tcl threads --io-threads 4 "${threaded[@]}"
