@@ -275,8 +275,9 @@ void Instance::onAccepted(net::Connection* conn) {
 void Instance::handlePendingWrites() {
   // Writing here rather than from a write handler saves an epoll round trip
   // per reply: most replies go out in one write right before we sleep.
-  // Under load the I/O threads write them (threaded_io.h).
-  if (threaded_io::writeInParallel(&pending_writes)) return;
+  // Under load the I/O threads write those they may serve first
+  // (threaded_io.h); the rest stays in the queue for this loop.
+  threaded_io::writeInParallel(&pending_writes);
   for (size_t i = 0; i < pending_writes.size(); i++) {
     Client* c = pending_writes[i];
     if (c == nullptr) continue;

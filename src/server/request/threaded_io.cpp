@@ -59,7 +59,6 @@ struct State {
   std::vector<Client*> deferred;
   std::vector<ReadJob> reads;
   std::vector<WriteJob> writes;
-  std::vector<Client*> serial;
   std::vector<std::vector<char>> arenas;
   uint64_t reads_processed = 0;
   uint64_t writes_processed = 0;
@@ -111,18 +110,6 @@ void start(int threads, bool do_reads, void (*on_start)(), void (*on_stop)()) {
   s.arenas.resize(static_cast<size_t>(threads));
   for (auto& a : s.arenas) a.resize(kArenaBytes);
   g_threads_on = true;
-}
-
-void stop() {
-  State& s = st();
-  g_threads_on = false;
-  s.pool.reset();
-  s.engaged = false;
-  g_defer_reads = false;
-}
-
-int threads() {
-  return st().pool ? st().pool->size() : 1;
 }
 
 bool readsThreaded() {
@@ -227,11 +214,11 @@ void handleDeferredReadsSlow() {
   g_reads_queued = !s.deferred.empty();
 }
 
-bool writeInParallelSlow(std::vector<Client*>* pending) {
+void writeInParallelSlow(std::vector<Client*>* pending) {
   State& s = st();
   // An iteration with nothing to write (a timer, a close) says nothing of
   // the load: the threads stay engaged or not as they were.
-  if (s.pool == nullptr || pending->empty()) return false;
+  if (s.pool == nullptr || pending->empty()) return;
   int slots = slotsFor(s, pending->size());
   // Under light load one thread is faster than a step's hand-over: write
   // on the loop thread. The reads go back to it after a run of light
@@ -241,24 +228,25 @@ bool writeInParallelSlow(std::vector<Client*>* pending) {
       s.engaged = false;
       g_defer_reads = false;
     }
-    return false;
+    return;
   }
   s.light_passes = 0;
   s.engaged = true;
   g_defer_reads = s.do_reads;
+  // The threads take the threadable clients; the others stay in the
+  // queue, in order, for the caller's own loop.
   s.writes.clear();
-  s.serial.clear();
+  size_t kept = 0;
   for (Client* c : *pending) {
     if (c == nullptr) continue;
-    c->flags &= ~kPendingWrite;
-    if (c->flags & kCloseAsap) continue;
-    if (threadable(c)) {
-      s.writes.push_back({c, 0, true});
-    } else {
-      s.serial.push_back(c);
+    if (!threadable(c) || (c->flags & kCloseAsap)) {
+      (*pending)[kept++] = c;
+      continue;
     }
+    c->flags &= ~kPendingWrite;
+    s.writes.push_back({c, 0, true});
   }
-  pending->clear();
+  pending->resize(kept);
   auto step = [&s, slots](int slot) {
     auto [begin, end] = share(s.writes.size(), slot, slots);
     for (size_t i = begin; i < end; i++) {
@@ -270,10 +258,6 @@ bool writeInParallelSlow(std::vector<Client*>* pending) {
   s.writes_processed += s.writes.size();
   for (const WriteJob& j : s.writes) j.c->conn()->afterForeignIo();
   for (const WriteJob& j : s.writes) afterWrite(j.c, j.ok, j.written);
-  for (Client* c : s.serial) {
-    if (!(c->flags & kCloseAsap)) flushClient(c);
-  }
-  return true;
 }
 
 }  // namespace server::threaded_io

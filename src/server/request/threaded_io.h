@@ -42,11 +42,7 @@ namespace threaded_io {
 // first and on_stop before it exits (the memory accounting's registration:
 // replies are freed on the threads).
 void start(int threads, bool do_reads, void (*on_start)(), void (*on_stop)());
-// Joins the threads (tests; the process exit does it too).
-void stop();
-// Threads in use now, the loop thread included (INFO io_threads_active is
-// 1 while steps are being taken).
-int threads();
+// INFO io_threads_active: 1 while steps are being taken.
 bool engaged();
 uint64_t readsProcessed();
 uint64_t writesProcessed();
@@ -77,12 +73,13 @@ void handleDeferredReadsSlow();
 inline void handleDeferredReads() {
   if (g_reads_queued) handleDeferredReadsSlow();
 }
-// Before-sleep: writes `pending` (the pending-write queue; null entries are
-// skipped) in one step when the load is worth it, clearing it. Returns
-// false, touching nothing, when the caller should write them itself.
-bool writeInParallelSlow(std::vector<Client*>* pending);
-inline bool writeInParallel(std::vector<Client*>* pending) {
-  return g_threads_on && writeInParallelSlow(pending);
+// Before-sleep: when the load is worth a step, writes the clients of
+// `pending` (the pending-write queue; null entries are skipped) that the
+// threads may serve, and takes them out of it; the others stay, in order,
+// for the caller to write. Under light load it touches nothing.
+void writeInParallelSlow(std::vector<Client*>* pending);
+inline void writeInParallel(std::vector<Client*>* pending) {
+  if (g_threads_on) writeInParallelSlow(pending);
 }
 // A client leaving the registry (request/clients.cpp) with kPendingRead.
 void forget(Client* c);
