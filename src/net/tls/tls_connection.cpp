@@ -231,13 +231,11 @@ bool TlsConnection::sendHeld() {
 }
 
 void TlsConnection::doAfterForeignIo() {
-  if (!events_stale_) {
-    updatePending();  // SSL_read may have left decrypted bytes behind
-    return;
+  if (events_stale_) {
+    events_stale_ = false;
+    updateEvents();
   }
-  events_stale_ = false;
-  updateEvents();
-  updatePending();
+  updatePending();  // SSL_read may have left decrypted bytes behind
 }
 
 void TlsConnection::updatePending() {
