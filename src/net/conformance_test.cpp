@@ -11,11 +11,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "event/event_loop.h"
@@ -512,6 +514,70 @@ TEST_P(Conformance, NoDelaySwitch) {
   }
   closeSide(c);
   roundTrip("still fine");
+}
+
+// Client programs run an event loop per thread (redis-benchmark --threads):
+// each loop services only the connections its thread opened, whatever the
+// others do at the same time. Here the server's loop runs on this thread and
+// three more threads each run a loop with their own echoing clients.
+TEST_P(Conformance, LoopsOnSeveralThreads) {
+  constexpr int kThreads = 3, kClients = 8;
+  std::atomic<int> done{0};
+  std::vector<std::string> errors(kThreads);
+  auto client = [&](int t) {
+    event::EventLoop loop;
+    loop.setBeforeSleep([](event::EventLoop* l) { net::servicePendingData(l); });
+    loop.addTimer(10, [](event::EventLoop*, event::TimerId) { return 10; });
+    std::vector<std::unique_ptr<Side>> sides;
+    std::vector<std::string> sent;
+    for (int i = 0; i < kClients && errors[t].empty(); i++) {
+      sent.push_back(pattern(100000 + 1000 * i, static_cast<uint32_t>(t * 100 + i)));
+      sides.push_back(std::make_unique<Side>());
+      Side* s = sides.back().get();
+      s->out = sent.back();
+      net::ConnectAddr a{addr_, spec_.port, spec_.path};
+      s->conn = type_->connect(&loop, a, onReady, &errors[t]);
+      if (s->conn != nullptr) s->conn->setPrivateData(s);
+    }
+    auto echoed = [&] {
+      for (size_t i = 0; i < sides.size(); i++) {
+        if (!sides[i]->closed && sides[i]->in.size() < sent[i].size()) return false;
+      }
+      return true;
+    };
+    int64_t deadline = event::EventLoop::nowMs() + 20000;
+    while (!echoed() && event::EventLoop::nowMs() < deadline) loop.processEvents(true);
+    for (size_t i = 0; i < sides.size() && errors[t].empty(); i++) {
+      if (sides[i]->in != sent[i]) {
+        errors[t] = "client " + std::to_string(i) + " got " + std::to_string(sides[i]->in.size()) +
+                    " bytes, not its own echo";
+      }
+    }
+    for (auto& s : sides) closeSide(s.get());
+    done++;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) threads.emplace_back(client, t);
+  EXPECT_TRUE(runUntil([&] { return done == kThreads; }, 30000));
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; t++) EXPECT_EQ(errors[t], "") << "thread " << t;
+  // A thread sees none of another's held data: the server's connections,
+  // opened by this thread, are never serviced by another.
+  server_echo_ = false;
+  server_one_read_ = true;
+  server_read_chunk_ = 1;
+  connectClient(pattern(3000, 5));
+  ASSERT_TRUE(
+      runUntil([&] { return type_->hasPendingData() || servers_.back()->in.size() == 3000; }));
+  bool other_sees = true;
+  int other_ran = -1;
+  std::thread([&] {
+    other_sees = type_->hasPendingData();
+    other_ran = type_->processPendingData();
+  }).join();
+  EXPECT_FALSE(other_sees);
+  EXPECT_EQ(other_ran, 0);
+  EXPECT_TRUE(runUntil([&] { return servers_.back()->in.size() == 3000; }));
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Conformance, ::testing::Values("tcp", "unix", "rdma", "tls"),

@@ -14,6 +14,11 @@
 // before-sleep calls processPendingData() (and does not block while any
 // remain), which calls the handlers.
 //
+// Threads: each thread that runs an event loop (the server's main thread;
+// each of redis-benchmark's --threads) has its own Shared, so a loop only
+// ever services, counts and frees its own connections. The options are the
+// type's, read by all.
+//
 // Busy polling: while the loop busy-polls (busy-poll-us), a connection that
 // got a completion event leaves its CQ unarmed and registers as the loop's
 // Poller; the loop then reaps its completions with ibv_poll_cq on every spin
@@ -70,14 +75,15 @@ struct Stats {
   uint64_t dialect_errors = 0;  // first control messages matching no dialect
 };
 
-// State owned by the type and shared by all its connections.
+// State shared by the connections of one thread's event loop; the type owns
+// one per such thread (rdma_type.cpp) and frees them with itself.
 struct Shared {
-  Options opts;
+  const Options& opts;  // the type's
   Stats stats;
   std::unordered_set<RdmaConnection*> pending;
   std::unordered_set<RdmaConnection*> live;
   std::unordered_set<Linger*> lingering;
-  Shared() = default;
+  explicit Shared(const Options& o) : opts(o) {}
   Shared(const Shared&) = delete;
   Shared& operator=(const Shared&) = delete;
   ~Shared();

@@ -1,6 +1,10 @@
 // The "rdma" ConnectionType: the table glue over RdmaListener and
 // RdmaConnection, its options (configure) and INFO counters.
+#include <atomic>
 #include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
 
 #include "net/rdma/options.h"
 #include "net/rdma/rdma_connection.h"
@@ -38,12 +42,12 @@ class RdmaType : public ConnectionType {
 
   Listener* listen(event::EventLoop* loop, const ListenSpec& spec, AcceptCallback cb, void* cb_data,
                    std::string* err) override {
-    return RdmaListener::create(this, &shared_, loop, spec, cb, cb_data, err);
+    return RdmaListener::create(this, mine(), loop, spec, cb, cb_data, err);
   }
 
   Connection* connect(event::EventLoop* loop, const ConnectAddr& addr, ConnHandler cb,
                       std::string* err) override {
-    return RdmaConnection::connectTo(this, &shared_, loop, addr, cb, err);
+    return RdmaConnection::connectTo(this, mine(), loop, addr, cb, err);
   }
 
   // repl-transport rdma: a replica reaches its master's rdma-port.
@@ -75,14 +79,18 @@ class RdmaType : public ConnectionType {
   }
 
   bool configure(const std::string& name, const std::string& value, std::string* err) override {
-    return parseOption(name, value, &shared_.opts, err);
+    return parseOption(name, value, &opts_, err);
   }
 
   const std::vector<SettingSpec>& settings() const override { return rdma::settings(); }
 
+  // The calling thread's connections (the server's: its main thread's).
   std::string info() const override {
-    const Stats& s = shared_.stats;
-    const ResourceCounters& r = resourceCounters();
+    static const Shared kNone(Options{});
+    const Shared* own = find();
+    const Shared& shared = own != nullptr ? *own : kNone;
+    const Stats& s = shared.stats;
+    const ResourceCounters r = resourceCounters();
     std::string out;
     auto line = [&out](const char* k, uint64_t v) {
       out += k;
@@ -104,13 +112,13 @@ class RdmaType : public ConnectionType {
     line("rdma_keepalives_sent", s.keepalives_sent);
     line("rdma_keepalives_received", s.keepalives_received);
     line("rdma_dialect_errors", s.dialect_errors);
-    line("rdma_rx_size", shared_.opts.rx_size);
-    line("rdma_keepalive_interval", static_cast<uint64_t>(shared_.opts.keepalive_ms));
-    line("rdma_connections", shared_.live.size());
+    line("rdma_rx_size", opts_.rx_size);
+    line("rdma_keepalive_interval", static_cast<uint64_t>(opts_.keepalive_ms));
+    line("rdma_connections", shared.live.size());
     // Connections now, by dialect (unknown: accepted, the peer has not
     // spoken yet).
     uint64_t by[kDialectCount] = {};
-    for (const RdmaConnection* c : shared_.live) by[static_cast<int>(c->dialectId())]++;
+    for (const RdmaConnection* c : shared.live) by[static_cast<int>(c->dialectId())]++;
     for (DialectId d :
          {DialectId::kOurs, DialectId::kSeed, DialectId::kValkey, DialectId::kUnknown}) {
       line((std::string("rdma_dialect_") + dialectName(d)).c_str(), by[static_cast<int>(d)]);
@@ -123,16 +131,20 @@ class RdmaType : public ConnectionType {
     return out;
   }
 
-  bool hasPendingData() const override { return !shared_.pending.empty(); }
+  bool hasPendingData() const override {
+    const Shared* own = find();
+    return own != nullptr && !own->pending.empty();
+  }
 
   int processPendingData() override {
-    if (shared_.pending.empty()) return 0;
+    Shared* own = find();
+    if (own == nullptr || own->pending.empty()) return 0;
     // Handlers may close connections or open new ones: walk a snapshot and
     // skip whoever left the set meanwhile.
-    std::vector<RdmaConnection*> due(shared_.pending.begin(), shared_.pending.end());
+    std::vector<RdmaConnection*> due(own->pending.begin(), own->pending.end());
     int n = 0;
     for (RdmaConnection* c : due) {
-      if (shared_.pending.count(c) == 0) continue;
+      if (own->pending.count(c) == 0) continue;
       n++;
       c->service();
     }
@@ -140,7 +152,49 @@ class RdmaType : public ConnectionType {
   }
 
  private:
-  Shared shared_;
+  // The calling thread's Shared: a thread-local cache in front of the map,
+  // so the per-iteration hooks take no lock. `id_` tells this type from an
+  // earlier one at the same address.
+  struct Cache {
+    uint64_t type_id = 0;
+    Shared* shared = nullptr;
+  };
+  static Cache& cache() {
+    thread_local Cache c;
+    return c;
+  }
+
+  // The calling thread's Shared, or nullptr before it listened or connected.
+  // A miss is cached too: only the thread itself creates its entry (mine()),
+  // so a loop that never uses RDMA pays no lock per iteration.
+  Shared* find() const {
+    Cache& c = cache();
+    if (c.type_id == id_) return c.shared;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = per_thread_.find(std::this_thread::get_id());
+    c = Cache{id_, it == per_thread_.end() ? nullptr : it->second.get()};
+    return c.shared;
+  }
+
+  // The calling thread's Shared, created on first use.
+  Shared* mine() {
+    if (Shared* s = find()) return s;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = per_thread_[std::this_thread::get_id()];
+    if (slot == nullptr) slot = std::make_unique<Shared>(opts_);
+    cache() = Cache{id_, slot.get()};
+    return slot.get();
+  }
+
+  static uint64_t nextId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  Options opts_;
+  const uint64_t id_ = nextId();
+  mutable std::mutex mu_;
+  std::unordered_map<std::thread::id, std::unique_ptr<Shared>> per_thread_;
 };
 
 }  // namespace

@@ -4,11 +4,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 
 #include "common/log.h"
 #include "net/rdma/wire.h"
@@ -16,15 +18,18 @@
 namespace net::rdma {
 namespace {
 
-ResourceCounters counters;
+// Updated by every thread that owns verbs objects: the server's I/O threads
+// re-register rings, redis-benchmark's threads each run connections.
+std::atomic<int64_t> live_objects{0};
+std::atomic<int64_t> pinned_bytes{0};
 
 void created(int64_t pinned = 0) {
-  counters.objects++;
-  counters.pinned_bytes += pinned;
+  live_objects.fetch_add(1, std::memory_order_relaxed);
+  if (pinned != 0) pinned_bytes.fetch_add(pinned, std::memory_order_relaxed);
 }
 void destroyed(int64_t pinned = 0) {
-  counters.objects--;
-  counters.pinned_bytes -= pinned;
+  live_objects.fetch_sub(1, std::memory_order_relaxed);
+  if (pinned != 0) pinned_bytes.fetch_sub(pinned, std::memory_order_relaxed);
 }
 
 // Deleters run during teardown where nobody can act on a failure; a failing
@@ -58,8 +63,9 @@ bool hasIpcLock() {
 
 }  // namespace
 
-const ResourceCounters& resourceCounters() {
-  return counters;
+ResourceCounters resourceCounters() {
+  return ResourceCounters{live_objects.load(std::memory_order_relaxed),
+                          pinned_bytes.load(std::memory_order_relaxed)};
 }
 
 std::string callFailed(const char* call) {
@@ -167,13 +173,9 @@ bool Region::create(ibv_pd* pd, uint32_t bytes, int access, std::string* err) {
 }
 
 namespace {
-const char* g_fork_mode = "uninitialized";
-}  // namespace
+std::atomic<const char*> g_fork_mode{"uninitialized"};
 
-void initForkSafety() {
-  static bool done = false;
-  if (done) return;
-  done = true;
+void initForkSafetyOnce() {
   // Without this, a page of a registered buffer that the parent writes after
   // fork() gets a fresh copy in the parent while the NIC keeps DMA-ing into
   // the old page, now the child's: the parent's RDMA data silently goes
@@ -183,24 +185,32 @@ void initForkSafety() {
   int rc = ibv_fork_init();
   switch (ibv_is_fork_initialized()) {
     case IBV_FORK_UNNEEDED:
-      g_fork_mode = "kernel";
+      g_fork_mode.store("kernel");
       break;
     case IBV_FORK_ENABLED:
-      g_fork_mode = "madvise";
+      g_fork_mode.store("madvise");
       break;
     default:
-      g_fork_mode = "unsafe";
+      g_fork_mode.store("unsafe");
       LOG_WARNING(
           "RDMA: ibv_fork_init failed (%s): BGSAVE while RDMA clients are connected may "
           "corrupt their buffers",
           strerror(rc > 0 ? rc : errno));
       break;
   }
-  LOG_VERBOSE("RDMA fork safety: %s", g_fork_mode);
+  LOG_VERBOSE("RDMA fork safety: %s", g_fork_mode.load());
+}
+
+}  // namespace
+
+void initForkSafety() {
+  // Once per process, whichever thread opens the first channel.
+  static std::once_flag once;
+  std::call_once(once, initForkSafetyOnce);
 }
 
 const char* forkSafetyMode() {
-  return g_fork_mode;
+  return g_fork_mode.load();
 }
 
 EventChannel makeEventChannel(std::string* err) {
@@ -268,8 +278,9 @@ bool Endpoint::createVerbs(uint32_t rx_size, int vector, std::string* err) {
   if (!setNonBlocking(ch->fd, "completion channel", err)) return false;
   if (vector < 0) {
     // Spread connections over the device's completion vectors (interrupts).
-    static unsigned next = 0;
-    vector = ctx->num_comp_vectors > 0 ? static_cast<int>(next++ % ctx->num_comp_vectors) : 0;
+    static std::atomic<unsigned> next{0};
+    unsigned n = next.fetch_add(1, std::memory_order_relaxed);
+    vector = ctx->num_comp_vectors > 0 ? static_cast<int>(n % ctx->num_comp_vectors) : 0;
   } else if (vector >= ctx->num_comp_vectors) {
     vector = vector % (ctx->num_comp_vectors > 0 ? ctx->num_comp_vectors : 1);
   }

@@ -21,7 +21,7 @@ struct ResourceCounters {
   int64_t objects = 0;
   int64_t pinned_bytes = 0;
 };
-const ResourceCounters& resourceCounters();
+ResourceCounters resourceCounters();
 
 struct EventChannelDeleter {
   void operator()(rdma_event_channel* ch) const;
