@@ -231,6 +231,26 @@ start_server {tags {propagation external:skip} overrides {enable-debug-command y
                                       {DEL e4} EXEC}
   }
 
+  test {SCAN and RANDOMKEY stream the keys they expire one by one; in a transaction, wrapped} {
+    r flushall
+    r debug set-active-expire 0
+    # Each round starts on an empty db with two keys already expired.
+    set rounds {}
+    foreach cmd {{r scan 0 count 100} {r randomkey} {r multi; r scan 0 count 100; r exec}} {
+      r set x1 v px 1
+      r set x2 v px 1
+      after 20
+      repl_stream_take $s
+      r del propagation:mark   ;# so that RANDOMKEY can draw only x1 and x2
+      eval $cmd
+      set got [repl_stream_take $s]
+      # The two DELs come in the order the keys were met.
+      lappend rounds [string map {x1 x x2 x} [lrange $got 1 end]]
+    }
+    r debug set-active-expire 1
+    set rounds
+  } {{{DEL x} {DEL x}} {{DEL x} {DEL x}} {MULTI {DEL x} {DEL x} EXEC}}
+
   test {Expiry streams UNLINK with lazyfree-lazy-expire} {
     r config set lazyfree-lazy-expire yes
     r debug set-active-expire 0

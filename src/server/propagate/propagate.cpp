@@ -44,6 +44,7 @@ struct State {
   std::vector<Op> pending;  // pending[0 .. npending) hold this unit's effects
   size_t npending = 0;
   std::vector<std::string_view> views;  // scratch for feeding an Op
+  bool bare = false;                    // feedUnitBare(): no MULTI/EXEC this unit
 };
 
 State& st() {
@@ -76,11 +77,13 @@ void record(int db, unsigned targets, const Range& argv) {
 void flush() {
   State& s = st();
   size_t n = s.npending;
+  bool bare = s.bare;
+  s.bare = false;
   if (n == 0) return;
   s.npending = 0;  // before feeding: nothing a sink does may see them again
   static constexpr std::string_view kMulti[] = {"MULTI"};
   static constexpr std::string_view kExec[] = {"EXEC"};
-  bool wrap = n > 1;
+  bool wrap = n > 1 && !bare;
   if (wrap) feedAll(s.pending[0].db, kToAll, kMulti);
   for (size_t i = 0; i < n; i++) {
     Op& op = s.pending[i];
@@ -194,6 +197,11 @@ void forceCommand(unsigned targets) {
 
 void setNestedTargets(unsigned targets) {
   if (Frame* f = top()) f->child_targets = targets & kToAll;
+}
+
+void feedUnitBare() {
+  State& s = st();
+  if (s.depth == 1) s.bare = true;
 }
 
 namespace {

@@ -111,6 +111,11 @@ void forceCommand(unsigned targets);
 // Calls nested in the current one (redis.call in a script) are fed only to
 // `targets` (redis.set_repl); resets when the current call ends.
 void setNestedTargets(unsigned targets);
+// The unit's effects are fed one by one, without MULTI/EXEC, when the
+// current call is the outermost: a command that may lazily expire any keys
+// (SCAN, RANDOMKEY) run directly, whose deletions are independent, as in
+// Redis. Inside EXEC or a script the unit stays wrapped.
+void feedUnitBare();
 
 // ---- deletions not caused by a command's own logic
 // A key deleted because its TTL passed: "DEL key" ("UNLINK key" when

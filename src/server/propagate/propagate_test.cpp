@@ -113,6 +113,32 @@ TEST(Propagate, LazyExpiryJoinsTheUnitActiveExpiryIsFedAtOnce) {
                                                "0:EXEC", "1:DEL old"}));
 }
 
+TEST(Propagate, ABareUnitIsFedWithoutMultiOnlyWhenOutermost) {
+  Recorder r;
+  // SCAN run directly, expiring two keys: two DELs, no MULTI/EXEC.
+  call(0, {"scan", "0"}, false, [] {
+    feedUnitBare();
+    keyExpired(0, "a", false);
+    keyExpired(0, "b", false);
+  });
+  // The next unit is wrapped again.
+  call(0, {"get", "c"}, false, [] {
+    keyExpired(0, "c", false);
+    keyExpired(0, "d", false);
+  });
+  // SCAN inside EXEC: the transaction's unit stays wrapped.
+  call(0, {"exec"}, true, [] {
+    call(0, {"scan", "0"}, false, [] {
+      feedUnitBare();
+      keyExpired(0, "e", false);
+      keyExpired(0, "f", false);
+    });
+  });
+  EXPECT_EQ(r.lines,
+            (std::vector<std::string>{"0:DEL a", "0:DEL b", "0:MULTI", "0:DEL c", "0:DEL d",
+                                      "0:EXEC", "0:MULTI", "0:DEL e", "0:DEL f", "0:EXEC"}));
+}
+
 TEST(Propagate, EvictionIsFedAtOnceEvenInsideACall) {
   Recorder r;
   call(0, {"config", "set", "maxmemory", "1"}, false, [] {

@@ -9,6 +9,7 @@
 #include "server/commands/subfamilies.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
+#include "server/propagate/propagate.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -63,6 +64,7 @@ void scanCommand(Client* c) {
     if (o.use_type && !common::strutil::equalsIgnoreCase(o.type, db::typeName(e->val.kind())))
       continue;
     if (e->hasExpire() && d->isExpired(e)) {
+      if (propagate::wanted()) propagate::feedUnitBare();
       d->find(key);  // lazy expiry deletes it; other collected entries stay valid
       continue;
     }
@@ -74,6 +76,8 @@ void scanCommand(Client* c) {
 }
 
 void randomkeyCommand(Client* c) {
+  // The draw lazily expires the keys it meets: their DELs go out bare.
+  if (propagate::wanted()) propagate::feedUnitBare();
   db::Entry* e = c->db()->randomEntry();
   if (e == nullptr)
     c->addNull();
