@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "net/registry.h"
 #include "server/acl/users.h"
+#include "server/cluster/migrate.h"
 #include "server/commands/families.h"
 #include "server/core/client.h"
 #include "server/core/version.h"
@@ -399,9 +400,10 @@ int Instance::cron() {
   // tracking-table-max-keys (commands trim it too, before they run).
   if (tracking::anyClient()) tracking::beforeCommand();
   evict::cron();
-  persist::cron();  // reaps a BGSAVE child, save points
-  repl::cron();     // replicas: newlines, PING, delayed diskless SYNC
-  shutdownCron();   // a signal's shutdown, a wait for lagging replicas
+  persist::cron();         // reaps a BGSAVE child, save points
+  repl::cron();            // replicas: newlines, PING, delayed diskless SYNC
+  shutdownCron();          // a signal's shutdown, a wait for lagging replicas
+  cluster::migrateCron();  // MIGRATE's links idle for 10 s
   return static_cast<int>(1000 / hz);
 }
 

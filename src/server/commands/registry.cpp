@@ -1,6 +1,7 @@
 // The one place that knows every command family: adding a family means a
 // line here and its declaration in families.h.
 #include "server/acl/acl.h"
+#include "server/cluster/migrate.h"
 #include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
 #include "server/core/state.h"
@@ -31,6 +32,7 @@ void registerAllCommands(void (*top)(CommandTable&)) {
   registerGeoCommands(t);
   script::registerScriptingCommands(t);
   acl::registerAclCommand(t);
+  cluster::registerMigrateCommand(t);
   if (top != nullptr) top(t);
   attachCommandDocs(t);
 }

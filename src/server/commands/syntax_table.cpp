@@ -210,6 +210,9 @@ constexpr Entry kSyntax[] = {
     {"memory|stats", ""},
     {"memory|usage", "key [SAMPLES count:integer]"},
     {"mget", "key [key ...]"},
+    {"migrate",
+     "host port:integer <key | \"\"> destination-db:integer timeout:integer [COPY] [REPLACE] "
+     "[[AUTH password] | [AUTH2 username password]] [KEYS key [key ...]]"},
     {"monitor", ""},
     {"move", "key db:integer"},
     {"mset", "key value [key value ...]"},
@@ -252,6 +255,9 @@ constexpr Entry kSyntax[] = {
     {"replicaof", "args=<host-port=<host port:integer> | no-one=<NO ONE>>"},
     {"reset", ""},
     {"restore",
+     "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:integer] [FREQ "
+     "frequency:integer]"},
+    {"restore-asking",
      "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds:integer] [FREQ "
      "frequency:integer]"},
     {"role", ""},
@@ -490,6 +496,9 @@ constexpr Entry kKeySpecs[] = {
     {"ltrim", "RW delete; index 1; range 0 1 0"},
     {"memory|usage", "RO; index 2; range 0 1 0"},
     {"mget", "RO access; index 1; range -1 1 0"},
+    {"migrate",
+     "RW access delete; index 3; range 0 1 0 | RW access delete incomplete; keyword KEYS -2; "
+     "range -1 1 0"},
     {"move", "RW access update; index 1; range 0 1 0"},
     {"mset", "OW update; index 1; range -1 2 0"},
     {"msetnx", "OW insert; index 1; range -1 2 0"},
@@ -510,6 +519,7 @@ constexpr Entry kKeySpecs[] = {
     {"rename", "RW access delete; index 1; range 0 1 0 | OW update; index 2; range 0 1 0"},
     {"renamenx", "RW access delete; index 1; range 0 1 0 | OW insert; index 2; range 0 1 0"},
     {"restore", "OW update; index 1; range 0 1 0"},
+    {"restore-asking", "OW update; index 1; range 0 1 0"},
     {"rpop", "RW access delete; index 1; range 0 1 0"},
     {"rpoplpush", "RW access delete; index 1; range 0 1 0 | RW insert; index 2; range 0 1 0"},
     {"rpush", "RW insert; index 1; range 0 1 0"},
@@ -647,6 +657,7 @@ constexpr Entry kTips[] = {
     {"memory|purge", "request_policy:all_shards response_policy:all_succeeded"},
     {"memory|stats", "nondeterministic_output request_policy:all_shards response_policy:special"},
     {"mget", "request_policy:multi_shard"},
+    {"migrate", "nondeterministic_output"},
     {"mset", "request_policy:multi_shard response_policy:all_succeeded"},
     {"msetnx", "request_policy:multi_shard response_policy:agg_min"},
     {"object|encoding", "nondeterministic_output"},

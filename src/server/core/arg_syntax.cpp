@@ -242,8 +242,12 @@ ArgSpec buildNode(const Node& n) {
   if (n.kind == Node::kWord) {
     if (!isToken(n)) return placeholder(n.text);
     ArgSpec a;
-    a.name = lower(n.text);
     a.type = ArgType::kPureToken;
+    if (n.text == "\"\"") {
+      a.name = "empty_string";  // the token is the empty argument itself
+      return a;
+    }
+    a.name = lower(n.text);
     a.token = n.text;
     return a;
   }

@@ -18,6 +18,9 @@
 //                 "TOKEN x y..." of three or more words is a block.
 //   label=[...]   names a group (COMMAND DOCS's "name"); unnamed groups get
 //                 a name derived from their parts.
+//   [[a] | [b]]   alternatives that are each optional (MIGRATE's AUTH).
+//   ""            the pure token that is an empty argument (MIGRATE's key
+//                 place with KEYS), named "empty_string".
 #pragma once
 
 #include <string>

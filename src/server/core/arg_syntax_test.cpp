@@ -75,6 +75,18 @@ TEST(ArgSyntax, SetLine) {
   EXPECT_EQ(args[2].name, "nx-xx");  // unlabelled oneof: its parts' names
 }
 
+TEST(ArgSyntax, OptionalAlternativesAndTheEmptyToken) {
+  auto args = parse("<key | \"\"> [[AUTH password] | [AUTH2 username password]]");
+  ASSERT_EQ(args.size(), 2u);
+  EXPECT_EQ(show(args, " "),
+            "<key:key|> [<[AUTH password:string]|[AUTH2 {username:string password:string}]>]");
+  EXPECT_EQ(args[0].args[1].type, ArgType::kPureToken);
+  EXPECT_EQ(args[0].args[1].name, "empty_string");
+  EXPECT_EQ(args[0].args[1].token, "");
+  EXPECT_TRUE(args[1].args[0].optional);
+  EXPECT_TRUE(args[1].args[1].optional);
+}
+
 TEST(ArgSyntax, Repeats) {
   EXPECT_EQ(show(parse("key [key ...]"), " "), "key:key ...");
   EXPECT_EQ(show(parse("key [element [element ...]]"), " "), "key:key [element:string ...]");

@@ -199,6 +199,7 @@ std::vector<const char*> commandFlagNames(uint32_t flags) {
       {kStale, "stale"},
       {kSkipMonitor, "skip_monitor"},
       {kSkipSlowlog, "skip_slowlog"},
+      {kAsking, "asking"},
       {kFast, "fast"},
       {kNoAuth, "no_auth"},
       // may_replicate is not shown: Redis 7.0 hides it on purpose.

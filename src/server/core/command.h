@@ -64,6 +64,7 @@ enum CommandFlag : uint32_t {
   kSortForScript = 1 << 17,
   kNoAsyncLoading = 1 << 18,
   kNoMandatoryKeys = 1 << 19,  // EVAL, FCALL: keys may be zero
+  kAsking = 1 << 20,           // RESTORE-ASKING: served for ASKING clients (cluster mode)
 };
 
 struct Command {
@@ -115,8 +116,8 @@ struct SubcommandMaker {
   Command operator()(const char* name, int arity, uint32_t flags, CommandProc proc,
                      const char* summary, const char* since_version, const char* complexity,
                      const char* acl) const {
-    return Command{name,    arity,         flags,      proc, 0, 0, 0, group,
-                   summary, since_version, complexity, acl};
+    return Command{name, arity, flags,   proc,          0,          0,
+                   0,    group, summary, since_version, complexity, acl};
   }
   Command operator()(const char* name, int arity, uint32_t flags, CommandProc proc,
                      const char* summary, const char* complexity, const char* acl) const {

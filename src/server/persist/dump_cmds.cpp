@@ -143,6 +143,15 @@ void registerDumpCommands(server::CommandTable& t) {
          "O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting "
          "values into sorted sets is O(log(N)).",
          "keyspace write slow dangerous"});
+  // What MIGRATE sends in Redis's cluster mode; the same as RESTORE here.
+  t.add({"restore-asking", -4, kWrite | kDenyOom | kAsking, restoreCommand, 1, 1, 1, "server",
+         "An internal command for migrating keys in a cluster", "3.0.0",
+         "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "
+         "where N is the number of Redis objects composing the value and M their average size. For "
+         "small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply "
+         "O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting "
+         "values into sorted sets is O(log(N)).",
+         "keyspace write slow dangerous"});
 }
 
 }  // namespace server::persist

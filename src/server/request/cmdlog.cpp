@@ -27,6 +27,15 @@ std::vector<bool> redactedArgs(const Command& cmd, const std::vector<std::string
   } else if (strcmp(cmd.name, "acl|setuser") == 0) {
     // The user name and every rule (passwords among them), as Redis 7.0.
     for (size_t i = 2; i < argv.size(); i++) mask[i] = true;
+  } else if (strcmp(cmd.name, "migrate") == 0) {
+    // MIGRATE ... [AUTH password | AUTH2 username password] [KEYS ...]
+    for (size_t i = 6; i < argv.size(); i++) {
+      if (common::strutil::equalsIgnoreCase(argv[i], "KEYS")) break;
+      size_t n = common::strutil::equalsIgnoreCase(argv[i], "AUTH")    ? 1
+                 : common::strutil::equalsIgnoreCase(argv[i], "AUTH2") ? 2
+                                                                       : 0;
+      for (size_t k = 1; k <= n && i + 1 < argv.size(); k++) mask[++i] = true;
+    }
   } else if (strcmp(cmd.name, "config|set") == 0) {
     // CONFIG SET name value [name value ...]
     for (size_t i = 2; i + 1 < argv.size(); i += 2) {

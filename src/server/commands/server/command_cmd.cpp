@@ -161,7 +161,9 @@ void addArgumentDocs(resp::Writer& w, const ArgSpec& a, const Command& cmd, size
     }
   }
   int64_t nflags = int64_t{a.optional} + int64_t{a.multiple} + int64_t{a.multiple_token};
-  w.mapLen(2 + int64_t{spec_index >= 0} + int64_t{!a.token.empty()} + int64_t{nflags > 0} +
+  // A pure token always has one, even empty (MIGRATE's "" for no key).
+  bool has_token = !a.token.empty() || a.type == ArgType::kPureToken;
+  w.mapLen(2 + int64_t{spec_index >= 0} + int64_t{has_token} + int64_t{nflags > 0} +
            int64_t{!a.args.empty()});
   w.bulk("name");
   w.bulk(a.name);
@@ -171,7 +173,7 @@ void addArgumentDocs(resp::Writer& w, const ArgSpec& a, const Command& cmd, size
     w.bulk("key_spec_index");
     w.integer(spec_index);
   }
-  if (!a.token.empty()) {
+  if (has_token) {
     w.bulk("token");
     w.bulk(a.token);
   }

@@ -20,6 +20,7 @@
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "net/registry.h"
+#include "server/cluster/migrate.h"
 #include "server/commands/server/introspection.h"
 #include "server/core/client.h"
 #include "server/core/state.h"
@@ -264,6 +265,7 @@ void statsSection(std::string* o) {
   appendFormat(o, "pubsub_channels:%zu\r\npubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n",
                pubsubChannelsTotal(), pubsubPatternsTotal(), pubsubShardChannelsTotal());
   persist::appendInfoForkStats(o);
+  appendFormat(o, "migrate_cached_sockets:%zu\r\n", cluster::migrateCachedLinks());
   appendFormat(o, "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n", tracking::totalKeys(),
                tracking::totalItems());
   appendFormat(o, "tracking_total_prefixes:%zu\r\n", tracking::totalPrefixes());
