@@ -140,3 +140,28 @@ start_server {tags {migrate external:skip} overrides {enable-debug-command yes}}
     } {{mset m1 a m2 b} {DEL m1 m2} {set m3 c}}
   }
 }
+
+# Mixed deployments: keys move between this server and Debian's redis-server
+# 7.0.15 both ways (its RESTORE reads our payloads, its MIGRATE drives ours).
+start_server {tags {migrate external:skip}} {
+  test {MIGRATE moves keys to Debian's redis-server and back} {
+    set port [find_free_port]
+    set dir [new_tmp_dir migrate-redis]
+    set pid [exec /usr/bin/redis-server --port $port --save "" --dir $dir \
+               --logfile $dir/log >/dev/null 2>/dev/null &]
+    wait_for_condition 100 50 {![catch {exec redis-cli -p $port ping}]} {
+      fail "redis-server did not start"
+    }
+    r del h z
+    r hset h f1 v1 f2 v2
+    r zadd z 1 a 2 b
+    r pexpire z 300000
+    set out [r migrate 127.0.0.1 $port "" 0 5000 keys h z]
+    set there [list [split [exec redis-cli -p $port hgetall h] \n] \
+                 [split [exec redis-cli -p $port zrange z 0 -1] \n]]
+    set back [exec redis-cli -p $port migrate 127.0.0.1 [srv 0 port] "" 0 5000 keys h z]
+    set here [list [r hgetall h] [r zrange z 0 -1] [expr {[r pttl z] > 200000}]]
+    exec kill $pid
+    list $out $there $back $here
+  } {OK {{f1 v1 f2 v2} {a b}} OK {{f1 v1 f2 v2} {a b} 1}}
+}
