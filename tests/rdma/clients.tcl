@@ -122,4 +122,16 @@ start_server [list tags {needs:rdma external:skip} \
     if {![server_has_asan]} { assert_lessthan [expr {[server_rss_kb] - $rss}] 8192 }
     r ping
   } {PONG}
+  test {RDMA clients: CONFIG SET moves the RDMA listener and tunes new connections} {
+    set old $::rdma_port
+    set new [find_free_port]
+    r config set rdma-port $new rdma-rx-size 65536 rdma-keepalive-interval 2000
+    lassign [run_status $::rdma_cli --rdma -h $::rdma_addr -p $old ping] refused_status
+    set ::rdma_port $new
+    set moved [rdma_cli ping]
+    set tuned [list [rdma_info rdma_rx_size] [rdma_info rdma_keepalive_interval]]
+    r config set rdma-port $old rdma-rx-size 1mb rdma-keepalive-interval 3000
+    set ::rdma_port $old
+    list [expr {$refused_status != 0}] $moved $tuned [rdma_cli ping] [r config get rdma-rx-size]
+  } {1 PONG {65536 2000} PONG {rdma-rx-size 1048576}}
 }

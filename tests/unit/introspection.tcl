@@ -66,6 +66,9 @@ start_server {tags {introspection}} {
     assert_equal [client_field $line resp] 2
     assert_match {127.0.0.1:*} [client_field $line addr]
     assert_equal [client_field $line laddr] 127.0.0.1:[srv port]
+    # The request being run still counts in its query buffer, as in Redis:
+    # "*2\r\n$6\r\nclient\r\n$4\r\ninfo\r\n" is 26 bytes.
+    assert_equal [client_field $line qbuf] 26
   }
 
   test {CLIENT LIST shows every connection, one line each} {

@@ -317,12 +317,13 @@ bool RdmaConnection::onControl(uint32_t slot, uint32_t bytes) {
 
 void RdmaConnection::startProbeTimer() {
   if (probe_timer_ != 0 || shared_->opts.keepalive_ms <= 0) return;
-  probe_timer_ = loop_->addTimer(shared_->opts.keepalive_ms,
-                                 [this](event::EventLoop*, event::TimerId) { return probeTick(); });
+  probe_ms_ = shared_->opts.keepalive_ms;
+  probe_timer_ =
+      loop_->addTimer(probe_ms_, [this](event::EventLoop*, event::TimerId) { return probeTick(); });
 }
 
 int RdmaConnection::probeTick() {
-  int period = shared_->opts.keepalive_ms > 0 ? shared_->opts.keepalive_ms : kDefaultKeepaliveMs;
+  int period = probe_ms_;
   if (state_ != ConnState::kConnected || peer_closed_) return period;
   // A loop that was busy (or a client blocked outside it) may not have
   // reaped the acknowledgement yet: look before judging.

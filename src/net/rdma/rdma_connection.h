@@ -252,6 +252,7 @@ class RdmaConnection : public Connection, private event::Poller {
   event::TimerId handshake_timer_ = 0;
   event::TimerId kick_timer_ = 0;
   event::TimerId probe_timer_ = 0;
+  int probe_ms_ = 0;  // the probe period when the timer started (CONFIG SET changes new ones)
   bool probe_outstanding_ = false;
   const Dialect* dialect_ = nullptr;  // nullptr until known
   // Server: "ours" assumed for a request without kHello that asked for no

@@ -78,6 +78,17 @@ class RdmaType : public ConnectionType {
     return true;
   }
 
+  // CONFIG SET of rdma-rx-size, -completion-vector or -keepalive-interval:
+  // the values are validated already; new connections take them.
+  bool applySettings(const SettingLookup& get, const std::vector<std::string>& names,
+                     std::string* err) override {
+    for (const std::string& n : names) {
+      if (n.rfind("rdma-", 0) != 0 || n == "rdma-port" || n == "rdma-bind") continue;
+      if (!configure(n.substr(5), get(n), err)) return false;
+    }
+    return true;
+  }
+
   bool configure(const std::string& name, const std::string& value, std::string* err) override {
     return parseOption(name, value, &opts_, err);
   }

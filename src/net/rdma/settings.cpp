@@ -85,18 +85,23 @@ bool parseReplTransport(const Words& w, std::string* canonical, std::string* err
 }
 
 const std::vector<SettingSpec>& table() {
-  // None but repl-transport can change at run time: the listener and the
-  // connections' buffers are set up from them at start (configure() serves
-  // the clients' flags); repl-transport is read at each connection attempt
-  // of a replica.
-  static const std::vector<SettingSpec> kSettings = {
-      {"rdma-port", "0", false, false, parsePort},
-      {"rdma-bind", "", false, true, parseBind},
-      {"rdma-rx-size", "1048576", false, false, parseRxSize},
-      {"rdma-completion-vector", "-1", false, false, parseCompletionVector},
-      {"rdma-keepalive-interval", "3000", false, false, parseKeepalive},
-      {"repl-transport", "tcp", true, false, parseReplTransport},
-  };
+  // All can change at run time. rdma-port and rdma-bind reopen the
+  // listeners; rx-size, completion-vector and keepalive-interval reach the
+  // type (applySettings) and apply to connections made afterwards;
+  // repl-transport is read at each connection attempt of a replica.
+  static const std::vector<SettingSpec> kSettings = [] {
+    std::vector<SettingSpec> v = {
+        {"rdma-port", "0", true, false, parsePort},
+        {"rdma-bind", "", true, true, parseBind},
+        {"rdma-rx-size", "1048576", true, false, parseRxSize},
+        {"rdma-completion-vector", "-1", true, false, parseCompletionVector},
+        {"rdma-keepalive-interval", "3000", true, false, parseKeepalive},
+        {"repl-transport", "tcp", true, false, parseReplTransport},
+    };
+    v[0].reopens_listeners = true;
+    v[1].reopens_listeners = true;
+    return v;
+  }();
   static_assert(rdma::kDefaultRxSize == 1048576 && rdma::kDefaultKeepaliveMs == 3000,
                 "the defaults above are the transport's");
   return kSettings;

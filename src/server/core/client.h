@@ -167,6 +167,9 @@ class Client {
   uint32_t flags = 0;
   int64_t ctime_ms = 0;
   int64_t last_interaction_ms = 0;
+  // Bytes of the input whose requests are being run (CLIENT INFO's qbuf for
+  // the running client: Redis trims its query buffer only after the batch).
+  size_t input_batch = 0;
   const Command* last_cmd = nullptr;
   const Command* cur_cmd = nullptr;
   std::string user = "default";

@@ -5,10 +5,10 @@
 #include "net/connection.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
-#include "server/request/multi.h"
-#include "server/pubsub/pubsub.h"
 #include "server/core/state.h"
+#include "server/pubsub/pubsub.h"
 #include "server/pubsub/tracking.h"
+#include "server/request/multi.h"
 
 namespace server {
 
@@ -82,11 +82,12 @@ ClientLine describeClient(Client* c) {
   f.multi = multiQueuedCount(c);
   f.multi_mem = multiQueuedBytes(c);
   f.qbuf = c->queryBufferBytes();
-  f.qbuf_free = c->queryBufferCapacity() - c->queryBufferBytes();
   bool running = c == g_server->current_client;
   if (running) {
     for (std::string_view a : c->argv()) f.argv_mem += a.size();
+    f.qbuf = c->input_batch;  // the running request is still in it, as in Redis
   }
+  f.qbuf_free = c->queryBufferCapacity() > f.qbuf ? c->queryBufferCapacity() - f.qbuf : 0;
   f.rbs = c->outputMemory();
   f.rbp = c->outputMemory();
   f.omem = c->outputBytes();

@@ -31,6 +31,7 @@ template <bool FromMaster>
   resp::ParserLimits limits;
   limits.max_bulk_len = s.config.proto_max_bulk_len;
   limits.authenticated = (c->flags & kAuthenticated) != 0;
+  c->input_batch = len;
   size_t pos = 0;
   while (pos < len && !(c->flags & (kCloseAfterReply | kCloseAsap | kPostponed | kBlocked))) {
     size_t request_len = 0;
