@@ -51,6 +51,11 @@ class RequestParser {
 
   Result feed(const char* base, size_t len, const ParserLimits& limits);
   void reset();
+  // Gives back the argument list's memory when a request of more than
+  // `keep` arguments grew it (call between requests).
+  void trim(size_t keep) {
+    if (args_.capacity() > keep) std::vector<ArgRef>().swap(args_);
+  }
 
   const std::vector<ArgRef>& args() const { return args_; }
   size_t consumed() const { return pos_; }

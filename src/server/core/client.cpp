@@ -18,6 +18,7 @@ constexpr int kMaxIov = 64;
 // A private buffer bigger than this is freed once drained (one huge request
 // must not pin its memory for the client's lifetime).
 constexpr size_t kKeepQueryBuffer = 64 * 1024;
+constexpr size_t kKeepArgs = 1024;  // argument slots kept between requests
 
 // The hooks are few and registered at start: a vector scanned on close.
 std::vector<Client::CloseHook>& closeHooks() {
@@ -186,6 +187,10 @@ ssize_t Client::readInput(char* scratch, size_t scratch_len, const char** base, 
 
 size_t Client::inputProcessed(const char* base, size_t len, size_t used) {
   size_t left = len - used;
+  // A request of many arguments (SADD of 100,000 members) grew the argument
+  // lists; Redis frees its argv after each command, so give them back too.
+  if (argv_.capacity() > kKeepArgs) std::vector<std::string_view>().swap(argv_);
+  if (left == 0) parser_.trim(kKeepArgs);  // no request half-parsed
   if (reading_scratch_) {
     if (left > 0) keepLeftover(base + used, left);
   } else {
