@@ -44,7 +44,24 @@ start_server {tags {functions}} {
       {r function load "#!lua name=a-b\nreturn 1"}
     assert_error {ERR Library 'mylib' already exists} {r function load [lib mylib {return 1}]}
     assert_error {ERR Unknown option given: x} {r function load x y z}
+    # The first word, "#!" included, is the engine; quotes work as in redis.conf.
+    assert_error {ERR Engine '' not found} {r function load "#! name=x\nreturn 1"}
+    assert_equal quoted [r function load "#!lua name=\"quoted\"\nredis.register_function('q', function() return 1 end)"]
+    assert_error {ERR Invalid library metadata} {r function load "#!lua name=\"x\nreturn 1"}
+    r function delete quoted
   }
+
+  test {Function names: case-insensitive across libraries, no NUL inside} {
+    r function load [lib cases {redis.register_function('MixedCase', function() return 'mc' end)}]
+    assert_equal mc [r fcall mixedcase 0]
+    assert_equal mc [r fcall MIXEDCASE 0]
+    assert_error {ERR Function mixedCASE already exists} \
+      {r function load [lib other {redis.register_function('mixedCASE', function() end)}]}
+    assert_error {*Library names can only contain letters, numbers, or underscores(_)*} \
+      {r function load [lib nul {redis.register_function('a\0b', function() end)}]}
+    r function delete cases
+    r function list libraryname nul
+  } {}
 
   test {Load errors: compile, run, nothing registered, collisions} {
     assert_error {ERR Error compiling function: user_function:2: *} {r function load [lib bad {foo(}]}
@@ -125,6 +142,9 @@ start_server {tags {functions}} {
     assert_equal {} [r function list libraryname nomatch*]
     assert_error {ERR library name argument was not given} {r function list libraryname}
     assert_error {ERR Unknown argument x} {r function list x}
+    # Each option once: a repeat is an unknown argument.
+    assert_error {ERR Unknown argument withcode} {r function list withcode withcode}
+    assert_error {ERR Unknown argument libraryname} {r function list libraryname a libraryname b}
     llength [r function list libraryname l*]
   } {2}
 
@@ -134,6 +154,10 @@ start_server {tags {functions}} {
     assert_error {ERR Function not found} {r fcall f1 0}
     assert_equal {running_script {} engines {LUA {libraries_count 1 functions_count 1}}} [r function stats]
     assert_error {ERR FUNCTION FLUSH only supports SYNC|ASYNC option} {r function flush now}
+    assert_error {ERR unknown subcommand or wrong number of arguments for 'flush'. Try FUNCTION HELP.} \
+      {r function flush sync now}
+    assert_error {ERR unknown subcommand or wrong number of arguments for 'restore'. Try FUNCTION HELP.} \
+      {r function restore a b c}
     assert_equal OK [r function flush sync]
     assert_equal OK [r function flush async]
     set info [r info memory]

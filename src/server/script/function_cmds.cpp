@@ -113,7 +113,11 @@ void functionDeleteCommand(Client* c) {
 }
 
 void functionFlushCommand(Client* c) {
-  if (c->argc() > 3 || (c->argc() == 3 && !argIs(c, 2, "sync") && !argIs(c, 2, "async"))) {
+  if (c->argc() > 3) {
+    c->addError("unknown subcommand or wrong number of arguments for 'flush'. Try FUNCTION HELP.");
+    return;
+  }
+  if (c->argc() == 3 && !argIs(c, 2, "sync") && !argIs(c, 2, "async")) {
     c->addError("FUNCTION FLUSH only supports SYNC|ASYNC option");
     return;
   }
@@ -126,16 +130,13 @@ void functionListCommand(Client* c) {
   bool with_code = false;
   const std::string* pattern = nullptr;
   std::string pat;
+  // Each option once: a second one is an unknown argument, as in Redis.
   for (size_t i = 2; i < c->argc(); i++) {
-    if (argIs(c, i, "withcode")) {
+    if (!with_code && argIs(c, i, "withcode")) {
       with_code = true;
-    } else if (argIs(c, i, "libraryname")) {
+    } else if (pattern == nullptr && argIs(c, i, "libraryname")) {
       if (i + 1 >= c->argc()) {
         c->addError("library name argument was not given");
-        return;
-      }
-      if (pattern != nullptr) {
-        c->addError("library name can be given once");
         return;
       }
       pat = std::string(c->arg(++i));
@@ -227,7 +228,8 @@ void functionDumpCommand(Client* c) {
 void functionRestoreCommand(Client* c) {
   RestorePolicy policy = RestorePolicy::kAppend;
   if (c->argc() > 4) {
-    c->addSyntaxError();
+    c->addError(
+        "unknown subcommand or wrong number of arguments for 'restore'. Try FUNCTION HELP.");
     return;
   }
   if (c->argc() == 4) {

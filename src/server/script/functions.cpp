@@ -2,6 +2,8 @@
 // functions FCALL looks up. Commands are in function_cmds.cpp.
 #include "server/script/functions.h"
 
+#include <strings.h>
+
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -13,6 +15,7 @@ extern "C" {
 }
 
 #include "event/event_loop.h"
+#include "resp/request_parser.h"
 #include "server/script/function_lib.h"
 #include "server/script/lua_convert.h"
 #include "server/script/lua_sandbox.h"
@@ -70,7 +73,9 @@ int luaRegisterFunction(lua_State* L) {
         if (!lua_isstring(L, -1))
           return registerError(
               L, "function_name argument given to redis.register_function must be a string");
-        fn.name = lua_tostring(L, -1);
+        size_t len = 0;
+        const char* name = lua_tolstring(L, -1, &len);
+        fn.name.assign(name, len);  // with any NUL in it: validName refuses it
         have_name = true;
       } else if (strcmp(key, "description") == 0) {
         if (!lua_isstring(L, -1))
@@ -115,7 +120,9 @@ int luaRegisterFunction(lua_State* L) {
       return registerError(L, "first argument to redis.register_function must be a string");
     if (!lua_isfunction(L, 2))
       return registerError(L, "second argument to redis.register_function must be a function");
-    fn.name = lua_tostring(L, 1);
+    size_t len = 0;
+    const char* name = lua_tolstring(L, 1, &len);
+    fn.name.assign(name, len);
     lua_pushvalue(L, 2);
   }
   if (!validName(fn.name)) {
@@ -193,16 +200,14 @@ bool FunctionsEngine::parseHeader(std::string_view code, std::string* name, size
     *err = "Invalid library metadata";
     return false;
   }
-  std::string_view line = code.substr(2, nl - 2);
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') i++;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ') i++;
-    if (i > start) parts.push_back(line.substr(start, i - start));
+  // Split as Redis splits it (quotes as in redis.conf): the first word,
+  // "#!" included, names the engine ("#! name=x" has the engine '').
+  std::vector<std::string> parts;
+  if (!resp::splitArgs(code.substr(0, nl), &parts) || parts.empty()) {
+    *err = "Invalid library metadata";
+    return false;
   }
-  std::string engine = parts.empty() ? std::string() : std::string(parts[0]);
+  std::string engine = parts[0].size() >= 2 ? parts[0].substr(2) : std::string();
   std::string lower = engine;
   for (char& ch : lower) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
   if (lower != "lua") {
@@ -289,15 +294,35 @@ std::unique_ptr<Library> FunctionsEngine::build(std::string_view code, bool repl
   return lib;
 }
 
+namespace {
+
+// Function names are case-insensitive across the engine, as in Redis 7.0
+// (FCALL TEST runs "test"; two libraries may not hold "f" and "F").
+std::string foldName(std::string_view name) {
+  std::string out(name);
+  for (char& ch : out) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// The first function of `lib` that `other` holds too, whatever the case.
+const std::string* sharedFunction(const Library& lib, const Library& other) {
+  for (const auto& [fname, fn] : lib.functions) {
+    for (const auto& [oname, ofn] : other.functions) {
+      if (strcasecmp(fname.c_str(), oname.c_str()) == 0) return &fname;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool FunctionsEngine::collides(const Library& lib, const LibraryMap& libs,
                                const std::string* replaced, std::string* err) const {
   for (const auto& [lname, other] : libs) {
     if (replaced != nullptr && lname == *replaced) continue;
-    for (const auto& [fname, fn] : lib.functions) {
-      if (other->functions.count(fname)) {
-        *err = "Function " + fname + " already exists";
-        return true;
-      }
+    if (const std::string* fname = sharedFunction(lib, *other)) {
+      *err = "Function " + *fname + " already exists";
+      return true;
     }
   }
   return false;
@@ -308,7 +333,7 @@ void FunctionsEngine::install(std::unique_ptr<Library> lib) {
   if (it != libs_.end()) remove(it->first);
   for (auto& [fname, fn] : lib->functions) {
     fn.lib = lib.get();
-    funcs_[fname] = &fn;
+    funcs_[foldName(fname)] = &fn;
   }
   std::string name = lib->name;
   libs_.emplace(name, std::move(lib));
@@ -317,7 +342,7 @@ void FunctionsEngine::install(std::unique_ptr<Library> lib) {
 bool FunctionsEngine::remove(const std::string& name) {
   auto it = libs_.find(name);
   if (it == libs_.end()) return false;
-  for (auto& [fname, fn] : it->second->functions) funcs_.erase(fname);
+  for (auto& [fname, fn] : it->second->functions) funcs_.erase(foldName(fname));
   releaseLibrary(it->second.get());
   libs_.erase(it);
   return true;
@@ -344,7 +369,7 @@ bool FunctionsEngine::load(std::string_view code, bool replace, std::string* nam
 }
 
 const Function* FunctionsEngine::find(std::string_view name) const {
-  auto it = funcs_.find(std::string(name));
+  auto it = funcs_.find(foldName(name));
   return it == funcs_.end() ? nullptr : it->second;
 }
 
@@ -445,11 +470,9 @@ bool LibraryStaging::commit(RestorePolicy policy, std::string* err) {
       for (const auto& [other_name, other] : e.libraries()) {
         if (replaced != nullptr && other_name == *replaced) continue;
         if (impl_->libs.count(other_name) && policy == RestorePolicy::kReplace) continue;
-        for (const auto& [fname, fn] : lib->functions) {
-          if (other->functions.count(fname)) {
-            *err = "Function " + fname + " already exists";
-            return false;
-          }
+        if (const std::string* fname = sharedFunction(*lib, *other)) {
+          *err = "Function " + *fname + " already exists";
+          return false;
         }
       }
     }
