@@ -110,6 +110,9 @@ int genericCall(lua_State* L, bool raise) {
       return failCall(L, raise, "Lua redis lib command arguments must be strings or integers");
     }
   }
+  // The arguments are copied: free their stack slots, so that the reply
+  // has room even after a call with thousands of them (as Redis does).
+  lua_pop(L, argc);
   Server& s = *g_server;
   Command* cmd = s.commands.find(args[0]);
   if (cmd != nullptr && !cmd->subcommands.empty() && argc >= 2) {
