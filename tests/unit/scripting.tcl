@@ -303,6 +303,54 @@ start_server {tags {scripting}} {
       [info_field [r info errorstats] errorstat_ERR]
   } {1 1 count=1}
 
+  test {Errors inside scripts are counted once, where they happen} {
+    # cmdstat figures of one command: "calls rejected failed" (or "none").
+    proc calls_of {name} {
+      set line [info_field [r info commandstats] cmdstat_$name]
+      if {$line eq ""} { return none }
+      regexp {calls=(\d+),.*rejected_calls=(\d+),failed_calls=(\d+)} $line -> a b c
+      return "$a $b $c"
+    }
+    proc err_figures {} {
+      list [info_field [r info errorstats] errorstat_ERR] [info_field [r info errorstats] errorstat_OOM] \
+        [info_field [r info stats] total_error_replies]
+    }
+    r set errs:s abc
+    set out {}
+    foreach script {
+      {return redis.call('incr', 'errs:s')}
+      {local t = redis.pcall('incr', 'errs:s') return 1}
+      {local t = redis.pcall('nosuchcommand') return 1}
+      {return redis.call('get')}
+    } {
+      r config resetstat
+      catch {r eval $script 0}
+      lappend out [list [err_figures] [calls_of eval] [calls_of incr] [calls_of get]]
+    }
+    # A call refused for memory counts for SET as rejected, not for EVAL.
+    r config set maxmemory 1
+    foreach script {
+      {return redis.call('set', 'errs:x', 'y')}
+      {local t = redis.pcall('set', 'errs:x', 'y') return 1}
+    } {
+      r config resetstat
+      catch {r eval $script 0}
+      lappend out [list [err_figures] [calls_of eval] [calls_of set]]
+    }
+    r config set maxmemory 0
+    set out
+  } [list {{count=1 {} 1} {1 0 1} {1 0 1} none} {{count=1 {} 1} {1 0 0} {1 0 1} none} \
+          {{count=1 {} 1} {1 0 0} none none} {{count=1 {} 1} {1 0 1} none {0 1 0}} \
+          {{{} count=1 1} {1 0 1} {0 1 0}} {{{} count=1 1} {1 0 0} {0 1 0}}]
+
+  test {A script's SORT BY a constant of a set is sorted, and big calls get their reply} {
+    r del sortset
+    r sadd sortset c a b aa
+    list [r eval {return redis.call('sort', KEYS[1], 'by', 'nokey')} 1 sortset] \
+      [r eval {local a = {} for i = 1, 7999 do a[i] = 1 end
+               return redis.call('rpush', 'biglist', unpack(a))} 0]
+  } {{a aa b c} 7999}
+
   test {SLOWLOG shows the script and the commands it called} {
     r config set slowlog-log-slower-than 0
     r slowlog reset

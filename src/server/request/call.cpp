@@ -23,9 +23,22 @@ namespace server {
   propagate::endCall(c->dbIndex(), c->argv(), g_server->dirty > dirty_before);
 }
 
+namespace {
+// Error replies counted up to the last call boundary (the start or the end
+// of any call, nested ones included): a command failed when errors were
+// counted after it, or the last call nested in it, began or ended. So a
+// script that caught a failing redis.pcall has not failed itself (Redis
+// 7.0's rule).
+uint64_t g_error_mark = 0;
+}  // namespace
+
+void markErrorsCounted() {
+  g_error_mark = g_server->stats.total_error_replies;
+}
+
 void callCommand(Client* c, Command* cmd) {
   Server& s = *g_server;
-  uint64_t errors_before = s.stats.total_error_replies;
+  g_error_mark = s.stats.total_error_replies;
   int64_t start = event::EventLoop::nowUs();
   Client* outer = s.current_client;  // EXEC calls in here for its queue
   bool track = tracking::anyClient();
@@ -46,7 +59,8 @@ void callCommand(Client* c, Command* cmd) {
   int64_t took = event::EventLoop::nowUs() - start;
   cmd->calls++;
   cmd->usec += static_cast<uint64_t>(took);
-  if (s.stats.total_error_replies != errors_before) cmd->failed_calls++;
+  if (s.stats.total_error_replies != g_error_mark) cmd->failed_calls++;
+  g_error_mark = s.stats.total_error_replies;
   s.stats.total_commands_processed++;
   c->last_cmd = cmd;
   c->last_interaction_ms = db::Clock::nowMs;

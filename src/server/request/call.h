@@ -14,4 +14,9 @@ struct Command;
 // its statistics (EXEC runs its queue through this).
 void callCommand(Client* c, Command* cmd);
 
+// A call boundary for failed_calls: errors counted so far are not charged
+// to the command running now (a script's redis.call refused before it ran
+// counts for that command, as rejected_calls).
+void markErrorsCounted();
+
 }  // namespace server

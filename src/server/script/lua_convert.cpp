@@ -6,6 +6,7 @@
 #include <string>
 
 #include "server/core/client.h"
+#include "server/core/command.h"
 
 namespace server::script {
 
@@ -207,10 +208,13 @@ void replyTable(Client* c, lua_State* L, int lua_resp, int depth) {
     bool no_stats =
         fieldType(L, t, "ignore_error_stats_update") == LUA_TBOOLEAN && lua_toboolean(L, -1);
     lua_pop(L, 1);
-    if (no_stats)
+    if (no_stats) {
+      // Counted when the call failed; the script's command failed still.
       w.error(msg);
-    else
+      if (c->cur_cmd != nullptr) const_cast<Command*>(c->cur_cmd)->failed_calls++;
+    } else {
       c->addError(msg);
+    }
     return;
   }
   if (lineField(L, t, "ok", &line)) {

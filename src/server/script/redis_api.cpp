@@ -36,6 +36,23 @@ int failCall(lua_State* L, bool raise, const char* msg) {
   return 1;
 }
 
+// A call the server refused before running it (unknown command, arity,
+// ACL, write rules, OOM): counted now, as Redis counts it (an error reply,
+// the command's rejected_calls), so the script's own error reply built
+// from it is not counted again.
+int rejectCall(lua_State* L, bool raise, Command* cmd, const char* msg) {
+  Server& s = *g_server;
+  s.stats.total_error_replies++;
+  s.stats.countError(msg[0] == '-' ? std::string_view(msg) : std::string_view("-ERR"));
+  if (cmd != nullptr) cmd->rejected_calls++;
+  markErrorsCounted();
+  pushErrorTable(L, msg, strlen(msg));
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, "ignore_error_stats_update");
+  if (raise) return lua_error(L);
+  return 1;
+}
+
 // A number argument as Redis 7.0 turns it into a string: "%.17g" ("10",
 // "3.5", "0.10000000000000001").
 void numberToArg(double d, std::string* out) {
@@ -118,28 +135,29 @@ int genericCall(lua_State* L, bool raise) {
   if (cmd != nullptr && !cmd->subcommands.empty() && argc >= 2) {
     cmd = s.commands.findSub(cmd, args[1]);
   }
-  if (cmd == nullptr) return failCall(L, raise, "Unknown Redis command called from script");
+  if (cmd == nullptr)
+    return rejectCall(L, raise, nullptr, "Unknown Redis command called from script");
   if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
-    return failCall(L, raise, "Wrong number of args calling Redis command from script");
+    return rejectCall(L, raise, cmd, "Wrong number of args calling Redis command from script");
   if ((cmd->flags & kNoScript) && !s.script_deny_disabled)
-    return failCall(L, raise, "This Redis command is not allowed from script");
+    return rejectCall(L, raise, cmd, "This Redis command is not allowed from script");
   if (const char* denied = aclDenial(ctx, cmd, argc, args.data())) {
-    return failCall(L, raise, denied);
+    return rejectCall(L, raise, cmd, denied);
   }
   // May-replicate commands (PUBLISH...) count as writes here (Redis 7.0):
   // CLIENT PAUSE WRITE lets read-only scripts run.
   if (cmd->flags & (kWrite | kMayReplicate)) {
     if (ctx->read_only)
-      return failCall(L, raise, "Write commands are not allowed from read-only scripts.");
+      return rejectCall(L, raise, cmd, "Write commands are not allowed from read-only scripts.");
     // A replica's own scripts may not write; its master's may (Redis 7.0).
     bool from_master = ctx->caller != nullptr && (ctx->caller->flags & kMaster);
     if (repl::g_is_replica && g_server->config.replica_read_only && !from_master)
-      return failCall(L, raise, "-READONLY You can't write against a read only replica.");
+      return rejectCall(L, raise, cmd, "-READONLY You can't write against a read only replica.");
     if (g_server->config.min_replicas_to_write && !repl::enoughGoodReplicas())
-      return failCall(L, raise, "-NOREPLICAS Not enough good replicas to write.");
+      return rejectCall(L, raise, cmd, "-NOREPLICAS Not enough good replicas to write.");
   }
   if ((cmd->flags & kDenyOom) && !ctx->wrote && !(ctx->flags & kFlagAllowOom) && oomReached())
-    return failCall(L, raise, "-OOM command not allowed when used memory > 'maxmemory'.");
+    return rejectCall(L, raise, cmd, "-OOM command not allowed when used memory > 'maxmemory'.");
   if (cmd->flags & kWrite) ctx->wrote = true;
 
   Client* sc = ctx->sclient;

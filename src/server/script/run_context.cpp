@@ -9,7 +9,6 @@
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/state.h"
-#include "server/request/client_io.h"
 #include "server/db/db.h"
 #include "server/evict/evict.h"
 #include "server/repl/repl.h"
@@ -126,10 +125,13 @@ void replyError(RunContext& ctx) {
   lua_getfield(L, -1, "ignore_error_stats_update");
   bool no_stats = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  if (no_stats)
+  if (no_stats) {
+    // Counted when the call failed; the script's command failed still.
     c->reply().error(msg);
-  else
+    if (c->cur_cmd != nullptr) const_cast<Command*>(c->cur_cmd)->failed_calls++;
+  } else {
     c->addError(msg);
+  }
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // Redis 7.0's rules, kept here because users depend on them:
 // - a BY pattern without '*' means "do not sort" (natural order; DESC
 //   still reverses lists and sorted sets), except that a set whose result is
-//   STOREd is sorted ALPHA so the stored list does not depend on hash order;
+//   STOREd or returned to a script is sorted ALPHA so that it does not
+//   depend on hash order;
 // - numeric sorting breaks ties between equal scores by the elements' bytes,
 //   so the result is deterministic; an element (or BY value) that is not a
 //   number fails the whole command;
@@ -181,8 +182,9 @@ void sortGeneric(Client* c, bool readonly) {
       c->addWrongType();
       return;
     }
-    // A STOREd result must not depend on a set's hash order.
-    if (a.dont_sort && k == db::Kind::kSet && a.has_store) {
+    // A STOREd result, or one a script sees, must not depend on a set's
+    // hash order (it would differ on replicas and in the AOF).
+    if (a.dont_sort && k == db::Kind::kSet && (a.has_store || (c->flags & kScriptClient))) {
       a.dont_sort = false;
       a.alpha = true;
       a.by = {};
