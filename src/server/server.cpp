@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "net/registry.h"
 #include "server/acl/users.h"
-#include "server/cluster/migrate.h"
+#include "server/cluster/cluster.h"
 #include "server/commands/families.h"
 #include "server/core/client.h"
 #include "server/core/version.h"

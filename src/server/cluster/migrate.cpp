@@ -1,6 +1,6 @@
 // MIGRATE (see migrate.h): the kept links, the waits on the private loop
 // and the command, with Redis 7.0's replies, retry and propagation.
-#include "server/cluster/migrate.h"
+#include "server/cluster/cluster.h"
 
 #include <cstdlib>
 #include <functional>

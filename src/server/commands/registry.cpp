@@ -1,7 +1,7 @@
 // The one place that knows every command family: adding a family means a
 // line here and its declaration in families.h.
 #include "server/acl/acl.h"
-#include "server/cluster/migrate.h"
+#include "server/cluster/cluster.h"
 #include "server/commands/families.h"
 #include "server/commands/syntax_table.h"
 #include "server/core/state.h"
@@ -33,6 +33,7 @@ void registerAllCommands(void (*top)(CommandTable&)) {
   script::registerScriptingCommands(t);
   acl::registerAclCommand(t);
   cluster::registerMigrateCommand(t);
+  cluster::registerClusterCommands(t);
   if (top != nullptr) top(t);
   attachCommandDocs(t);
 }

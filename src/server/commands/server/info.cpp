@@ -20,7 +20,7 @@
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "net/registry.h"
-#include "server/cluster/migrate.h"
+#include "server/cluster/cluster.h"
 #include "server/commands/server/introspection.h"
 #include "server/core/client.h"
 #include "server/core/state.h"

@@ -1,6 +1,13 @@
+// The cluster module: what a Redis 7.0.15 node that is not in cluster mode
+// offers, which is all this server has so far.
+//
+// CLUSTER, ASKING, READONLY, READWRITE (cluster_cmds.cpp): in the command
+// table as Redis has them, each replying "This instance has cluster
+// support disabled".
+//
 // MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
 //         [AUTH password | AUTH2 username password] [KEYS key [key ...]]
-// and the links it keeps to its targets.
+// (migrate.cpp) and the links it keeps to its targets.
 //
 // As in Redis 7.0, MIGRATE is synchronous: the server sends the keys as
 // RESTORE commands (RESTORE-ASKING in cluster mode) and waits for the
@@ -26,6 +33,7 @@ class CommandTable;
 
 namespace server::cluster {
 
+void registerClusterCommands(CommandTable& t);
 void registerMigrateCommand(CommandTable& t);
 
 // Closes the links idle for more than 10 s; from the server's cron.
