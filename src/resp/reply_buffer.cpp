@@ -11,7 +11,7 @@ ReplyBuffer::~ReplyBuffer() {
 }
 
 ReplyBuffer::Chunk* ReplyBuffer::newChunk(size_t cap) {
-  if (cap == kChunkSize && spare_ != nullptr) {
+  if (cap == first_cap_ && spare_ != nullptr) {
     Chunk* c = spare_;
     spare_ = nullptr;
     c->next = nullptr;
@@ -31,7 +31,8 @@ ReplyBuffer::Chunk* ReplyBuffer::newChunk(size_t cap) {
 }
 
 void ReplyBuffer::freeChunk(Chunk* c) {
-  if (c->cap == kChunkSize && spare_ == nullptr) {
+  if (c->cap == first_cap_ && spare_ == nullptr) {
+    if (c->used > peak_) peak_ = c->used;
     spare_ = c;
     return;
   }
@@ -41,14 +42,17 @@ void ReplyBuffer::freeChunk(Chunk* c) {
 
 void ReplyBuffer::appendSlow(const void* data, size_t len) {
   const char* p = static_cast<const char*>(data);
+  if (tail_ == nullptr) head_ = tail_ = newChunk(first_cap_);
   // Fill what is left of the tail, then one chunk big enough for the rest.
-  if (tail_ != nullptr && !tail_->sealed) {
+  if (!tail_->sealed) {
     size_t room = tail_->cap - tail_->used;
+    if (room > len) room = len;
     memcpy(tail_->data + tail_->used, p, room);
     tail_->used += room;
     pending_ += room;
     p += room;
     len -= room;
+    if (len == 0) return;
   }
   Chunk* c = newChunk(len > kChunkSize ? len : kChunkSize);
   memcpy(c->data, p, len);
@@ -64,7 +68,8 @@ void ReplyBuffer::appendSlow(const void* data, size_t len) {
 
 char* ReplyBuffer::reserve(size_t len) {
   if (tail_ == nullptr || tail_->sealed || tail_->cap - tail_->used < len) {
-    Chunk* c = newChunk(len > kChunkSize ? len : kChunkSize);
+    size_t size = tail_ == nullptr ? first_cap_ : kChunkSize;
+    Chunk* c = newChunk(len > size ? len : size);
     if (tail_ == nullptr) {
       head_ = tail_ = c;
     } else {
@@ -116,7 +121,8 @@ void ReplyBuffer::consume(size_t n) {
   // emptied, so the next reply appends inline (what the spare would give,
   // without the detour; the memory counted is the same).
   if (head_ == tail_ && head_ != nullptr && pending_ == 0 && !head_->sealed &&
-      head_->cap == kChunkSize && spare_ == nullptr) {
+      head_->cap == first_cap_ && spare_ == nullptr) {
+    if (head_->used > peak_) peak_ = head_->used;
     head_->used = head_->sent = 0;
     return;
   }
@@ -140,6 +146,18 @@ void ReplyBuffer::consume(size_t n) {
     head_ = next;
     if (head_ == nullptr) tail_ = nullptr;
   }
+}
+
+bool ReplyBuffer::resizeFirst(size_t cap) {
+  if (pending_ != 0) return false;
+  clear();
+  if (spare_ != nullptr) {
+    allocated_ -= spare_->cap;
+    free(spare_);
+    spare_ = nullptr;
+  }
+  first_cap_ = cap;
+  return true;
 }
 
 void ReplyBuffer::clear() {

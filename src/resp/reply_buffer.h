@@ -1,9 +1,12 @@
 // Outgoing bytes of one client: a list of chunks, appended at the tail and
 // consumed from the head by writev. No I/O here.
 //
-// The first chunk (kChunkSize) is kept when drained, so a client doing
-// request/reply allocates nothing in steady state. deferLen() reserves a
-// slot for an aggregate header whose count is known only later.
+// The first chunk is kept when drained, so a client doing request/reply
+// allocates nothing in steady state. Its size starts at kChunkSize and may
+// be changed while the buffer is empty (resizeFirst: Redis 7.0 shrinks an
+// idle client's buffer and grows a busy one's); later chunks are
+// kChunkSize or the size of what they hold. deferLen() reserves a slot for
+// an aggregate header whose count is known only later.
 #pragma once
 
 #include <sys/uio.h>
@@ -58,6 +61,15 @@ class ReplyBuffer {
   // Memory held by chunks (for INFO / output-buffer limits).
   size_t allocated() const { return allocated_; }
 
+  // The first chunk's size, and the most bytes it held at once since
+  // resetPeak() (as far as the writes of it show: measured when drained).
+  size_t firstCapacity() const { return first_cap_; }
+  size_t peak() const { return peak_; }
+  void resetPeak() { peak_ = pending_ < first_cap_ ? pending_ : first_cap_; }
+  // Sets the first chunk's size; only while nothing is pending (false
+  // otherwise). Frees the kept chunk: the next reply allocates the new size.
+  bool resizeFirst(size_t cap);
+
  private:
   struct Chunk {
     Chunk* next;
@@ -76,6 +88,8 @@ class ReplyBuffer {
   Chunk* spare_ = nullptr;  // the kept first chunk when drained
   size_t pending_ = 0;
   size_t allocated_ = 0;
+  size_t first_cap_ = kChunkSize;
+  size_t peak_ = 0;
 };
 
 }  // namespace resp

@@ -102,6 +102,45 @@ TEST(ReplyBuffer, LargeAndPartialConsume) {
 
 // Request/reply: the drained chunk stays in place for the next reply;
 // nothing more is allocated, whatever the number of rounds.
+// Drains everything pending, as writes of it would.
+std::string drain(ReplyBuffer* b) {
+  std::string out;
+  while (!b->empty()) {
+    struct iovec iov[8];
+    int n = b->iovecs(iov, 8);
+    size_t got = 0;
+    for (int i = 0; i < n; i++) {
+      out.append(static_cast<char*>(iov[i].iov_base), iov[i].iov_len);
+      got += iov[i].iov_len;
+    }
+    b->consume(got);
+  }
+  return out;
+}
+
+TEST(ReplyBuffer, FirstChunkResizesWhileEmptyAndTracksItsPeak) {
+  ReplyBuffer b;
+  b.append("+OK\r\n", 5);
+  EXPECT_FALSE(b.resizeFirst(1024));  // replies waiting: not now
+  EXPECT_EQ(drain(&b), "+OK\r\n");
+  EXPECT_EQ(b.peak(), 5u);
+  ASSERT_TRUE(b.resizeFirst(1024));
+  EXPECT_EQ(b.firstCapacity(), 1024u);
+  EXPECT_EQ(b.allocated(), 0u);
+  // A 3000-byte reply fills the first chunk and goes on in another.
+  std::string big(3000, 'x');
+  b.append(big.data(), big.size());
+  EXPECT_EQ(b.allocated(), 1024u + ReplyBuffer::kChunkSize);
+  EXPECT_EQ(drain(&b), big);
+  EXPECT_EQ(b.peak(), 1024u);  // the first chunk was full
+  b.resetPeak();
+  EXPECT_EQ(b.peak(), 0u);
+  ASSERT_TRUE(b.resizeFirst(2048));
+  b.append("abc", 3);
+  EXPECT_EQ(drain(&b), "abc");
+  EXPECT_EQ(b.allocated(), 2048u);  // the drained first chunk is kept
+}
+
 TEST(ReplyBuffer, DrainedChunkIsReused) {
   ReplyBuffer b;
   for (int i = 0; i < 1000; i++) {

@@ -349,6 +349,12 @@ void Instance::clientsCron() {
     if (limit > 0 && !listener && db::Clock::nowMs - c->last_interaction_ms > limit) {
       LOG_VERBOSE("Closing idle client id=%llu", static_cast<unsigned long long>(c->id()));
       freeClientAsync(c);
+      continue;
+    }
+    if (reply_buffer_resizing) {
+      int r = c->resizeReplyBuffer(db::Clock::nowMs, reply_buffer_peak_reset_ms);
+      if (r < 0) stats.reply_buffer_shrinks++;
+      if (r > 0) stats.reply_buffer_expands++;
     }
   }
 }

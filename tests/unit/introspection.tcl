@@ -234,6 +234,36 @@ start_server {tags {introspection needs:debug external:skip} overrides {enable-d
     $c close
     assert_range $elapsed 150 5000
   }
+
+  test {A client's reply buffer (rbs) shrinks when idle and grows back when busy} {
+    proc rbs_of {name} {
+      foreach line [split [string trim [r client list]] "\n"] {
+        if {[client_field $line name] eq $name} { return [client_field $line rbs] }
+      }
+    }
+    r debug replybuffer peak-reset-time 100
+    set c [redis_client]
+    $c client setname rbtest
+    set before [info_field [r info stats] reply_buffer_shrinks]
+    assert_equal 16384 [rbs_of rbtest]
+    # Idle: halved at once to what it held plus one byte, at least 1 KB.
+    wait_for_condition 50 100 {[rbs_of rbtest] == 1024} { fail "rbs is [rbs_of rbtest]" }
+    assert_morethan [info_field [r info stats] reply_buffer_shrinks] $before
+    # Busy with replies that fill it: doubled per cron pass, up to 16 KB.
+    r debug replybuffer peak-reset-time never
+    r set rbval [string repeat x 40000]
+    wait_for_condition 50 100 {[string length [$c get rbval]] == 40000 && [rbs_of rbtest] == 16384} {
+      fail "rbs is [rbs_of rbtest]"
+    }
+    # With resizing off it stays where it is.
+    r debug replybuffer resizing 0
+    r debug replybuffer peak-reset-time reset
+    after 300
+    set stays [rbs_of rbtest]
+    r debug replybuffer resizing 1
+    $c close
+    list $stays [info_field [r info stats] reply_buffer_expands]
+  } {16384 4}
 }
 
 start_server {tags {introspection external:skip}} {

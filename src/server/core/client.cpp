@@ -219,6 +219,27 @@ resp::RequestParser::Result Client::parseRequest(const char* data, size_t len,
   return r;
 }
 
+int Client::resizeReplyBuffer(int64_t now_ms, int64_t peak_reset_ms) {
+  constexpr size_t kMin = 1024, kChunk = resp::ReplyBuffer::kChunkSize;
+  size_t cap = replies_.firstCapacity(), peak = replies_.peak();
+  size_t want = 0;
+  int how = 0;
+  if (cap / 2 >= kMin && peak < cap / 2) {
+    want = peak + 1 > kMin ? peak + 1 : kMin;
+    how = -1;
+  } else if (cap * 2 < kChunk * 2 && peak == cap) {
+    want = cap * 2 < kChunk ? cap * 2 : kChunk;
+    how = 1;
+  }
+  if (peak_reset_ms >= 0 && now_ms - reply_peak_reset_ms_ >= peak_reset_ms) {
+    replies_.resetPeak();
+    reply_peak_reset_ms_ = now_ms;
+  }
+  // Only an empty buffer is resized: one with replies waiting is busy anyway.
+  if (how == 0 || !replies_.resizeFirst(want)) return 0;
+  return how;
+}
+
 bool Client::writeReplies(uint64_t* written) {
   struct iovec iov[kMaxIov];
   while (!replies_.empty()) {

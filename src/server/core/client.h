@@ -228,6 +228,14 @@ class Client {
   size_t queryBufferCapacity() const { return qcap_; }
   size_t outputBytes() const { return replies_.pending(); }
   size_t outputMemory() const { return replies_.allocated(); }
+  // CLIENT LIST's rbs and rbp: the reply buffer's first chunk and its peak.
+  size_t replyBufferSize() const { return replies_.firstCapacity(); }
+  size_t replyBufferPeak() const { return replies_.peak(); }
+  // The cron's resize of the first chunk, Redis 7.0's rule: halve it to the
+  // peak (at least 1 KB) when the peak is under half of it, double it (up
+  // to 16 KB) when the peak filled it. Resets the peak every
+  // `peak_reset_ms` (-1: never). Returns -1 shrunk, 1 grown, 0 neither.
+  int resizeReplyBuffer(int64_t now_ms, int64_t peak_reset_ms);
   // For CLIENT LIST: "r", "rw", "w" or "".
   std::string eventsString() const;
 
@@ -252,6 +260,7 @@ class Client {
   std::vector<std::string_view> argv_;
 
   resp::ReplyBuffer replies_;
+  int64_t reply_peak_reset_ms_ = 0;  // when the peak was last reset
   resp::Writer writer_;
 };
 

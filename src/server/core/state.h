@@ -37,6 +37,8 @@ struct Stats {
   uint64_t total_error_replies = 0;
   uint64_t unexpected_error_replies = 0;
   uint64_t client_qbuf_limit_disconnections = 0;
+  uint64_t reply_buffer_shrinks = 0;
+  uint64_t reply_buffer_expands = 0;
   // Replication (server/repl/): full resyncs served, PSYNCs continued and
   // PSYNCs that asked to continue but got a full resync.
   uint64_t sync_full = 0;
@@ -126,6 +128,10 @@ class Server {
   // DEBUG PAUSE-CRON 1 skips the cron's work (tests that need the server
   // idle but responsive).
   bool cron_paused = false;
+  // DEBUG REPLYBUFFER: how often a client's reply buffer peak is reset
+  // (-1: never) and whether the cron resizes reply buffers at all.
+  int64_t reply_buffer_peak_reset_ms = 5000;
+  bool reply_buffer_resizing = true;
   // DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call no-script commands.
   bool script_deny_disabled = false;
   char run_id[41] = {};

@@ -88,8 +88,8 @@ ClientLine describeClient(Client* c) {
     f.qbuf = c->input_batch;  // the running request is still in it, as in Redis
   }
   f.qbuf_free = c->queryBufferCapacity() > f.qbuf ? c->queryBufferCapacity() - f.qbuf : 0;
-  f.rbs = c->outputMemory();
-  f.rbp = c->outputMemory();
+  f.rbs = c->replyBufferSize();
+  f.rbp = c->replyBufferPeak();
   f.omem = c->outputBytes();
   f.obl = c->outputBytes();
   f.oll = 0;

@@ -140,6 +140,28 @@ bool debugInspectSubcommand(Client* c) {
   } else if (is("PAUSE-CRON", 3)) {
     g_server->cron_paused = atoi(std::string(c->arg(2)).c_str()) != 0;
     c->addOk();
+  } else if (is("REPLYBUFFER", 4)) {
+    // PEAK-RESET-TIME <ms | never | reset> and RESIZING <0|1>, as Redis's.
+    std::string_view what = c->arg(2), v = c->arg(3);
+    if (common::strutil::equalsIgnoreCase(what, "PEAK-RESET-TIME")) {
+      int64_t ms = 0;
+      if (common::strutil::equalsIgnoreCase(v, "never")) {
+        g_server->reply_buffer_peak_reset_ms = -1;
+      } else if (common::strutil::equalsIgnoreCase(v, "reset")) {
+        g_server->reply_buffer_peak_reset_ms = 5000;
+      } else if (c->argInt64(3, &ms)) {
+        g_server->reply_buffer_peak_reset_ms = ms;
+      } else {
+        return true;
+      }
+    } else if (common::strutil::equalsIgnoreCase(what, "RESIZING")) {
+      g_server->reply_buffer_resizing = atoi(std::string(v).c_str()) != 0;
+    } else {
+      c->addError(
+          "unknown subcommand or wrong number of arguments for 'replybuffer'. Try DEBUG HELP.");
+      return true;
+    }
+    c->addOk();
   } else if (is("SET-DISABLE-DENY-SCRIPTS", 3)) {
     g_server->script_deny_disabled = atoi(std::string(c->arg(2)).c_str()) != 0;
     c->addOk();

@@ -277,6 +277,9 @@ void statsSection(std::string* o) {
                static_cast<ull>(threaded_io::writesProcessed()));
   appendFormat(o, "client_query_buffer_limit_disconnections:%llu\r\n",
                static_cast<ull>(st.client_qbuf_limit_disconnections));
+  appendFormat(o, "reply_buffer_shrinks:%llu\r\nreply_buffer_expands:%llu\r\n",
+               static_cast<ull>(st.reply_buffer_shrinks),
+               static_cast<ull>(st.reply_buffer_expands));
 }
 
 void replicationSection(std::string* o) {
