@@ -533,8 +533,13 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
 }
 
 std::string configValue(const Config& cfg, const std::string& name) {
-  const Option* o = findOption(name);
-  return o != nullptr ? o->get(cfg) : std::string();
+  if (const Option* o = findOption(name)) return o->get(cfg);
+  // The directives of features not built keep their values too (MODULE
+  // reads enable-module-command).
+  if (const conf::UnimplementedOption* u = conf::findUnimplemented(name)) {
+    return conf::getUnimplemented(cfg, *u);
+  }
+  return std::string();
 }
 
 std::vector<std::string> configOptionNames() {

@@ -31,6 +31,7 @@ bool debugInspectSubcommand(Client* c);
 void registerMemoryCommand(CommandTable& t);   // memory_cmd.cpp
 void registerSlowlogCommand(CommandTable& t);  // slowlog_cmd.cpp
 void registerLolwutCommand(CommandTable& t);   // lolwut.cpp
+void registerModuleCommand(CommandTable& t);   // module_cmd.cpp
 // MONITOR, CLIENT PAUSE/UNPAUSE (after registerClientCommand).
 void registerMonitorAndPauseCommands(CommandTable& t);  // monitor_pause_cmd.cpp
 

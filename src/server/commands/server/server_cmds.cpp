@@ -46,6 +46,7 @@ void registerServerCommands(CommandTable& t) {
   registerMemoryCommand(t);
   registerSlowlogCommand(t);
   registerLolwutCommand(t);
+  registerModuleCommand(t);
   latency::registerLatencyCommand(t);
   registerMonitorAndPauseCommands(t);
   persist::registerPersistCommands(t);  // SAVE BGSAVE LASTSAVE DUMP RESTORE
