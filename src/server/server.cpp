@@ -351,6 +351,7 @@ void Instance::clientsCron() {
       freeClientAsync(c);
       continue;
     }
+    c->trimArgs();
     if (reply_buffer_resizing) {
       int r = c->resizeReplyBuffer(db::Clock::nowMs, reply_buffer_peak_reset_ms);
       if (r < 0) stats.reply_buffer_shrinks++;

@@ -187,10 +187,6 @@ ssize_t Client::readInput(char* scratch, size_t scratch_len, const char** base, 
 
 size_t Client::inputProcessed(const char* base, size_t len, size_t used) {
   size_t left = len - used;
-  // A request of many arguments (SADD of 100,000 members) grew the argument
-  // lists; Redis frees its argv after each command, so give them back too.
-  if (argv_.capacity() > kKeepArgs) std::vector<std::string_view>().swap(argv_);
-  if (left == 0) parser_.trim(kKeepArgs);  // no request half-parsed
   if (reading_scratch_) {
     if (left > 0) keepLeftover(base + used, left);
   } else {
@@ -217,6 +213,11 @@ resp::RequestParser::Result Client::parseRequest(const char* data, size_t len,
   *consumed = parser_.consumed();
   parser_.reset();
   return r;
+}
+
+void Client::trimArgs() {
+  if (argv_.capacity() > kKeepArgs) std::vector<std::string_view>().swap(argv_);
+  if (qlen_ == qpos_) parser_.trim(kKeepArgs);  // no request half-parsed
 }
 
 int Client::resizeReplyBuffer(int64_t now_ms, int64_t peak_reset_ms) {
