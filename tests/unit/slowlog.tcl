@@ -133,6 +133,34 @@ start_server {tags {slowlog external:skip needs:debug} overrides {enable-debug-c
     set got
   } {{config set requirepass (redacted)} {auth (redacted)} {config set requirepass (redacted)} {hello 2 auth (redacted) (redacted)} {auth (redacted) (redacted)} {auth (redacted)} {slowlog reset}}
 
+  test {SLOWLOG - CONFIG SET masterauth and masteruser show (redacted)} {
+    r slowlog reset
+    r config set masterauth somepass
+    r config set masteruser someuser
+    r config set masterauth ""
+    r config set masteruser ""
+    set got {}
+    foreach e [r slowlog get 4] { lappend got [lindex $e 3] }
+    set got
+  } {{config set masteruser (redacted)} {config set masterauth (redacted)} {config set masteruser (redacted)} {config set masterauth (redacted)}}
+
+  test {SLOWLOG - a blocking command is logged when served, not when it blocks or times out} {
+    r config set slowlog-log-slower-than 0
+    set rd [redis_deferring_client]
+    r slowlog reset
+    $rd blpop slowlog:l 0
+    wait_for_condition 50 20 {[info_field [r info clients] blocked_clients] == 1} { fail "not blocked" }
+    set while_blocked [llength [r slowlog get -1]]
+    r lpush slowlog:l x
+    $rd read
+    set served [lindex [r slowlog get 1] 0 3]
+    r slowlog reset
+    r blpop slowlog:none 0.05
+    set timed_out [lsearch -all -inline [lmap e [r slowlog get -1] {lindex $e 3}] blpop*]
+    $rd close
+    list $while_blocked $served $timed_out
+  } {2 {blpop slowlog:l 0} {}}
+
   test {SLOWLOG - unix socket clients show the socket path} {
     set u [redis_unix_client]
     $u slowlog reset

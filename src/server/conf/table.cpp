@@ -559,7 +559,10 @@ bool configIsProtected(const std::string& name) {
 }
 
 bool configIsSensitive(const std::string& name) {
-  if (strcasecmp(name.c_str(), "requirepass") == 0) return true;
+  // Redis 7.0's sensitive configs: the passwords, and the replica's user.
+  for (const char* n : {"requirepass", "masterauth", "masteruser"}) {
+    if (strcasecmp(name.c_str(), n) == 0) return true;
+  }
   std::string canonical = configCanonicalName(name);
   const net::SettingSpec* spec = net::findSetting(canonical);
   return spec != nullptr && spec->sensitive;

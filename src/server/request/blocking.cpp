@@ -18,6 +18,7 @@
 #include "server/propagate/propagate.h"
 #include "server/request/client_io.h"
 #include "server/request/keyspace.h"
+#include "server/request/slowlog.h"
 
 namespace server::blocking {
 
@@ -146,10 +147,18 @@ bool rerun(Client* c, bool timing_out, std::string_view key = {}) {
   int64_t dirty_before = srv.dirty;
   if (prop) propagate::beginCall();
   uint64_t errors_before = srv.stats.total_error_replies;
+  int64_t start = event::EventLoop::nowUs();
   b.cmd->proc(c);
+  int64_t took = event::EventLoop::nowUs() - start;
   // A late error (XREADGROUP's -NOGROUP) counts as a failed call.
   if (srv.stats.total_error_replies != errors_before) const_cast<Command*>(b.cmd)->failed_calls++;
   if (prop) propagate::endCall(c->dbIndex(), c->argv(), srv.dirty > dirty_before);
+  // Served, the command is done: SLOWLOG gets it now, as in Redis (a
+  // command that blocked was not logged when it blocked; one that times
+  // out is not logged at all).
+  int64_t slower_than = srv.config.slowlog_log_slower_than;
+  if (!s.reblocked && !timing_out && slower_than >= 0 && took >= slower_than)
+    g_slowlog.maybeLog(c, *b.cmd, took);
   if (muted) c->muteReplies(false);
   srv.current_client = saved_current;
   c->cur_cmd = saved_cmd;

@@ -67,7 +67,9 @@ void callCommand(Client* c, Command* cmd) {
   // The hooks below are checked here first: a request that trips none of
   // them makes no call for them.
   const Config& cfg = s.config;
-  if (cfg.slowlog_log_slower_than >= 0 && took >= cfg.slowlog_log_slower_than)
+  // A command that blocked is logged when it is served or times out.
+  if (cfg.slowlog_log_slower_than >= 0 && took >= cfg.slowlog_log_slower_than &&
+      !(c->flags & kBlocked))
     g_slowlog.maybeLog(c, *cmd, took);
   latency::afterCommand(cmd, took);
   monitor::feed(c, *cmd);
