@@ -5,14 +5,7 @@ source [file join $::support_dir tls.tcl]
 
 tags {tls external:skip} {
   set d [tls_certs]
-  set port [find_free_port]
-  set rdir [new_tmp_dir redis-tls]
-  set pid [exec /usr/bin/redis-server --port 0 --tls-port $port --save "" --dir $rdir \
-    --tls-cert-file $d/server.crt --tls-key-file $d/server.key --tls-ca-cert-file $d/ca.crt \
-    --logfile $rdir/log >/dev/null 2>/dev/null &]
-  wait_for_condition 100 50 {[tls_cli $port ping] eq "PONG"} {
-    fail "Debian's redis-server did not start with TLS: [read_file $rdir/log]"
-  }
+  lassign [start_debian_tls_server server redis-tls] pid port rdir
   set cli $::cfg(cli_bin)
   set bench [file join [file dirname $::cfg(cli_bin)] redis-benchmark]
 

@@ -54,6 +54,23 @@ proc tls_certs {} {
   return $::tls_cert_dir
 }
 
+# Starts Debian's redis-server listening on TLS only, on a free port, with
+# the test CA and the `which` certificate (server or client); waits until it
+# answers. Returns {pid port dir}.
+proc start_debian_tls_server {which name} {
+  set d [tls_certs]
+  set port [find_free_port]
+  set dir [new_tmp_dir $name]
+  set pid [exec /usr/bin/redis-server --port 0 --tls-port $port --save "" --dir $dir \
+    --tls-cert-file $d/$which.crt --tls-key-file $d/$which.key --tls-ca-cert-file $d/ca.crt \
+    --logfile $dir/log >/dev/null 2>/dev/null &]
+  wait_for_condition 100 50 {[tls_cli $port ping] eq "PONG"} {
+    catch {exec kill $pid}
+    fail "Debian's redis-server did not start with TLS: [read_file $dir/log]"
+  }
+  return [list $pid $port $dir]
+}
+
 # Overrides for start_server: a TLS port with the test certificates.
 proc tls_overrides {port {extra {}}} {
   set d [tls_certs]

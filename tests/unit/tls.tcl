@@ -338,17 +338,8 @@ start_server [list tags {tls external:skip} overrides [tls_overrides $tls_port]]
 # redis-server listening on TLS only.
 set tls_port [find_free_port]
 start_server [list tags {tls external:skip} overrides [tls_overrides $tls_port {tls-cluster yes}]] {
-  set d [tls_certs]
   test {MIGRATE over TLS (tls-cluster yes) into Debian's redis-server} {
-    set port [find_free_port]
-    set dir [new_tmp_dir tls-migrate]
-    set pid [exec /usr/bin/redis-server --port 0 --tls-port $port --save "" --dir $dir \
-      --tls-cert-file $d/client.crt --tls-key-file $d/client.key --tls-ca-cert-file $d/ca.crt \
-      --logfile $dir/log >/dev/null 2>/dev/null &]
-    wait_for_condition 100 50 {[tls_cli $port ping] eq "PONG"} {
-      catch {exec kill $pid}
-      fail "redis-server did not start with TLS"
-    }
+    lassign [start_debian_tls_server client tls-migrate] pid port
     r set tk [string repeat x 100000]
     set out [r migrate 127.0.0.1 $port tk 0 5000]
     set len [tls_cli $port strlen tk]

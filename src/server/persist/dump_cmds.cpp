@@ -128,6 +128,12 @@ void restoreCommand(Client* c) {
 
 void registerDumpCommands(server::CommandTable& t) {
   using namespace server;
+  static constexpr const char* kRestoreComplexity =
+      "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "
+      "where N is the number of Redis objects composing the value and M their average size. For "
+      "small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply "
+      "O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting "
+      "values into sorted sets is O(log(N)).";
   t.add({"dump", 2, kReadOnly, dumpCommand, 1, 1, 1, "generic",
          "Return a serialized version of the value stored at the specified key.", "2.6.0",
          "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of "
@@ -136,21 +142,10 @@ void registerDumpCommands(server::CommandTable& t) {
          "keyspace read slow"});
   t.add({"restore", -4, kWrite | kDenyOom, restoreCommand, 1, 1, 1, "generic",
          "Create a key using the provided serialized value, previously obtained using DUMP.",
-         "2.6.0",
-         "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "
-         "where N is the number of Redis objects composing the value and M their average size. For "
-         "small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply "
-         "O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting "
-         "values into sorted sets is O(log(N)).",
-         "keyspace write slow dangerous"});
+         "2.6.0", kRestoreComplexity, "keyspace write slow dangerous"});
   // What MIGRATE sends in Redis's cluster mode; the same as RESTORE here.
   t.add({"restore-asking", -4, kWrite | kDenyOom | kAsking, restoreCommand, 1, 1, 1, "server",
-         "An internal command for migrating keys in a cluster", "3.0.0",
-         "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "
-         "where N is the number of Redis objects composing the value and M their average size. For "
-         "small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply "
-         "O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting "
-         "values into sorted sets is O(log(N)).",
+         "An internal command for migrating keys in a cluster", "3.0.0", kRestoreComplexity,
          "keyspace write slow dangerous"});
 }
 
