@@ -59,6 +59,10 @@ start_server {tags {acl}} {
     assert_equal [r acl dryrun v2 set b1 x] OK
     assert_equal [r acl dryrun v2 set a1 x] {This user has no permissions to access the 'a1' key}
     assert_equal [r acl dryrun v2 incr a1] {This user has no permissions to run the 'incr' command}
+    # Denials of the same kind: the one that got furthest in the arguments.
+    r acl setuser v3 on nopass +mget ~k {(+mget ~k ~o)}
+    assert_equal [r acl dryrun v3 mget o so] {This user has no permissions to access the 'so' key}
+    r acl deluser v3
     r acl setuser v2 clearselectors
     assert_equal [r acl dryrun v2 set b1 x] {This user has no permissions to run the 'set' command}
     r acl deluser v2

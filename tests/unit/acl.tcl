@@ -453,6 +453,8 @@ start_server {tags {acl external:skip}} {
     assert {[lsearch [r acl cat string] hset] < 0}
     assert {[lsearch [r acl cat dangerous] flushall] >= 0}
     assert_error {ERR Unknown category 'nosuch'} {r acl cat nosuch}
+    assert_error {ERR unknown subcommand or wrong number of arguments for 'cat'. Try ACL HELP.} \
+      {r acl cat string extra}
     assert_match {[0-9a-f]*} [r acl genpass]
     assert_equal [string length [r acl genpass]] 64
     assert_equal [string length [r acl genpass 5]] 2

@@ -216,6 +216,7 @@ start_server {tags {blocking}} {
 
   test {CLIENT UNBLOCK with TIMEOUT and ERROR} {
     r del l
+    r config resetstat
     set rd [redis_deferring_client]
     $rd client id
     set id [$rd read]
@@ -231,6 +232,9 @@ start_server {tags {blocking}} {
     assert_equal [r client unblock 999999] 0
     assert_error {ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR} {r client unblock $id foo}
     $rd close
+    # Either way the command counts as failed (Redis 7.0's rule).
+    assert_match {*failed_calls=1*} [info_field [r info commandstats] cmdstat_blpop]
+    assert_match {*failed_calls=1*} [info_field [r info commandstats] cmdstat_brpoplpush]
     blocked_count
   } {0}
 

@@ -50,7 +50,13 @@ start_server {tags {migrate external:skip} overrides {enable-debug-command yes}}
       list [r exists a b] [r -1 mget a b]
     } {0 {1 2}}
 
-    test {MIGRATE rejects bad numbers and unknown options} {
+    test {MIGRATE's keys for COMMAND GETKEYS and ACL: after KEYS, skipping AUTH values} {
+    list [r command getkeys migrate h 1 k 0 10] \
+      [r command getkeys migrate h 1 "" 0 10 auth KEYS KEYS a b] \
+      [r command getkeys migrate h 1 "" 0 10 auth2 u p copy keys c]
+  } {k {a b} c}
+
+  test {MIGRATE rejects bad numbers and unknown options} {
       r set x 1
       assert_error {*not an integer*} {r migrate 127.0.0.1 $tport x notadb 2000}
       assert_error {*not an integer*} {r migrate 127.0.0.1 $tport x 9 soon}

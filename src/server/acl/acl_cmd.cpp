@@ -103,7 +103,9 @@ void catCommand(Client* c) {
     return;
   }
   if (c->argc() > 3) {
-    c->addWrongArity();
+    // Redis's words, the subcommand as the client typed it.
+    c->addErrorFormat("unknown subcommand or wrong number of arguments for '%.*s'. Try ACL HELP.",
+                      static_cast<int>(c->arg(1).size()), c->arg(1).data());
     return;
   }
   int cat = categoryIndex(c->arg(2));

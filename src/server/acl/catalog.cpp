@@ -105,18 +105,17 @@ server::Command* lookupRuleCommand(std::string_view name, std::string* first_arg
   server::Command* cmd = server::g_commands->find(name.substr(0, bar));
   if (cmd == nullptr || bar == std::string_view::npos) return cmd;
   std::string_view rest = name.substr(bar + 1);
+  size_t bar2 = rest.find('|');
   if (cmd->subcommands.empty()) {
-    if (rest.empty()) return nullptr;
-    // "select|0": a first argument; "x|a|b" is not one.
-    if (rest.find('|') != std::string_view::npos) {
-      *bad_sub = true;
-      return nullptr;
-    }
+    // "select|0": a first argument; "get|a|b" names no command at all.
+    if (rest.empty() || bar2 != std::string_view::npos) return nullptr;
     first_arg->assign(rest);
     return cmd;
   }
-  if (rest.find('|') != std::string_view::npos) {
-    *bad_sub = true;
+  if (bar2 != std::string_view::npos) {
+    // "config|get|x": a first argument of a subcommand, which Redis
+    // refuses; "config|nosuch|x" is an unknown name.
+    *bad_sub = server::g_commands->findSub(cmd, rest.substr(0, bar2)) != nullptr;
     return nullptr;
   }
   return server::g_commands->findSub(cmd, rest);

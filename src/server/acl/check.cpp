@@ -123,7 +123,11 @@ __attribute__((always_inline)) inline CheckResult checkUser(
   for (const Selector& s : sels) {
     CheckResult r = checkSelector(s, cmd, argv);
     if (r.denial == Denial::kNone) return r;
-    if (static_cast<int>(r.denial) > static_cast<int>(worst.denial)) worst = r;
+    // Redis's pick: the gravest denial, and among equals the one that got
+    // furthest (the last argument no selector allowed).
+    if (static_cast<int>(r.denial) > static_cast<int>(worst.denial) ||
+        (r.denial == worst.denial && r.arg > worst.arg))
+      worst = r;
   }
   return worst;
 }

@@ -61,6 +61,10 @@ TEST_F(AclUser, FailedRuleLeavesTheUserAsItWas) {
   EXPECT_EQ(err, "Syntax error");
   EXPECT_FALSE(u.setRule("+config|get|x", &err));
   EXPECT_EQ(err, "Allowing first-arg of a subcommand is not supported");
+  EXPECT_FALSE(u.setRule("+get|a|b", &err));  // get has no subcommand a
+  EXPECT_EQ(err, "Unknown command or category name in ACL");
+  EXPECT_FALSE(u.setRule("+config|nosuch|x", &err));
+  EXPECT_EQ(err, "Unknown command or category name in ACL");
   EXPECT_EQ(u.describe(), before);
 }
 

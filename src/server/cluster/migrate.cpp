@@ -373,14 +373,21 @@ void migrateCommand(Client* c) {
   }
 }
 
-// The key at argv[3], or those after KEYS when argv[3] is empty.
+// The key at argv[3], or those after KEYS (none when argv[3] is not empty:
+// MIGRATE refuses that). AUTH's and AUTH2's values are skipped, so a
+// password "KEYS" is not the keyword.
 bool migrateKeys(const std::vector<std::string_view>& argv, std::vector<size_t>* out) {
   size_t first = 3, num = 1;
   for (size_t i = 6; i < argv.size(); i++) {
-    if (common::strutil::equalsIgnoreCase(argv[i], "keys") && argv[3].empty()) {
+    if (common::strutil::equalsIgnoreCase(argv[i], "keys")) {
+      num = argv[3].empty() ? argv.size() - (i + 1) : 0;
       first = i + 1;
-      num = argv.size() - first;
       break;
+    }
+    if (common::strutil::equalsIgnoreCase(argv[i], "auth")) {
+      i += 1;
+    } else if (common::strutil::equalsIgnoreCase(argv[i], "auth2")) {
+      i += 2;
     }
   }
   for (size_t i = 0; i < num && first + i < argv.size(); i++) out->push_back(first + i);

@@ -284,6 +284,8 @@ size_t blockedClientCount() {
 
 bool unblockClient(Client* c, bool with_error) {
   if (!isBlocked(c) || st().retrying == c) return false;
+  // Redis counts a command ended by CLIENT UNBLOCK as failed, either way.
+  const_cast<Command*>(st().blocked.at(c)->cmd)->failed_calls++;
   if (with_error) {
     bool muted = (c->flags & kReplyOff) != 0;
     if (muted) c->muteReplies(true);
