@@ -35,6 +35,7 @@
 #include "server/request/client_io.h"
 #include "server/request/monitor.h"
 #include "server/request/multi.h"
+#include "server/request/obuf_limits.h"
 #include "server/request/pause.h"
 #include "server/request/threaded_io.h"
 #include "server/script/script.h"
@@ -351,6 +352,10 @@ void Instance::clientsCron() {
       freeClientAsync(c);
       continue;
     }
+    // A soft limit that has held long enough closes the client even when no
+    // new reply arrives to check it (Redis 7.0).
+    if (c->obuf_soft_since_ms != 0 && c->hasPendingReplies() && enforceOutputBufferLimits(c))
+      continue;
     c->trimArgs();
     if (reply_buffer_resizing) {
       int r = c->resizeReplyBuffer(db::Clock::nowMs, reply_buffer_peak_reset_ms);

@@ -125,6 +125,31 @@ start_server {tags {obuf-limits}} {
     assert_range [expr {$gone_at - $over_at}] 1000 8000
   }
 
+  test {The soft limit closes a subscriber after soft-seconds even when nothing more is published} {
+    r config set client-output-buffer-limit "pubsub 0 100000 1"
+    set rd [redis_deferring_client]
+    $rd client setname quietsub
+    $rd read
+    $rd subscribe quiet
+    $rd read
+    # Messages well under the limit fill the socket, then the buffer; once
+    # it is just over the soft limit, silence: only the cron can act.
+    set payload [string repeat z 10000]
+    for {set i 0} {$i < 2000} {incr i} {
+      r publish quiet $payload
+      if {[obuf_field [obuf_client_line quietsub] omem] > 100000} break
+    }
+    set over_at [clock milliseconds]
+    assert_morethan [obuf_field [obuf_client_line quietsub] omem] 100000
+    wait_for_condition 100 100 {[obuf_client_line quietsub] eq ""} {
+      fail "the subscriber over its soft limit was kept"
+    }
+    set took [expr {[clock milliseconds] - $over_at}]
+    catch {$rd close}
+    r config set client-output-buffer-limit "pubsub 32mb 8mb 60"
+    assert_range $took 900 6000
+  }
+
   test {The soft limit does not close a subscriber before soft-seconds} {
     r config set client-output-buffer-limit "pubsub 0 100000 30"
     set rd [redis_deferring_client]
