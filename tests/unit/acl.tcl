@@ -397,6 +397,15 @@ start_server {tags {acl external:skip}} {
     assert_equal [llength [r acl log 2]] 2
   }
 
+  test {ACL LOG names a failed AUTH by the command as typed} {
+    r acl log reset
+    catch {r AUTH nosuchuser wrong}
+    catch {r hello 2 auth nosuchuser wrong}
+    set log [r acl log]
+    list [dict get [acl_dict [lindex $log 1]] object] [dict get [acl_dict [lindex $log 0]] object] \
+      [dict get [acl_dict [lindex $log 0]] reason]
+  } {AUTH hello auth}
+
   test {ACL LOG groups repeated denials and RESET clears it} {
     r acl log reset
     set c [acl_client r pw]

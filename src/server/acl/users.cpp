@@ -293,7 +293,10 @@ bool deleteUser(std::string_view name, server::Client* caller) {
 UserPtr authenticate(server::Client* c, std::string_view name, std::string_view pass) {
   UserPtr u = findUser(name);
   if (u && u->enabled() && u->checkPassword(pass)) return u;
-  aclLogAdd(c, LogReason::kAuth, "toplevel", "auth", name);
+  // The object is the command as the client typed it (AUTH, hello...), as
+  // Redis logs it.
+  std::string object = c != nullptr && c->argc() > 0 ? std::string(c->arg(0)) : "auth";
+  aclLogAdd(c, LogReason::kAuth, "toplevel", object, name);
   return nullptr;
 }
 
