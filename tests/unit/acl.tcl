@@ -603,6 +603,23 @@ start_server [list tags {acl external:skip} overrides [list aclfile $::acl_file]
     assert_match "*users.acl:4: Syntax error.*users.acl:5 should start with user keyword followed by the username.*WARNING: ACL errors detected, no change to the previously active ACL rules was performed" $err
     lsort [r acl users]
   } {carol dave default}
+
+  test {ACL LOAD refuses a file that defines a user twice; the caller of a reload gets its reply} {
+    r acl save
+    set fd [open $::acl_file a]
+    puts $fd "user carol on nopass +@all"
+    close $fd
+    catch {r acl load} err
+    assert_match "*WARNING: Duplicate user 'carol' found on line 4.*no change*" $err
+    r acl save
+    # A client of a user the reload replaces gets the OK, then is closed.
+    set c [acl_client carol cpw]
+    $c acl setuser carol +acl
+    assert_equal [$c acl load] OK
+    assert_error {*} {$c ping}
+    catch {$c close}
+    lsort [r acl users]
+  } {carol dave default}
 }
 
 test {An aclfile together with user lines is refused at start-up} {

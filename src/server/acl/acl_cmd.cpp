@@ -222,7 +222,7 @@ void saveCommand(Client* c) {
 
 void loadCommand(Client* c) {
   std::string err;
-  if (!loadAclFile(&err)) {
+  if (!loadAclFile(c, &err)) {
     c->addError(err);
     return;
   }

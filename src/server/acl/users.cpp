@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "common/log.h"
@@ -99,6 +100,7 @@ bool readAclFile(const std::string& path, UserMap* out, std::string* err) {
   std::string line;
   int linenum = 0;
   std::string errors;
+  std::set<std::string> seen;  // each user once per file, default included
   while (std::getline(f, line)) {
     linenum++;
     size_t b = line.find_first_not_of(" \t\r\n");
@@ -119,6 +121,11 @@ bool readAclFile(const std::string& path, UserMap* out, std::string* err) {
         joinSelectors(std::vector<std::string>(words.begin() + 1, words.end()), &unmatched);
     if (unmatched) {
       errors += where + ": Unmatched parenthesis in acl selector. ";
+      continue;
+    }
+    if (!seen.insert(rules[0]).second) {
+      errors += "WARNING: Duplicate user '" + rules[0] + "' found on line " +
+                std::to_string(linenum) + ". ";
       continue;
     }
     std::string why;
@@ -330,7 +337,7 @@ void applyRequirepass(const std::string& pass) {
     g_default->setRule(">" + pass, &err);
 }
 
-bool loadAclFile(std::string* err) {
+bool loadAclFile(server::Client* caller, std::string* err) {
   const std::string& path = server::g_config->aclfile;
   if (path.empty()) {
     *err = kNoAclFile;
@@ -344,7 +351,7 @@ bool loadAclFile(std::string* err) {
   *g_default = std::move(*loaded["default"]);
   loaded["default"] = g_default;
   for (auto& [name, u] : g_users) {
-    if (u != g_default) closeClientsOf(u.get(), nullptr);
+    if (u != g_default) closeClientsOf(u.get(), caller);
   }
   g_users = std::move(loaded);
   return true;

@@ -57,8 +57,9 @@ bool defaultUserIsOpen();
 void applyRequirepass(const std::string& pass);
 
 // ACL LOAD: replaces every user with the aclfile's, closing the clients
-// of users that are replaced. ACL SAVE: writes the users to it.
-bool loadAclFile(std::string* err);
+// of users that are replaced (`caller` after its reply, as Redis). ACL
+// SAVE: writes the users to it.
+bool loadAclFile(server::Client* caller, std::string* err);
 bool saveAclFile(std::string* err);
 
 }  // namespace server::acl
