@@ -630,4 +630,14 @@ test {An aclfile together with user lines is refused at start-up} {
   assert_match "*Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid*" $out
 }
 
+test {A user defined twice in the configuration is refused at start-up} {
+  if {$::cfg(external)} { return }
+  set out {}
+  foreach name {foo default} {
+    catch {exec timeout 5 $::cfg(server_bin) --port [find_free_port] --user $name --user $name 2>@1} o
+    lappend out [string match "*Error in user declaration '$name': Duplicate user found. A user can only be defined once in config files*" $o]
+  }
+  set out
+} {1 1}
+
 file delete -force $::acl_dir
