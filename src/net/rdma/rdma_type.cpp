@@ -67,10 +67,7 @@ class RdmaType : public ConnectionType {
     }
     *wanted = port != 0;
     if (!*wanted) return true;
-    for (const char* opt : {"rx-size", "completion-vector", "keepalive-interval"}) {
-      std::string v = get(std::string("rdma-") + opt);
-      if (!v.empty() && !configure(opt, v, err)) return false;
-    }
+    if (!applyServerOptions(get, err)) return false;
     spec->port = static_cast<int>(port);
     spec->addrs = settingWords(get("rdma-bind"));
     if (spec->addrs.empty()) spec->addrs = settingWords(get("bind"));
@@ -78,15 +75,13 @@ class RdmaType : public ConnectionType {
     return true;
   }
 
-  // CONFIG SET of rdma-rx-size, -completion-vector or -keepalive-interval:
-  // the values are validated already; new connections take them.
+  // CONFIG SET of any rdma-* setting: the values are validated already;
+  // the options reach new connections (a port or bind change reopens the
+  // listener, which applies them too).
   bool applySettings(const SettingLookup& get, const std::vector<std::string>& names,
                      std::string* err) override {
-    for (const std::string& n : names) {
-      if (n.rfind("rdma-", 0) != 0 || n == "rdma-port" || n == "rdma-bind") continue;
-      if (!configure(n.substr(5), get(n), err)) return false;
-    }
-    return true;
+    (void)names;
+    return applyServerOptions(get, err);
   }
 
   bool configure(const std::string& name, const std::string& value, std::string* err) override {
@@ -97,10 +92,9 @@ class RdmaType : public ConnectionType {
 
   // The calling thread's connections (the server's: its main thread's).
   std::string info() const override {
-    static const Shared kNone(Options{});
+    static const Stats kNoStats;
     const Shared* own = find();
-    const Shared& shared = own != nullptr ? *own : kNone;
-    const Stats& s = shared.stats;
+    const Stats& s = own != nullptr ? own->stats : kNoStats;
     const ResourceCounters r = resourceCounters();
     std::string out;
     auto line = [&out](const char* k, uint64_t v) {
@@ -125,11 +119,13 @@ class RdmaType : public ConnectionType {
     line("rdma_dialect_errors", s.dialect_errors);
     line("rdma_rx_size", opts_.rx_size);
     line("rdma_keepalive_interval", static_cast<uint64_t>(opts_.keepalive_ms));
-    line("rdma_connections", shared.live.size());
+    line("rdma_connections", own != nullptr ? own->live.size() : 0);
     // Connections now, by dialect (unknown: accepted, the peer has not
     // spoken yet).
     uint64_t by[kDialectCount] = {};
-    for (const RdmaConnection* c : shared.live) by[static_cast<int>(c->dialectId())]++;
+    if (own != nullptr) {
+      for (const RdmaConnection* c : own->live) by[static_cast<int>(c->dialectId())]++;
+    }
     for (DialectId d :
          {DialectId::kOurs, DialectId::kSeed, DialectId::kValkey, DialectId::kUnknown}) {
       line((std::string("rdma_dialect_") + dialectName(d)).c_str(), by[static_cast<int>(d)]);
@@ -163,6 +159,16 @@ class RdmaType : public ConnectionType {
   }
 
  private:
+  // The server's rdma-<option> settings (rx-size, completion-vector,
+  // keepalive-interval) into the type's options; unset ones stay.
+  bool applyServerOptions(const SettingLookup& get, std::string* err) {
+    for (const char* opt : {"rx-size", "completion-vector", "keepalive-interval"}) {
+      std::string v = get(std::string("rdma-") + opt);
+      if (!v.empty() && !configure(opt, v, err)) return false;
+    }
+    return true;
+  }
+
   // The calling thread's Shared: a thread-local cache in front of the map,
   // so the per-iteration hooks take no lock. `id_` tells this type from an
   // earlier one at the same address.
