@@ -31,6 +31,8 @@ struct Option {
   // CONFIG SET applies it even when the value is unchanged (it names a
   // file whose content may have changed).
   bool apply_unchanged = false;
+  // A secret: SLOWLOG and MONITOR show its CONFIG SET value as (redacted).
+  bool sensitive = false;
 };
 
 // Allowed values of an enumerated option, listed in the error as Redis does.

@@ -89,6 +89,7 @@ Option transportOption(const net::SettingSpec* spec) {
                                                      : std::string(spec->default_value);
            }};
   o.apply_unchanged = spec->reapply_unchanged;
+  o.sensitive = spec->sensitive;
   return o;
 }
 
@@ -111,6 +112,12 @@ namespace {
 // asked by their exact name, never for a pattern.
 Option hiddenOption(Option o) {
   o.hidden = true;
+  return o;
+}
+
+// Redis 7.0's sensitive configs: the passwords, and the replica's user.
+Option sensitiveOption(Option o) {
+  o.sensitive = true;
   return o;
 }
 
@@ -151,8 +158,8 @@ std::vector<Option> builtinOptions() {
       INT_OPT("repl-timeout", repl_timeout, 1, INT_MAX, true),
       Option{"replicaof", false, 1, -1, setReplicaOf,
              [](const Config& c) { return c.replicaof; }},
-      STR_OPT("masterauth", masterauth, true),
-      STR_OPT("masteruser", masteruser, true),
+      sensitiveOption(STR_OPT("masterauth", masterauth, true)),
+      sensitiveOption(STR_OPT("masteruser", masteruser, true)),
       BOOL_OPT("replica-serve-stale-data", replica_serve_stale_data, true),
       BOOL_OPT("replica-read-only", replica_read_only, true),
       BOOL_OPT("replica-ignore-maxmemory", replica_ignore_maxmemory, true),
@@ -178,7 +185,7 @@ std::vector<Option> builtinOptions() {
       INT_OPT("min-replicas-max-lag", min_replicas_max_lag, 0, INT_MAX, true),
       INT_OPT("timeout", timeout, 0, INT_MAX, true),
       BOOL_OPT("protected-mode", protected_mode, true),
-      STR_OPT("requirepass", requirepass, true),
+      sensitiveOption(STR_OPT("requirepass", requirepass, true)),
       STR_OPT("aclfile", aclfile, false),
       INT_OPT("acllog-max-len", acllog_max_len, 0, LLONG_MAX, true),
       ENUM_OPT("acl-pubsub-default", acl_pubsub_default, kPubsubDefaults, true),
@@ -559,13 +566,8 @@ bool configIsProtected(const std::string& name) {
 }
 
 bool configIsSensitive(const std::string& name) {
-  // Redis 7.0's sensitive configs: the passwords, and the replica's user.
-  for (const char* n : {"requirepass", "masterauth", "masteruser"}) {
-    if (strcasecmp(name.c_str(), n) == 0) return true;
-  }
-  std::string canonical = configCanonicalName(name);
-  const net::SettingSpec* spec = net::findSetting(canonical);
-  return spec != nullptr && spec->sensitive;
+  const Option* o = findOption(name);
+  return o != nullptr && o->sensitive;
 }
 
 bool configSetArity(const std::string& name, size_t nvalues) {
