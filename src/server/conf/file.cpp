@@ -108,15 +108,16 @@ bool loadText(Config* cfg, const std::string& text, int depth, std::string* err)
       cfg->rename_commands.push_back({argv[1], argv[2], linenum, line});
     } else if (!argv.empty() && strcasecmp(argv[0].c_str(), "user") == 0) {
       // `user <name> <rules...>` may repeat; applied by acl::init.
-      bool twice = false;
-      for (const auto& u : cfg->acl_users) twice = twice || (argv.size() >= 2 && u[0] == argv[1]);
-      if (argv.size() < 2)
+      auto same_name = [&argv](const std::vector<std::string>& u) { return u[0] == argv[1]; };
+      if (argv.size() < 2) {
         reason = "wrong number of arguments";
-      else if (twice)  // Redis refuses to start
+      } else if (std::any_of(cfg->acl_users.begin(), cfg->acl_users.end(), same_name)) {
+        // Redis refuses to start.
         reason = "Error in user declaration '" + argv[1] +
                  "': Duplicate user found. A user can only be defined once in config files";
-      else
+      } else {
         cfg->acl_users.emplace_back(argv.begin() + 1, argv.end());
+      }
     } else if (!argv.empty()) {
       const Option* o = findOption(argv[0]);
       const conf::UnimplementedOption* u =

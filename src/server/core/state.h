@@ -130,7 +130,8 @@ class Server {
   bool cron_paused = false;
   // DEBUG REPLYBUFFER: how often a client's reply buffer peak is reset
   // (-1: never) and whether the cron resizes reply buffers at all.
-  int64_t reply_buffer_peak_reset_ms = 5000;
+  static constexpr int64_t kReplyBufferPeakResetMs = 5000;  // Redis's default
+  int64_t reply_buffer_peak_reset_ms = kReplyBufferPeakResetMs;
   bool reply_buffer_resizing = true;
   // DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call no-script commands.
   bool script_deny_disabled = false;

@@ -148,7 +148,7 @@ bool debugInspectSubcommand(Client* c) {
       if (common::strutil::equalsIgnoreCase(v, "never")) {
         g_server->reply_buffer_peak_reset_ms = -1;
       } else if (common::strutil::equalsIgnoreCase(v, "reset")) {
-        g_server->reply_buffer_peak_reset_ms = 5000;
+        g_server->reply_buffer_peak_reset_ms = Server::kReplyBufferPeakResetMs;
       } else if (c->argInt64(3, &ms)) {
         g_server->reply_buffer_peak_reset_ms = ms;
       } else {
