@@ -261,10 +261,99 @@ bool parseRequest(Client* c, Request* r) {
   return true;
 }
 
+// The request for one attempt: AUTH, SELECT unless the link is in the db
+// already, one RESTORE per key still there (keys that expired since the
+// lookup are left out, in *sent).
+std::string buildRequest(const Request& r, db::Db* d, const std::vector<std::string_view>& keys,
+                         bool select, std::vector<std::string_view>* sent) {
+  std::string cmd;
+  if (r.auth) {
+    appendArrayHeader(&cmd, r.username.empty() ? 2 : 3);
+    appendBulk(&cmd, "AUTH");
+    if (!r.username.empty()) appendBulk(&cmd, r.username);
+    appendBulk(&cmd, r.password);
+  }
+  if (select) {
+    appendArrayHeader(&cmd, 2);
+    appendBulk(&cmd, "SELECT");
+    appendBulk(&cmd, std::to_string(r.dbid));
+  }
+  for (std::string_view key : keys) {
+    db::Entry* e = d->find(key);
+    if (e == nullptr) continue;
+    int64_t ttl = 0;
+    int64_t at = d->expireOf(e);
+    if (at != -1) {
+      ttl = at - db::Clock::nowMs;
+      if (ttl < 0) continue;
+      if (ttl < 1) ttl = 1;
+    }
+    sent->push_back(key);
+    appendArrayHeader(&cmd, r.replace ? 5 : 4);
+    // RESTORE-ASKING in Redis's cluster mode, which this server has not.
+    appendBulk(&cmd, "RESTORE");
+    appendBulk(&cmd, key);
+    appendBulk(&cmd, std::to_string(ttl));
+    appendBulk(&cmd, persist::makeDumpPayload(e->val, g_server->config.rdbcompression));
+    if (r.replace) appendBulk(&cmd, "REPLACE");
+  }
+  return cmd;
+}
+
+// How one attempt ended.
+struct Attempt {
+  bool target_error = false;  // replied to the client already
+  bool socket_error = false;
+  bool write_error = false;  // the socket error was in writing
+  bool timed_out = false;
+  size_t acked = 0;                          // key replies read before a socket error
+  std::vector<std::string_view> del{"DEL"};  // the keys moved, as propagated
+};
+
+// Sends the request and reads the replies; deletes (unless COPY) each key
+// the target acknowledged.
+Attempt transfer(Client* c, const Request& r, Link* l, const std::vector<std::string_view>& keys) {
+  Attempt a;
+  db::Db* d = c->db();
+  bool select = l->last_dbid != r.dbid;
+  std::vector<std::string_view> sent;
+  std::string cmd = buildRequest(r, d, keys, select, &sent);
+  IoError io;
+  std::string auth_reply, select_reply, reply;
+  a.write_error = !writeAll(l, cmd, r.timeout_ms, &io);
+  a.socket_error = a.write_error || (r.auth && !readLine(l, &auth_reply, r.timeout_ms, &io)) ||
+                   (select && !readLine(l, &select_reply, r.timeout_ms, &io));
+  for (; !a.socket_error && a.acked < sent.size(); a.acked++) {
+    if (!readLine(l, &reply, r.timeout_ms, &io)) {
+      a.socket_error = true;
+      break;
+    }
+    // AUTH's or SELECT's error stands for every key, as in Redis.
+    const std::string* err = r.auth && auth_reply[0] == '-'     ? &auth_reply
+                             : select && select_reply[0] == '-' ? &select_reply
+                             : reply[0] == '-'                  ? &reply
+                                                                : nullptr;
+    std::string_view key = sent[a.acked];
+    if (err != nullptr) {
+      if (!a.target_error) {
+        l->last_dbid = -1;
+        a.target_error = true;
+        c->addErrorFormat("Target instance replied with error: %s", err->c_str() + 1);
+      }
+    } else if (!r.copy) {
+      d->remove(key, false);
+      keyModified(c, key);
+      notify::keyEvent(c, notify::kGeneric, "del", key);
+      a.del.push_back(key);
+    }
+  }
+  a.timed_out = io.timed_out;
+  return a;
+}
+
 void migrateCommand(Client* c) {
   Request r;
   if (!parseRequest(c, &r)) return;
-  db::Db* d = c->db();
   std::vector<std::string_view> keys;
   for (size_t j = 0; j < r.num_keys; j++) {
     if (lookupRead(c, c->arg(r.first_key + j)) != nullptr) keys.push_back(c->arg(r.first_key + j));
@@ -274,101 +363,24 @@ void migrateCommand(Client* c) {
     return;
   }
   std::string name = linkName(c->arg(1), c->arg(2));
-  bool may_retry = true;
-  for (;;) {
+  for (int attempt = 1;; attempt++) {
     Link* l = getLink(c, c->arg(1), c->arg(2), r.timeout_ms);
     if (l == nullptr) return;
-    std::string cmd;
-    if (r.auth) {
-      appendArrayHeader(&cmd, r.username.empty() ? 2 : 3);
-      appendBulk(&cmd, "AUTH");
-      if (!r.username.empty()) appendBulk(&cmd, r.username);
-      appendBulk(&cmd, r.password);
-    }
-    bool select = l->last_dbid != r.dbid;
-    if (select) {
-      appendArrayHeader(&cmd, 2);
-      appendBulk(&cmd, "SELECT");
-      appendBulk(&cmd, std::to_string(r.dbid));
-    }
-    // Keys that expired since the lookup are left out.
-    std::vector<std::string_view> sent;
-    for (std::string_view key : keys) {
-      db::Entry* e = d->find(key);
-      if (e == nullptr) continue;
-      int64_t ttl = 0;
-      int64_t at = d->expireOf(e);
-      if (at != -1) {
-        ttl = at - db::Clock::nowMs;
-        if (ttl < 0) continue;
-        if (ttl < 1) ttl = 1;
+    Attempt a = transfer(c, r, l, keys);
+    if (a.del.size() > 1 && propagate::wanted()) propagate::rewrite(a.del);
+    if (!a.socket_error) {
+      if (!a.target_error) {
+        l->last_dbid = r.dbid;
+        c->addOk();
       }
-      sent.push_back(key);
-      appendArrayHeader(&cmd, r.replace ? 5 : 4);
-      // RESTORE-ASKING in Redis's cluster mode, which this server has not.
-      appendBulk(&cmd, "RESTORE");
-      appendBulk(&cmd, key);
-      appendBulk(&cmd, std::to_string(ttl));
-      appendBulk(&cmd, persist::makeDumpPayload(e->val, g_server->config.rdbcompression));
-      if (r.replace) appendBulk(&cmd, "REPLACE");
-    }
-
-    IoError io;
-    bool write_error = !writeAll(l, cmd, r.timeout_ms, &io);
-    std::string auth_reply, select_reply, reply;
-    bool socket_error = write_error || (r.auth && !readLine(l, &auth_reply, r.timeout_ms, &io)) ||
-                        (select && !readLine(l, &select_reply, r.timeout_ms, &io));
-    if (!socket_error) {
-      bool target_error = false;
-      std::vector<std::string_view> del{"DEL"};
-      size_t j = 0;
-      for (; j < sent.size(); j++) {
-        if (!readLine(l, &reply, r.timeout_ms, &io)) {
-          socket_error = true;
-          break;
-        }
-        const std::string* err = nullptr;
-        if (r.auth && auth_reply[0] == '-') {
-          err = &auth_reply;
-        } else if (select && select_reply[0] == '-') {
-          err = &select_reply;
-        } else if (reply[0] == '-') {
-          err = &reply;
-        }
-        if (err != nullptr) {
-          if (!target_error) {
-            l->last_dbid = -1;
-            target_error = true;
-            c->addErrorFormat("Target instance replied with error: %s", err->c_str() + 1);
-          }
-        } else if (!r.copy) {
-          d->remove(sent[j], false);
-          keyModified(c, sent[j]);
-          notify::keyEvent(c, notify::kGeneric, "del", sent[j]);
-          del.push_back(sent[j]);
-        }
-      }
-      // Nothing was applied yet: a stale kept link gets one more try.
-      bool retry = !target_error && socket_error && j == 0 && may_retry && !io.timed_out;
-      if (!retry) {
-        if (del.size() > 1 && propagate::wanted()) propagate::rewrite(del);
-        if (socket_error) closeLink(name);
-        if (target_error) return;
-        if (!socket_error) {
-          l->last_dbid = r.dbid;
-          c->addOk();
-          return;
-        }
-        may_retry = false;  // a later socket error: reported below
-      }
+      return;
     }
     closeLink(name);
-    if (may_retry && !io.timed_out) {
-      may_retry = false;
-      continue;
-    }
+    if (a.target_error) return;
+    // Nothing was applied yet: a stale kept link gets one more try.
+    if (attempt == 1 && a.acked == 0 && !a.timed_out) continue;
     c->addErrorFormat("-IOERR error or timeout %s to target instance",
-                      write_error ? "writing" : "reading");
+                      a.write_error ? "writing" : "reading");
     return;
   }
 }
