@@ -11,6 +11,17 @@ proc obuf_client_line {name} {
   return ""
 }
 
+# A deferring client named $name, subscribed to $channel, that never reads
+# what is published to it.
+proc obuf_subscriber {name channel} {
+  set rd [redis_deferring_client]
+  $rd client setname $name
+  $rd read
+  $rd subscribe $channel
+  $rd read
+  return $rd
+}
+
 proc obuf_field {line field} {
   if {[regexp " $field=(\[0-9\]+)" $line -> v]} { return $v }
   return -1
@@ -45,11 +56,7 @@ start_server {tags {obuf-limits}} {
 
   test {A subscriber that never reads is closed at the hard limit; memory stays bounded} {
     r config set client-output-buffer-limit "pubsub 1mb 0 0"
-    set rd [redis_deferring_client]
-    $rd client setname slowsub
-    $rd read
-    $rd subscribe flood
-    $rd read
+    set rd [obuf_subscriber slowsub flood]
     set base [info_field [r info memory] used_memory]
     set payload [string repeat x 100000]
     set peak 0
@@ -97,11 +104,7 @@ start_server {tags {obuf-limits}} {
     # keep publishing small messages: the close must come about one second
     # after the limit applies, not at once.
     r config set client-output-buffer-limit "pubsub 0 0 0"
-    set rd [redis_deferring_client]
-    $rd client setname softsub
-    $rd read
-    $rd subscribe soft
-    $rd read
+    set rd [obuf_subscriber softsub soft]
     set big [string repeat z 100000]
     for {set i 0} {$i < 1000} {incr i} {
       r publish soft $big
@@ -127,11 +130,7 @@ start_server {tags {obuf-limits}} {
 
   test {The soft limit closes a subscriber after soft-seconds even when nothing more is published} {
     r config set client-output-buffer-limit "pubsub 0 100000 1"
-    set rd [redis_deferring_client]
-    $rd client setname quietsub
-    $rd read
-    $rd subscribe quiet
-    $rd read
+    set rd [obuf_subscriber quietsub quiet]
     # Messages well under the limit fill the socket, then the buffer; once
     # it is just over the soft limit, silence: only the cron can act.
     set payload [string repeat z 10000]
@@ -152,11 +151,7 @@ start_server {tags {obuf-limits}} {
 
   test {The soft limit does not close a subscriber before soft-seconds} {
     r config set client-output-buffer-limit "pubsub 0 100000 30"
-    set rd [redis_deferring_client]
-    $rd client setname patient
-    $rd read
-    $rd subscribe patient
-    $rd read
+    set rd [obuf_subscriber patient patient]
     set payload [string repeat z 100000]
     for {set i 0} {$i < 150} {incr i} { r publish patient $payload }
     set line [obuf_client_line patient]
