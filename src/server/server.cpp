@@ -83,7 +83,6 @@ namespace {
 }
 
 void countErrorReply(const Client* c, std::string_view msg) {
-  g_server->stats.total_error_replies++;
   g_server->stats.countError(msg);
   if (c->flags & (kMaster | kMustObey)) [[unlikely]]
     propagationError(c, msg);

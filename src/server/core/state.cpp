@@ -17,6 +17,7 @@ const char* kVersion() {
 }
 
 void Stats::countError(std::string_view msg) {
+  total_error_replies++;
   constexpr size_t kMaxErrorCodes = 128;
   std::string_view code = "ERR";
   if (!msg.empty() && msg[0] == '-') {

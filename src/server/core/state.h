@@ -52,9 +52,10 @@ struct Stats {
   uint64_t last_sample_ops = 0;
   // INFO errorstats: error replies per code ("ERR", "WRONGTYPE", ...).
   std::map<std::string, uint64_t, std::less<>> error_codes;
-  // Counts one error reply by its code: the first word of a message that
-  // carries its own code ("-WRONGTYPE ..."), else "ERR". New codes stop
-  // being tracked past a limit, as in Redis, so clients cannot grow it.
+  // Counts one error reply: in total_error_replies and by its code, the
+  // first word of a message that carries its own code ("-WRONGTYPE ..."),
+  // else "ERR". New codes stop being tracked past a limit, as in Redis, so
+  // clients cannot grow it.
   void countError(std::string_view msg);
 };
 

@@ -41,9 +41,7 @@ int failCall(lua_State* L, bool raise, const char* msg) {
 // the command's rejected_calls), so the script's own error reply built
 // from it is not counted again.
 int rejectCall(lua_State* L, bool raise, Command* cmd, const char* msg) {
-  Server& s = *g_server;
-  s.stats.total_error_replies++;
-  s.stats.countError(msg[0] == '-' ? std::string_view(msg) : std::string_view("-ERR"));
+  g_server->stats.countError(msg);
   if (cmd != nullptr) cmd->rejected_calls++;
   markErrorsCounted();
   pushErrorTable(L, msg, strlen(msg));
