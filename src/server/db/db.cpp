@@ -38,14 +38,20 @@ Db::~Db() {
   clear();
 }
 
-Entry* Db::newEntry(std::string_view key, Value v) {
-  void* mem = malloc(sizeof(Entry) + key.size());
+// Bytes before the entry in its block: the slot links, if it has them.
+static size_t prefixBytes(bool with_links) {
+  return with_links ? sizeof(SlotLinks) : 0;
+}
+
+Entry* Db::newEntry(std::string_view key, Value v, bool with_links) {
+  size_t prefix = prefixBytes(with_links);
+  char* mem = static_cast<char*>(malloc(prefix + sizeof(Entry) + key.size()));
   if (mem == nullptr) throw std::bad_alloc();
-  Entry* e = static_cast<Entry*>(mem);
+  Entry* e = reinterpret_cast<Entry*>(mem + prefix);
   e->next = nullptr;
   new (&e->val) Value(std::move(v));
   e->lru = lfu::params.enabled ? lfu::initialField(Clock::nowMs) : Clock::lruSeconds;
-  e->flags = 0;
+  e->flags = with_links ? Entry::kHasSlotLinks : 0;
   e->keylen = static_cast<uint32_t>(key.size());
   memcpy(e->key, key.data(), key.size());
   return e;
@@ -56,14 +62,24 @@ void Db::freeValue(Value& v, bool lazy) {
   v.reset();
 }
 
+void Db::releaseEntry(Entry* e) {
+  e->val.~Value();
+  free(reinterpret_cast<char*>(e) - prefixBytes(e->hasSlotLinks()));
+}
+
 void Db::freeEntry(Entry* e, bool lazy) {
   if (e->hasExpire()) {
     ExpireNode* x = expires_.erase(e);
     delete x;
   }
   freeValue(e->val, lazy);
-  e->val.~Value();
-  free(e);
+  releaseEntry(e);
+}
+
+void Db::deleteEntry(Entry* e, bool lazy) {
+  keys_.unlink(e);
+  if (slots_) slots_->unlink(e);
+  freeEntry(e, lazy);
 }
 
 bool Db::isExpired(const Entry* e) {
@@ -76,8 +92,7 @@ void Db::expireNow(Entry* e) {
   expired_keys_++;
   // The signal needs the key while it still exists.
   if (onExpired != nullptr) onExpired(this, e->keyView());
-  keys_.unlink(e);
-  freeEntry(e, lazy_expire);
+  deleteEntry(e, lazy_expire);
 }
 
 Entry* Db::find(std::string_view key, bool for_write) {
@@ -103,8 +118,9 @@ Entry* Db::add(std::string_view key, Value v) {
     Entry* old = keys_.find(key);
     if (old != nullptr) expireNow(old);
   }
-  Entry* e = newEntry(key, std::move(v));
+  Entry* e = newEntry(key, std::move(v), slots_ != nullptr);
   keys_.insert(e);
+  if (slots_) slots_->link(e);
   if (onAdded != nullptr) onAdded(this, key);
   return e;
 }
@@ -126,8 +142,9 @@ Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
     if (!keep_ttl && e->hasExpire()) removeExpire(e);
     return e;
   }
-  Entry* e = newEntry(key, std::move(v));
+  Entry* e = newEntry(key, std::move(v), slots_ != nullptr);
   keys_.insertAt(pos, e);
+  if (slots_) slots_->link(e);
   if (onAdded != nullptr) onAdded(this, key);
   return e;
 }
@@ -139,21 +156,18 @@ bool Db::remove(std::string_view key) {
 bool Db::remove(std::string_view key, bool lazy) {
   Entry* e = find(key);
   if (e == nullptr) return false;
-  keys_.unlink(e);
-  freeEntry(e, lazy);
+  deleteEntry(e, lazy);
   return true;
 }
 
 void Db::removeEntry(Entry* e) {
-  keys_.unlink(e);
-  freeEntry(e, lazy_server_del);
+  deleteEntry(e, lazy_server_del);
 }
 
 bool Db::removeForEviction(std::string_view key, bool lazy) {
   Entry* e = keys_.find(key);
   if (e == nullptr) return false;
-  keys_.unlink(e);
-  freeEntry(e, lazy);
+  deleteEntry(e, lazy);
   return true;
 }
 
@@ -254,19 +268,14 @@ void Db::forEach(const std::function<void(Entry*)>& fn) {
 size_t Db::clear() {
   size_t n = keys_.size();
   expires_.clear([](ExpireNode* x) { delete x; });
-  keys_.clear([](Entry* e) {
-    e->val.~Value();
-    free(e);
-  });
+  keys_.clear([](Entry* e) { releaseEntry(e); });
+  if (slots_) slots_->reset();
   return n;
 }
 
 Db::Detached::~Detached() {
   expires_.clear([](ExpireNode* x) { delete x; });
-  keys_.clear([](Entry* e) {
-    e->val.~Value();
-    free(e);
-  });
+  keys_.clear([](Entry* e) { releaseEntry(e); });
 }
 
 std::unique_ptr<Db::Detached> Db::detachAll() {
@@ -275,6 +284,8 @@ std::unique_ptr<Db::Detached> Db::detachAll() {
   d->expires_.swap(expires_);
   replica_own_ttl_.clear();
   replica_own_cursor_.clear();
+  // The detached entries keep their (now stale) links: only freed.
+  if (slots_) slots_->reset();
   return d;
 }
 
@@ -284,6 +295,16 @@ void Db::swapWith(Db& other) {
   std::swap(expired_keys_, other.expired_keys_);
   replica_own_ttl_.swap(other.replica_own_ttl_);
   replica_own_cursor_.swap(other.replica_own_cursor_);
+  slots_.swap(other.slots_);
+  if (slotIndexEnabled() != other.slotIndexEnabled()) {
+    // Only one side had an index: it came here with the keys it covers.
+    // Each db keeps its own setting: the indexed side builds one, the
+    // other drops it (its entries keep unused links, freed as usual).
+    Db& wants = slotIndexEnabled() ? other : *this;
+    Db& gives = slotIndexEnabled() ? *this : other;
+    gives.slots_.reset();
+    wants.enableSlotIndex();
+  }
 }
 
 size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {

@@ -9,6 +9,8 @@
 // - Every write to a key must end with a call to the server's key-modified
 //   signal (see server/request/keyspace.h); the Db itself does not know about
 //   clients.
+// - In cluster mode the Db also indexes its keys by hash slot (slots.h):
+//   every path that adds or removes an entry keeps that index exact.
 //
 // Module db/ (namespace server::db): owns the keyspace and every value
 // type's in-memory encodings (value.h: the Value and its Kind; strings,
@@ -28,6 +30,7 @@
 #include <string_view>
 
 #include "common/dict.h"
+#include "server/db/slots.h"
 #include "server/db/value.h"
 
 namespace server::db {
@@ -41,8 +44,12 @@ struct Entry {
   char key[];
 
   static constexpr uint8_t kHasExpire = 1;
+  // The block starts sizeof(SlotLinks) bytes before the entry, with its
+  // links in the slot index (slots.h). Set once, when it is allocated.
+  static constexpr uint8_t kHasSlotLinks = 2;
   std::string_view keyView() const { return std::string_view(key, keylen); }
   bool hasExpire() const { return (flags & kHasExpire) != 0; }
+  bool hasSlotLinks() const { return (flags & kHasSlotLinks) != 0; }
 };
 static_assert(sizeof(Entry) == 32, "entry header size changed");
 
@@ -141,6 +148,26 @@ class Db {
   class Detached;
   std::unique_ptr<Detached> detachAll();
 
+  // ---- cluster hash slots (slots.h)
+  // Turns on the per-slot key index (cluster mode; once, at start-up). On a
+  // non-empty db the keys are indexed now, each moved to a new block with
+  // room for its links: O(keys), and every Entry pointer held is invalid
+  // afterwards. Enable it on a db before loading keys into it (a diskless
+  // load's temporary db too) and no entry ever moves. No-op when on.
+  void enableSlotIndex();
+  bool slotIndexEnabled() const { return slots_ != nullptr; }
+  // The rest need the index (slotIndexEnabled()); slot is 0 .. 16383.
+  // Keys in a slot, O(1). Expired keys not yet deleted count.
+  size_t countKeysInSlot(int slot) const;
+  // Calls fn with up to max key names of the slot and returns how many;
+  // O(keys returned). Expired keys not yet deleted may be among them. fn
+  // may not modify the db.
+  size_t keysInSlot(int slot, size_t max, const std::function<void(std::string_view)>& fn) const;
+  // Deletes every key of the slot as remove() does (lazy_server_del), but
+  // without expiry checks: expired keys go too, onExpired is not called.
+  // Returns the number deleted. Signals and propagation are the caller's.
+  size_t removeKeysInSlot(int slot);
+
   // ---- eviction (server/evict/)
   // Up to n entries from a run of the keyspace (volatile_only: of the keys
   // with a TTL); fewer, or 0 when empty. No expiry or access-time effects.
@@ -158,6 +185,10 @@ class Db {
   static bool (*lazy_free_value)(Value& v);
   static bool lazy_expire;
   static bool lazy_server_del;
+  // Exchanges the contents of two dbs (SWAPDB, a diskless load's swap with
+  // the loaded db). Whether each db keeps a slot index stays with the db:
+  // the index moves with the keys, and is rebuilt (or dropped) on a side
+  // whose setting differs from the one its new keys came from.
   void swapWith(Db& other);
 
   // Active expiry: samples keys with a TTL and deletes the expired ones until
@@ -195,9 +226,20 @@ class Db {
   static bool master_view;
 
  private:
-  static Entry* newEntry(std::string_view key, Value v);
+  // A new entry; with_links: in a block with room for its slot links
+  // (kHasSlotLinks), not yet linked.
+  static Entry* newEntry(std::string_view key, Value v, bool with_links);
   static void freeValue(Value& v, bool lazy);
+  // Frees an entry that is in no table any more: its value and block only.
+  static void releaseEntry(Entry* e);
+  // Drops e's TTL record, frees its value (in the background when lazy) and
+  // its block. e is already out of keys_ and the slot index.
   void freeEntry(Entry* e, bool lazy);
+  // Takes e out of keys_ and the slot index, then freeEntry().
+  void deleteEntry(Entry* e, bool lazy);
+  // enableSlotIndex's move of an entry without slot links to a new block
+  // that has them; keys_ and expires_ follow. Returns the new entry.
+  Entry* moveToLinkedBlock(Entry* e);
   void expireNow(Entry* e);
   // The active cycle of a replica: visits up to max_visits remembered keys
   // (round-robin from the cursor), deletes the expired ones, forgets those
@@ -211,6 +253,8 @@ class Db {
   // Keys given a TTL by a writable replica's own clients (expiry_replica).
   std::set<std::string> replica_own_ttl_;
   std::string replica_own_cursor_;
+  // The per-slot key index; nullptr unless enableSlotIndex() (cluster mode).
+  std::unique_ptr<SlotIndex> slots_;
 };
 
 class Db::Detached {
