@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "event/event_loop.h"
 #include "server/acl/check.h"
+#include "server/cluster/cluster.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
 #include "server/core/state.h"
@@ -177,6 +178,15 @@ static bool dispatchUnmuted(Client* c) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
+  }
+  // Cluster mode: is this node the one that serves the request's keys?
+  // (-MOVED, -ASK, -CROSSSLOT, -CLUSTERDOWN otherwise; cluster.h). The
+  // AOF's replay is obeyed as written.
+  if (cluster::g_enabled && !(c->flags & kMustObey)) [[unlikely]] {
+    if (!cluster::routeRequest(c, cmd)) {
+      cmd->rejected_calls++;
+      return true;
+    }
   }
   // Monitors count as replicas in Redis: no keyspace access.
   if ((c->flags & kMonitor) && (cmd->flags & (kWrite | kReadOnly | kMayReplicate))) {

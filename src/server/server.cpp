@@ -179,6 +179,12 @@ bool Instance::start() {
     LOG_WARNING("%s", err.c_str());
     return false;
   }
+  // Cluster mode: nodes.conf and the bus (cluster.h); the slot index of
+  // db 0 must exist before any key is loaded.
+  if (!cluster::init(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return false;
+  }
   process::afterListen(config, executable, config_file);
   if (config.io_threads > 1) {
     // The threads free reply memory (used_memory counts them as well) and
@@ -204,6 +210,10 @@ bool Instance::start() {
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
   // the progress (persist.h).
   if (!persist::loadAtStart()) return false;
+  if (!cluster::verifyWithData(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return false;
+  }
   repl::startReplicaFromConfig();  // replicaof: the cron connects
   LOG_NOTICE("Ready to accept connections");
   process::ready();
@@ -314,6 +324,7 @@ void Instance::beforeSleep() {
   if (!in_script) {
     blocking::handleReady();
     tracking::broadcastPending();
+    cluster::beforeSleep();  // failover steps, state, nodes.conf (cluster mode)
   }
   // The AOF is written (and fsynced with appendfsync always) before the
   // replies that acknowledge the writes go out.
@@ -424,6 +435,7 @@ void Instance::prepareShutdown() {
   done = true;
   process::stopping();
   persist::killChild();
+  cluster::shutdown();
   for (Client* c : clients) {
     flushClient(c);
   }

@@ -1,9 +1,15 @@
-// The cluster module: what a Redis 7.0.15 node that is not in cluster mode
-// offers, which is all this server has so far.
+// The cluster module: Redis Cluster 7.0 (cluster-enabled yes), whose
+// nodes form one cluster with Redis 7.0.15 nodes, and MIGRATE.
 //
-// CLUSTER, ASKING, READONLY, READWRITE (cluster_cmds.cpp): in the command
-// table as Redis has them, each replying "This instance has cluster
-// support disabled".
+// With cluster-enabled no (the default) CLUSTER, ASKING, READONLY and
+// READWRITE reply "This instance has cluster support disabled", as Redis.
+// With yes, init() loads (or creates) nodes.conf and opens the cluster bus
+// (port + 10000, or cluster-port); the cron and before-sleep run the bus,
+// failure detection and failover; the dispatcher asks routeRequest() which
+// node serves each request (-MOVED, -ASK, -CROSSSLOT, -TRYAGAIN,
+// -CLUSTERDOWN). Files: wire.h (the bus format), state.h (the node table
+// and its private API), nodes.cpp, nodes_conf.cpp, bus.cpp, messages.cpp,
+// failure.cpp, node_cmds.cpp and slot_cmds.cpp (CLUSTER), redirect.cpp.
 //
 // MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
 //         [AUTH password | AUTH2 username password] [KEYS key [key ...]]
@@ -22,16 +28,47 @@
 // to make room) and closed once idle for more than 10 s (migrateCron).
 //
 // Module cluster/ (namespace server::cluster): includes core/, db/,
-// persist/ (dump payloads), request/ (keyspace) and propagate/.
+// persist/ (dump payloads), request/ (keyspace, pause), pubsub/, repl/ and
+// propagate/.
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <string_view>
 
 namespace server {
 class CommandTable;
-}
+class Client;
+struct Command;
+}  // namespace server
 
 namespace server::cluster {
+
+// cluster-enabled yes (set by init(); one load on the command path).
+extern bool g_enabled;
+
+// At start-up, after the configuration and before the data is loaded:
+// nodes.conf, the bus listener, the slot index of db 0. False with *err
+// (start-up stops).
+bool init(std::string* err);
+// After the data is loaded: keys in slots this node does not serve are
+// reported (and their slots taken or marked importing, as Redis); false
+// when a db other than 0 holds keys.
+bool verifyWithData(std::string* err);
+void cron();  // every 100 ms
+void beforeSleep();
+// The dispatcher, for a command that has keys (or EXEC): true when this
+// node serves it; else the redirection or error is replied and false.
+bool routeRequest(Client* c, const Command* cmd);
+// A client blocked on keys whose slot moved or whose cluster went down is
+// answered with the redirection (true).
+bool redirectBlocked(Client* c, std::string_view key, bool write);
+// PUBLISH / SPUBLISH in cluster mode: to the other nodes.
+void propagatePublish(std::string_view channel, std::string_view message, bool sharded);
+// INFO's cluster section body.
+void appendInfo(std::string* o);
+// Closes the bus (shutdown) and saves nodes.conf.
+void shutdown();
 
 void registerClusterCommands(CommandTable& t);
 void registerMigrateCommand(CommandTable& t);

@@ -290,8 +290,9 @@ std::string buildRequest(const Request& r, db::Db* d, const std::vector<std::str
     }
     sent->push_back(key);
     appendArrayHeader(&cmd, r.replace ? 5 : 4);
-    // RESTORE-ASKING in Redis's cluster mode, which this server has not.
-    appendBulk(&cmd, "RESTORE");
+    // In cluster mode the target is importing the slot: RESTORE-ASKING
+    // lets it take the key before the slot is its own.
+    appendBulk(&cmd, g_enabled ? "RESTORE-ASKING" : "RESTORE");
     appendBulk(&cmd, key);
     appendBulk(&cmd, std::to_string(ttl));
     appendBulk(&cmd, persist::makeDumpPayload(e->val, g_server->config.rdbcompression));

@@ -84,6 +84,25 @@ struct Config {
   int64_t repl_backlog_ttl = 3600;
   int64_t min_replicas_to_write = 0;
   int64_t min_replicas_max_lag = 10;
+  // Cluster mode (src/server/cluster/): the cluster-* directives.
+  bool cluster_enabled = false;
+  std::string cluster_config_file = "nodes.conf";
+  int64_t cluster_node_timeout = 15000;
+  int64_t cluster_port = 0;  // 0: port + 10000
+  std::string cluster_announce_ip;
+  std::string cluster_announce_hostname;
+  int64_t cluster_announce_port = 0;
+  int64_t cluster_announce_bus_port = 0;
+  int64_t cluster_announce_tls_port = 0;
+  std::string cluster_preferred_endpoint_type = "ip";  // ip | hostname | unknown-endpoint
+  int64_t cluster_replica_validity_factor = 10;
+  int64_t cluster_migration_barrier = 1;
+  bool cluster_allow_replica_migration = true;
+  bool cluster_require_full_coverage = true;
+  bool cluster_replica_no_failover = false;
+  bool cluster_allow_reads_when_down = false;
+  bool cluster_allow_pubsubshard_when_down = true;
+  int64_t cluster_link_sendbuf_limit = 0;  // bytes; 0: no limit
   // This server as a replica (src/server/repl/replica/).
   std::string replicaof;  // "<host> <port>", empty: a master
   std::string masterauth;

@@ -85,6 +85,8 @@ bool parseEnum(const std::string& v, const EnumValues& allowed, std::string* out
 
 // ---- the table (table.cpp)
 const std::vector<Option>& options();
+// The cluster-* rows (cluster_options.cpp).
+std::vector<Option> clusterOptions();
 // The row of an option by name or old alias; nullptr when unknown.
 const Option* findOption(const std::string& name);
 

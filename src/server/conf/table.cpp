@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "net/registry.h"
+#include "server/conf/option_macros.h"
 #include "server/conf/unimplemented.h"
 #include "server/core/version.h"
 #include "server/process/proc_title.h"
@@ -28,47 +29,6 @@
 #include "server/pubsub/notify.h"
 
 namespace server::conf {
-
-#define BOOL_OPT(NAME, FIELD, MUT)                                                             \
-  Option {                                                                                     \
-    NAME, MUT, 1, 1,                                                                           \
-        [](Config& c, const Args& a, std::string* e) { return parseBool(a[0], &c.FIELD, e); }, \
-        [](const Config& c) { return yesno(c.FIELD); }                                         \
-  }
-#define INT_OPT(NAME, FIELD, LO, HI, MUT)                       \
-  Option {                                                      \
-    NAME, MUT, 1, 1,                                            \
-        [](Config& c, const Args& a, std::string* e) {          \
-          return parseRange(a[0], LO, HI, &c.FIELD, e);         \
-        },                                                      \
-        [](const Config& c) { return std::to_string(c.FIELD); } \
-  }
-#define MEM_OPT(NAME, FIELD, LO, HI, MUT)                       \
-  Option {                                                      \
-    NAME, MUT, 1, 1,                                            \
-        [](Config& c, const Args& a, std::string* e) {          \
-          return parseMemoryRange(a[0], LO, HI, &c.FIELD, e);   \
-        },                                                      \
-        [](const Config& c) { return std::to_string(c.FIELD); } \
-  }
-#define STR_OPT(NAME, FIELD, MUT)                    \
-  Option {                                           \
-    NAME, MUT, 1, 1,                                 \
-        [](Config& c, const Args& a, std::string*) { \
-          c.FIELD = a[0];                            \
-          return true;                               \
-        },                                           \
-        [](const Config& c) { return c.FIELD; }      \
-  }
-
-#define ENUM_OPT(NAME, FIELD, VALUES, MUT)             \
-  Option {                                             \
-    NAME, MUT, 1, 1,                                   \
-        [](Config& c, const Args& a, std::string* e) { \
-          return parseEnum(a[0], VALUES, &c.FIELD, e); \
-        },                                             \
-        [](const Config& c) { return c.FIELD; }        \
-  }
 
 // A row for a setting a connection type owns: the type parses it, the
 // value is kept in Config::transport_settings.
@@ -100,6 +60,7 @@ std::vector<Option> builtinOptions();
 const std::vector<Option>& options() {
   static const std::vector<Option> opts = [] {
     std::vector<Option> v = builtinOptions();
+    for (Option& o : clusterOptions()) v.push_back(std::move(o));
     for (const net::SettingSpec& s : net::allSettings()) v.push_back(transportOption(&s));
     return v;
   }();
@@ -440,6 +401,8 @@ constexpr Alias kAliases[] = {
     {"lua-time-limit", "busy-reply-threshold"},
     {"repl-ping-slave-period", "repl-ping-replica-period"},
     {"slaveof", "replicaof"},
+    {"cluster-slave-validity-factor", "cluster-replica-validity-factor"},
+    {"cluster-slave-no-failover", "cluster-replica-no-failover"},
     {"slave-serve-stale-data", "replica-serve-stale-data"},
     {"slave-read-only", "replica-read-only"},
     {"slave-ignore-maxmemory", "replica-ignore-maxmemory"},

@@ -55,7 +55,6 @@ UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_arg
 }
 
 const char kRepl[] = "replication";
-const char kCluster[] = "cluster mode";
 const char kDefrag[] = "active defragmentation";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
@@ -66,27 +65,6 @@ const char kDeprecated[] = "deprecated";
 
 std::vector<UnimplementedOption> buildTable() {
   return {
-      // Cluster mode.
-      boolOpt("cluster-enabled", nullptr, "no", false, kCluster),
-      strOpt("cluster-config-file", nullptr, false, kCluster, "nodes.conf"),
-      intOpt("cluster-node-timeout", nullptr, "15000", true, 0, LLONG_MAX, kCluster),
-      intOpt("cluster-port", nullptr, "0", false, 0, kPortMax, kCluster),
-      strOpt("cluster-announce-ip", nullptr, true, kCluster),
-      strOpt("cluster-announce-hostname", nullptr, true, kCluster),
-      intOpt("cluster-announce-port", nullptr, "0", true, 0, kPortMax, kCluster),
-      intOpt("cluster-announce-bus-port", nullptr, "0", true, 0, kPortMax, kCluster),
-      intOpt("cluster-announce-tls-port", nullptr, "0", true, 0, kPortMax, kCluster),
-      enumOpt("cluster-preferred-endpoint-type", "ip", true, "ip|hostname|unknown-endpoint",
-              kCluster),
-      intOpt("cluster-replica-validity-factor", "cluster-slave-validity-factor", "10", true, 0,
-             kIntMax, kCluster),
-      intOpt("cluster-migration-barrier", nullptr, "1", true, 0, kIntMax, kCluster),
-      boolOpt("cluster-allow-replica-migration", nullptr, "yes", true, kCluster),
-      boolOpt("cluster-require-full-coverage", nullptr, "yes", true, kCluster),
-      boolOpt("cluster-replica-no-failover", "cluster-slave-no-failover", "no", true, kCluster),
-      boolOpt("cluster-allow-reads-when-down", nullptr, "no", true, kCluster),
-      boolOpt("cluster-allow-pubsubshard-when-down", nullptr, "yes", true, kCluster),
-      memOpt("cluster-link-sendbuf-limit", "0", true, 0, kLongMax, kCluster),
       boolOpt("activedefrag", nullptr, "no", true, kDefrag),
       memOpt("active-defrag-ignore-bytes", "104857600", true, 1, LLONG_MAX, kDefrag),
       intOpt("active-defrag-threshold-lower", nullptr, "10", true, 0, 1000, kDefrag),
@@ -216,14 +194,6 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
       *err = choicesError(o.choices);
       return false;
     case Kind::kString:
-      if (strcmp(o.name, "cluster-announce-hostname") == 0) {
-        for (char ch : v) {
-          if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') {
-            *err = "Hostnames may only contain alphanumeric characters, hyphens or dots";
-            return false;
-          }
-        }
-      }
       *out = v;
       return true;
     case Kind::kReplicaOf: {

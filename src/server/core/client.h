@@ -79,6 +79,11 @@ enum ClientFlag : uint32_t {
   // skip the limits they put on users (XADD/XTRIM's LIMIT), as Redis's
   // mustObeyClient().
   kMustObey = 1 << 17,
+  // Cluster mode (server/cluster/): ASKING was sent (the next command may
+  // use a slot being imported), and READONLY (a replica serves reads of its
+  // master's slots; CLIENT LIST flag 'r').
+  kClientAsking = 1 << 18,
+  kReadOnlyClient = 1 << 19,
 };
 
 class Client {

@@ -245,14 +245,22 @@ void ssubscribeCommand(Client* c) {
 void sunsubscribeCommand(Client* c) {
   unsubscribeGeneric(c, kShard);
 }
-// Messages reach replicas (not the AOF), as in Redis 7.0.
+ClusterPublishHook g_cluster_publish = nullptr;
+
+// Messages reach replicas (not the AOF), as in Redis 7.0; in cluster mode
+// every node (PUBLISH) or the shard's nodes (SPUBLISH) through the bus.
+void publishGeneric(Client* c, bool shard) {
+  if (g_cluster_publish != nullptr)
+    g_cluster_publish(c->arg(1), c->arg(2), shard);
+  else if (propagate::wanted())
+    propagate::forceCommand(propagate::kToReplicas);
+  c->addInteger(publish(c->arg(1), c->arg(2), shard));
+}
 void publishCommand(Client* c) {
-  if (propagate::wanted()) propagate::forceCommand(propagate::kToReplicas);
-  c->addInteger(publish(c->arg(1), c->arg(2), false));
+  publishGeneric(c, false);
 }
 void spublishCommand(Client* c) {
-  if (propagate::wanted()) propagate::forceCommand(propagate::kToReplicas);
-  c->addInteger(publish(c->arg(1), c->arg(2), true));
+  publishGeneric(c, true);
 }
 
 // PUBSUB CHANNELS / SHARDCHANNELS [pattern].
@@ -328,6 +336,14 @@ void pubsubCommand(Client* c) {
 constexpr SubcommandMaker sub{"pubsub"};
 
 }  // namespace
+
+int64_t pubsubDeliver(std::string_view channel, std::string_view message, bool shard) {
+  return publish(channel, message, shard);
+}
+
+void setClusterPublishHook(ClusterPublishHook h) {
+  g_cluster_publish = h;
+}
 
 int64_t pubsubPublish(std::string_view channel, std::string_view message) {
   return publish(channel, message, false);

@@ -41,6 +41,15 @@ void registerPubSubCommands(CommandTable& t);
 // channel and pattern subscribers; returns the number of receivers.
 int64_t pubsubPublish(std::string_view channel, std::string_view message);
 
+// Delivers to this node's subscribers only (shard: SSUBSCRIBE's); the
+// number of receivers. Cluster mode calls it for messages from the bus.
+int64_t pubsubDeliver(std::string_view channel, std::string_view message, bool shard);
+// Cluster mode: PUBLISH and SPUBLISH reach the other nodes through this
+// hook (the cluster bus) instead of the replication stream, as Redis 7.0.
+using ClusterPublishHook = void (*)(std::string_view channel, std::string_view message,
+                                   bool shard);
+void setClusterPublishHook(ClusterPublishHook h);
+
 // Subscription counts of one client (CLIENT LIST sub= psub= ssub=).
 size_t pubsubChannelCount(const Client* c);
 size_t pubsubPatternCount(const Client* c);

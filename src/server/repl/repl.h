@@ -83,6 +83,17 @@ struct MemoryUse {
 };
 MemoryUse memoryUse();
 void appendInfoReplication(std::string* o);
+// Cluster mode (server/cluster/) drives the replica side itself: the
+// master a node replicates is the one its node table says (CLUSTER
+// REPLICATE, an election won or lost), and REPLICAOF is refused.
+void clusterFollow(const std::string& host, int port);
+void clusterStopFollowing();
+// Our offset in the stream: a master's own, a replica's processed one.
+int64_t replicationOffset();
+// Milliseconds since the master's data last arrived while the link is up,
+// or since the link went down (an election's data age); -1 when this
+// server follows no master or its link never came up.
+int64_t masterDataAgeMs();
 void roleReply(Client* c);
 
 }  // namespace server::repl

@@ -259,6 +259,17 @@ long multiQueuedCount(const Client* c) {
   return inMulti(c) ? static_cast<long>(c->multi_state->queue.size()) : -1;
 }
 
+void multiForEachQueued(
+    const Client* c,
+    const std::function<void(const Command*, const std::vector<std::string_view>&)>& fn) {
+  if (!inMulti(c)) return;
+  std::vector<std::string_view> views;
+  for (const QueuedCommand& q : c->multi_state->queue) {
+    views.assign(q.argv.begin(), q.argv.end());
+    fn(q.cmd, views);
+  }
+}
+
 size_t multiQueuedBytes(const Client* c) {
   return c->multi_state != nullptr ? c->multi_state->queued_bytes : 0;
 }

@@ -15,6 +15,10 @@
 // break the transaction by being deleted later (Redis 7.0).
 #pragma once
 
+#include <functional>
+#include <string_view>
+#include <vector>
+
 #include <cstddef>
 #include <string_view>
 
@@ -48,6 +52,11 @@ uint32_t multiQueuedCommonFlags(const Client* c);
 // EXEC of c's queue may write: a queued command is a write or may
 // replicate, or is a script that may write (script::scriptMayWrite).
 bool multiExecMayWrite(const Client* c);
+// Each queued command with its arguments, in order (cluster mode finds the
+// slot of a whole transaction at EXEC).
+void multiForEachQueued(const Client* c,
+                        const std::function<void(const Command*,
+                                                 const std::vector<std::string_view>&)>& fn);
 // EXEC refused before it ran (out of memory): discards the transaction and
 // answers "-EXECABORT Transaction discarded because of: <error>", as Redis.
 void multiExecAbort(Client* c, std::string_view error);

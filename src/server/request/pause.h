@@ -30,10 +30,11 @@ void start(Mode mode, int64_t end_ms);
 // Ends the pause now; held clients resume from the event loop (after the
 // current command's reply).
 void stop();
-// FAILOVER, and a SHUTDOWN waiting for lagging replicas, hold writes (as a
-// WRITE pause without an end) until they are done or aborted; CLIENT PAUSE
-// and UNPAUSE neither end nor shorten them, nor do they each other's.
-enum class Hold : unsigned { kFailover = 1, kShutdown = 2 };
+// FAILOVER, a SHUTDOWN waiting for lagging replicas, and a cluster master
+// a replica asked for a manual failover (CLUSTER FAILOVER) hold writes (as
+// a WRITE pause without an end) until they are done or aborted; CLIENT
+// PAUSE and UNPAUSE neither end nor shorten them, nor do they each other's.
+enum class Hold : unsigned { kFailover = 1, kShutdown = 2, kClusterFailover = 4 };
 void holdWrites(Hold who, bool hold);
 // Read by the dispatcher before every command: inline, one load.
 namespace detail {

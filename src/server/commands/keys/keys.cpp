@@ -135,6 +135,10 @@ db::Db* dbArg(Client* c, size_t i, const char* msg) {
 }
 
 void moveCommand(Client* c) {
+  if (g_server->config.cluster_enabled) {
+    c->addError("MOVE is not allowed in cluster mode");
+    return;
+  }
   std::string_view key = c->arg(1);
   db::Db* src = c->db();
   db::Db* dst = dbArg(c, 2, nullptr);
@@ -174,6 +178,10 @@ void copyCommand(Client* c) {
       c->addSyntaxError();
       return;
     }
+  }
+  if (g_server->config.cluster_enabled && (src->id() != 0 || dst->id() != 0)) {
+    c->addError("Copying to another database is not allowed in cluster mode");
+    return;
   }
   if (src == dst && from == to) {
     c->addError("source and destination objects are the same");
@@ -259,6 +267,10 @@ void flushallCommand(Client* c) {
 }
 
 void swapdbCommand(Client* c) {
+  if (g_server->config.cluster_enabled) {
+    c->addError("SWAPDB is not allowed in cluster mode");
+    return;
+  }
   // Both indexes must be integers before either is range-checked.
   int64_t ids[2];
   const char* msgs[2] = {"invalid first DB index", "invalid second DB index"};

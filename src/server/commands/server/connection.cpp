@@ -55,6 +55,10 @@ void quitCommand(Client* c) {
 void selectCommand(Client* c) {
   int64_t id;
   if (!c->argInt64Msg(1, &id, "value is not an integer or out of range")) return;
+  if (g_server->config.cluster_enabled && id != 0) {
+    c->addError("SELECT is not allowed in cluster mode");
+    return;
+  }
   if (id < 0 || id >= static_cast<int64_t>(g_server->dbs.size())) {
     c->addError("DB index is out of range");
     return;

@@ -324,7 +324,7 @@ void errorstatsSection(std::string* o) {
 }
 
 void clusterSection(std::string* o) {
-  appendFormat(o, "cluster_enabled:0\r\n");
+  appendFormat(o, "cluster_enabled:%d\r\n", g_server->config.cluster_enabled ? 1 : 0);
 }
 
 void keyspaceSection(std::string* o) {

@@ -130,6 +130,10 @@ void promoteForFailover(Client* by) {
 namespace {
 
 void replicaofCommand(Client* c) {
+  if (g_server->config.cluster_enabled) {
+    c->addError("REPLICAOF not allowed in cluster mode.");
+    return;
+  }
   if (failoverState() != FailoverState::kNone) {
     c->addError("REPLICAOF not allowed while failing over.");
     return;
@@ -398,6 +402,32 @@ void roleReplyReplica(Client* c) {
   c->addInteger(l.port);
   c->addBulk(replica::stateName());
   c->addInteger(l.master != nullptr ? masterOffset() : -1);
+}
+
+void clusterFollow(const std::string& host, int port) {
+  const replica::Link& l = link();
+  if (g_is_replica && l.port == port && strcasecmp(l.host.c_str(), host.c_str()) == 0) return;
+  replica::setMaster(host, port);
+  LOG_NOTICE("Connecting to MASTER %s:%d (cluster configuration)", host.c_str(), port);
+}
+
+void clusterStopFollowing() {
+  if (!g_is_replica) return;
+  replica::unsetMaster();
+  LOG_NOTICE("MASTER MODE enabled (cluster configuration)");
+}
+
+int64_t replicationOffset() {
+  return masterOffset();
+}
+
+int64_t masterDataAgeMs() {
+  const replica::Link& l = link();
+  if (!g_is_replica) return -1;
+  int64_t now = nowSec();
+  if (l.state == State::kConnected) return (now - l.last_io_s) * 1000;
+  if (l.down_since_s == 0) return -1;
+  return (now - l.down_since_s) * 1000;
 }
 
 }  // namespace server::repl

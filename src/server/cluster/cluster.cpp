@@ -1,0 +1,182 @@
+// Cluster mode's life cycle (cluster.h): start-up from nodes.conf, the
+// 100 ms cron (links, pings, failure detection, failover), the work
+// before-sleep does once per loop turn, and the check of the loaded data
+// against the slots this node serves.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "common/log.h"
+#include "event/event_loop.h"
+#include "server/cluster/cluster.h"
+#include "server/cluster/state.h"
+#include "server/core/state.h"
+#include "server/db/db.h"
+#include "server/pubsub/pubsub.h"
+#include "server/script/script.h"
+
+namespace server::cluster {
+
+bool g_enabled = false;
+
+bool openBus(std::string* err);
+void updateMyselfAnnounced();
+
+namespace {
+
+int g_iteration = 0;
+
+// Two nodes must never share one nodes.conf: the file stays locked.
+bool lockConfig(const std::string& file, std::string* err) {
+  int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd == -1) {
+    *err = "Can't open " + file + " in order to acquire a lock: " + strerror(errno);
+    return false;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+    if (errno == EWOULDBLOCK) {
+      *err = "Sorry, the cluster configuration file " + file +
+             " is already used by a different Redis Cluster node. Please make sure that "
+             "different nodes use different cluster configuration files.";
+    } else {
+      *err = "Impossible to lock " + file + ": " + strerror(errno);
+    }
+    close(fd);
+    return false;
+  }
+  st().lock_fd = fd;  // kept open (and locked) for the life of the process
+  return true;
+}
+
+void cronTick() {
+  State& s = st();
+  int64_t now = mstime();
+  g_iteration++;
+  updateMyselfAnnounced();
+  int64_t handshake_timeout = std::max<int64_t>(g_server->config.cluster_node_timeout, 1000);
+  s.pfail_nodes = 0;
+  std::vector<Node*> all;
+  for (auto& [name, n] : s.nodes) all.push_back(n.get());
+  for (Node* n : all) {
+    if (n->flags & (kMyself | kNoAddr)) continue;
+    if (n->flags & kPfail) s.pfail_nodes++;
+    if (n->inHandshake() && now - n->ctime > handshake_timeout) {
+      deleteNode(n);
+      continue;
+    }
+    if (n->link == nullptr) connectNode(n, now);
+  }
+  // About once a second, ping the node (of five random ones) whose PONG
+  // is the oldest.
+  if (g_iteration % 10 == 0 && !all.empty()) {
+    static std::mt19937 rng(std::random_device{}());
+    Node* oldest = nullptr;
+    for (int j = 0; j < 5; j++) {
+      Node* n = all[rng() % all.size()];
+      if (lookupNode(n->name) != n) continue;  // deleted above
+      if (n->link == nullptr || n->ping_sent != 0) continue;
+      if (n->flags & (kMyself | kHandshake)) continue;
+      if (oldest == nullptr || oldest->pong_received > n->pong_received) oldest = n;
+    }
+    if (oldest != nullptr) sendPing(oldest->link, wire::kPing);
+  }
+  failureCron(now, g_iteration);
+}
+
+}  // namespace
+
+bool init(std::string* err) {
+  const Config& cfg = g_server->config;
+  g_enabled = cfg.cluster_enabled;
+  if (!g_enabled) return true;
+  State& s = st();
+  s.config_file = cfg.cluster_config_file;
+  if (!lockConfig(s.config_file, err)) return false;
+  if (!loadConfig(s.config_file, err)) return false;
+  if (s.myself == nullptr) {
+    s.myself = createNode("", kMyself | kMaster);
+    LOG_NOTICE("No cluster configuration found, I'm %s", s.myself->name.c_str());
+    saveConfigOrDie(true);
+  }
+  s.myself->flags |= kMyself;
+  updateMyselfAnnounced();
+  if (!openBus(err)) return false;
+  g_server->dbs[0]->enableSlotIndex();
+  setClusterPublishHook(propagatePublish);
+  g_server->loop.addTimer(100, [](event::EventLoop*, event::TimerId) {
+    if (!script::running()) cron();
+    return 100;
+  });
+  todo(kTodoUpdateState);
+  return true;
+}
+
+bool verifyWithData(std::string* err) {
+  if (!g_enabled) return true;
+  for (size_t j = 1; j < g_server->dbs.size(); j++) {
+    if (g_server->dbs[j]->size() != 0) {
+      *err = "You can't have keys in a DB different than DB 0 when in Cluster mode. Exiting.";
+      return false;
+    }
+  }
+  State& s = st();
+  Node* me = myself();
+  // A replica takes whatever its master sends.
+  if (me->isReplica()) return true;
+  db::Db& d = *g_server->dbs[0];
+  bool updated = false;
+  for (int j = 0; j < kSlots; j++) {
+    if (d.countKeysInSlot(j) == 0) continue;
+    if (s.slots[j] == me || s.importing_from[j] != nullptr) continue;
+    updated = true;
+    if (s.slots[j] == nullptr) {
+      LOG_WARNING("I have keys for unassigned slot %d. Taking responsibility for it.", j);
+      addSlot(me, j);
+    } else {
+      LOG_WARNING(
+          "I have keys for slot %d, but the slot is assigned to another node. Setting it "
+          "to importing state.",
+          j);
+      s.importing_from[j] = s.slots[j];
+    }
+  }
+  if (updated) saveConfigOrDie(true);
+  return true;
+}
+
+void cron() {
+  if (g_enabled) cronTick();
+}
+
+void beforeSleep() {
+  if (!g_enabled) return;
+  State& s = st();
+  int flags = s.todo;
+  s.todo = 0;
+  if (flags & kTodoHandleManualFailover) {
+    if (myself()->isReplica()) {
+      handleManualFailover();
+      handleReplicaFailover();
+    }
+  } else if (flags & kTodoHandleFailover) {
+    handleReplicaFailover();
+  }
+  if (flags & kTodoUpdateState) updateState();
+  if (flags & kTodoSaveConfig) saveConfigOrDie(flags & kTodoFsyncConfig);
+}
+
+void appendInfo(std::string* o) {
+  *o += g_enabled ? "cluster_enabled:1\r\n" : "cluster_enabled:0\r\n";
+}
+
+void shutdown() {
+  if (!g_enabled) return;
+  saveConfig(true);
+  st().listeners.clear();
+}
+
+}  // namespace server::cluster
