@@ -53,6 +53,8 @@ Link* newLink(net::Connection* conn, Node* node, bool inbound) {
   return l;
 }
 
+void armWrite(Link* l);
+
 void onWritable(net::Connection* c) {
   auto* l = static_cast<Link*>(c->privateData());
   ssize_t n = c->write(l->sndbuf.data(), l->sndbuf.size());
@@ -137,22 +139,35 @@ void onConnected(net::Connection* conn) {
     freeLink(l);
     return;
   }
+  if (conn->hasReadHandler()) return;  // already done (connected at once)
   conn->setReadHandler(onReadable);
   // A PING at once: without it failure detection would wait for the cron.
   int64_t old_ping_sent = node->ping_sent;
   sendPing(l, (node->flags & kMeet) ? wire::kMeet : wire::kPing);
   if (old_ping_sent != 0) node->ping_sent = old_ping_sent;
   node->flags &= ~kMeet;
+  armWrite(l);  // messages queued while connecting
+}
+
+// Starts writing the send buffer; never before the connection is up (the
+// transport owns the writable event while it connects).
+void armWrite(Link* l) {
+  if (!l->sndbuf.empty() && l->conn->state() == net::ConnState::kConnected &&
+      !l->conn->hasWriteHandler())
+    l->conn->setWriteHandler(onWritable, true);
 }
 
 void sendMessage(Link* l, const std::string& msg) {
   if (l == nullptr) return;
-  if (l->sndbuf.empty() && !msg.empty()) l->conn->setWriteHandler(onWritable, true);
   l->sndbuf += msg;
+  armWrite(l);
   wire::Header h;
   memcpy(&h, msg.data(), sizeof(h));
   uint16_t type = ntohs(h.type);
   if (type < wire::kTypeCount) st().sent[type]++;
+  LOG_DEBUG("--- Sending %s on %s link of %s", wire::typeName(type),
+            l->inbound ? "inbound" : "outbound",
+            l->node != nullptr ? l->node->name.c_str() : "(none)");
 }
 
 void announcedPorts(int* port, int* pport, int* cport) {
