@@ -39,21 +39,30 @@ Db::~Db() {
 }
 
 // Bytes before the entry in its block: the slot links, if it has them.
-static size_t prefixBytes(bool with_links) {
+static constexpr size_t prefixBytes(bool with_links) {
   return with_links ? sizeof(SlotLinks) : 0;
 }
 
-Entry* Db::newEntry(std::string_view key, Value v, bool with_links) {
-  size_t prefix = prefixBytes(with_links);
+template <bool kWithLinks>
+Entry* Db::newEntry(std::string_view key, Value v) {
+  constexpr size_t prefix = prefixBytes(kWithLinks);
   char* mem = static_cast<char*>(malloc(prefix + sizeof(Entry) + key.size()));
   if (mem == nullptr) throw std::bad_alloc();
   Entry* e = reinterpret_cast<Entry*>(mem + prefix);
   e->next = nullptr;
   new (&e->val) Value(std::move(v));
   e->lru = lfu::params.enabled ? lfu::initialField(Clock::nowMs) : Clock::lruSeconds;
-  e->flags = with_links ? Entry::kHasSlotLinks : 0;
+  e->flags = kWithLinks ? Entry::kHasSlotLinks : 0;
   e->keylen = static_cast<uint32_t>(key.size());
   memcpy(e->key, key.data(), key.size());
+  return e;
+}
+template Entry* Db::newEntry<false>(std::string_view key, Value v);
+template Entry* Db::newEntry<true>(std::string_view key, Value v);
+
+Entry* Db::newIndexedEntry(std::string_view key, Value&& v) {
+  Entry* e = newEntry<true>(key, std::move(v));
+  slots_->link(e);
   return e;
 }
 
@@ -118,9 +127,8 @@ Entry* Db::add(std::string_view key, Value v) {
     Entry* old = keys_.find(key);
     if (old != nullptr) expireNow(old);
   }
-  Entry* e = newEntry(key, std::move(v), slots_ != nullptr);
+  Entry* e = newKeyEntry(key, std::move(v));
   keys_.insert(e);
-  if (slots_) slots_->link(e);
   if (onAdded != nullptr) onAdded(this, key);
   return e;
 }
@@ -142,9 +150,10 @@ Entry* Db::set(std::string_view key, Value v, bool keep_ttl) {
     if (!keep_ttl && e->hasExpire()) removeExpire(e);
     return e;
   }
-  Entry* e = newEntry(key, std::move(v), slots_ != nullptr);
+  // Linking in the slot index touches only the new entry and the index,
+  // not keys_: allowed between findOrPrepareInsert and insertAt.
+  Entry* e = newKeyEntry(key, std::move(v));
   keys_.insertAt(pos, e);
-  if (slots_) slots_->link(e);
   if (onAdded != nullptr) onAdded(this, key);
   return e;
 }

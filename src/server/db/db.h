@@ -17,9 +17,9 @@
 // listpack, quicklist, intset, hash, set, zset and skiplist, stream,
 // HyperLogLog, LFU counters). May include common/ and event/ only: it knows
 // nothing of clients, commands, config or persistence. Included by core/,
-// request/, commands/, persist/, evict/, repl/ and script/; db.h (this
-// file) and value.h are its entry, the encodings' headers are read by the
-// command families and the RDB code that convert them.
+// request/, commands/, persist/, evict/, repl/, script/ and cluster/; db.h
+// (this file), value.h and slots.h (hash slots) are its entry; the encodings'
+// headers are read by the command families and the RDB code that convert them.
 #pragma once
 
 #include <cstdint>
@@ -226,9 +226,18 @@ class Db {
   static bool master_view;
 
  private:
-  // A new entry; with_links: in a block with room for its slot links
-  // (kHasSlotLinks), not yet linked.
-  static Entry* newEntry(std::string_view key, Value v, bool with_links);
+  // A new entry; kWithLinks: in a block with room for its slot links
+  // (kHasSlotLinks), not yet linked. Defined for both in db.cpp.
+  template <bool kWithLinks>
+  static Entry* newEntry(std::string_view key, Value v);
+  // The entry add() and set() insert: linked in the slot index when there
+  // is one, so that their paths test slots_ once.
+  Entry* newKeyEntry(std::string_view key, Value&& v) {
+    if (slots_ == nullptr) [[likely]]
+      return newEntry<false>(key, std::move(v));
+    return newIndexedEntry(key, std::move(v));
+  }
+  Entry* newIndexedEntry(std::string_view key, Value&& v);
   static void freeValue(Value& v, bool lazy);
   // Frees an entry that is in no table any more: its value and block only.
   static void releaseEntry(Entry* e);

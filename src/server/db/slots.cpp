@@ -88,7 +88,7 @@ Entry* Db::moveToLinkedBlock(Entry* e) {
   // The expires index is keyed by the entry's address: take its record out
   // under the old address, put it back under the new one.
   ExpireNode* x = e->hasExpire() ? expires_.erase(e) : nullptr;
-  Entry* moved = newEntry(e->keyView(), std::move(e->val), true);
+  Entry* moved = newEntry<true>(e->keyView(), std::move(e->val));
   moved->lru = e->lru;
   moved->flags = e->flags | Entry::kHasSlotLinks;
   releaseEntry(e);
