@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/cluster/cluster.h"
 #include "event/event_loop.h"
 
 namespace cli {
@@ -196,6 +197,35 @@ Session::RunResult Session::streamReplies(bool pubsub, bool force_raw, int64_t s
   return result;
 }
 
+Session::RunResult Session::callFollowing(const std::vector<std::string>& argv, Reply* r) {
+  for (;;) {
+    if (!client_.call(argv, r)) return RunResult::kConnectionLost;
+    int slot = 0, port = 0;
+    std::string host;
+    bool ask = false;
+    if (!opt_->cluster || !r->isError() ||
+        !cluster::parseRedirect(r->str, &slot, &host, &port, &ask)) {
+      return RunResult::kOk;
+    }
+    // Announced at the prompt only (piped commands too), as redis-cli does.
+    if (in_repl_) printf("-> Redirected to slot [%d] located at %s:%d\n", slot, host.c_str(), port);
+    opt_->endpoint.host = host;
+    opt_->endpoint.port = port;
+    if (!connect()) return RunResult::kRedirectFailed;
+    if (ask) {
+      Reply asking;
+      if (!client_.call({"ASKING"}, &asking)) {
+        fprintf(stderr, "\nI/O error\n");
+        return RunResult::kRedirectFailed;
+      }
+      if (asking.isError()) {
+        fprintf(stderr, "ASKING failed: %s\n", asking.str.c_str());
+        return RunResult::kRedirectFailed;
+      }
+    }
+  }
+}
+
 Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t repeat) {
   if (argv.empty()) return RunResult::kOk;
   const std::string& name = argv[0];
@@ -212,11 +242,13 @@ Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t re
     }
     int64_t start = event::EventLoop::nowMs();
     Reply r;
-    if (!client_.call(argv, &r)) {
+    if (RunResult sent = callFollowing(argv, &r); sent != RunResult::kOk) {
       // A server that shut down as asked closes without a reply: that is
       // SHUTDOWN's success, and redis-cli says nothing of it.
-      if (eq(name, "shutdown") && !client_.connected()) return RunResult::kOk;
-      return RunResult::kConnectionLost;
+      if (sent == RunResult::kConnectionLost && eq(name, "shutdown") && !client_.connected()) {
+        return RunResult::kOk;
+      }
+      return sent;
     }
     int64_t elapsed = event::EventLoop::nowMs() - start;
     if (r.isError()) {
