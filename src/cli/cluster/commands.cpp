@@ -1,15 +1,12 @@
-// The cluster manager's entry point and its smaller subcommands: help,
-// info, check, fix, call, set-timeout, add-node, del-node, backup.
+// The smaller subcommands of the cluster manager: info, check, fix, call,
+// set-timeout, add-node, del-node, backup.
 #include <strings.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
-#include <iterator>
 
-#include "cli/askpass.h"
 #include "cli/cluster/manager.h"
 #include "cli/format.h"
 #include "cli/modes/modes.h"
@@ -18,65 +15,6 @@
 namespace cli::cluster {
 
 namespace {
-
-struct Subcommand {
-  const char* name;
-  bool (*run)(Manager*);
-  int arity;  // > 0: exactly; < 0: at least -arity
-  const char* args;
-  const char* options;  // comma-separated, without "--cluster-"
-};
-
-bool cmdHelp(Manager*);
-
-const Subcommand kSubcommands[] = {
-    {"create", cmdCreate, -2, "host1:port1 ... hostN:portN", "replicas <arg>"},
-    {"check", cmdCheck, -1, "<host:port> or <host> <port> - separated by either colon or space",
-     "search-multiple-owners"},
-    {"info", cmdInfo, -1, "<host:port> or <host> <port> - separated by either colon or space",
-     nullptr},
-    {"fix", cmdFix, -1, "<host:port> or <host> <port> - separated by either colon or space",
-     "search-multiple-owners,fix-with-unreachable-masters"},
-    {"reshard", cmdReshard, -1, "<host:port> or <host> <port> - separated by either colon or space",
-     "from <arg>,to <arg>,slots <arg>,yes,timeout <arg>,pipeline <arg>,replace"},
-    {"rebalance", cmdRebalance, -1,
-     "<host:port> or <host> <port> - separated by either colon or space",
-     "weight <node1=w1...nodeN=wN>,use-empty-masters,timeout <arg>,simulate,pipeline <arg>,"
-     "threshold <arg>,replace"},
-    {"add-node", cmdAddNode, 2, "new_host:new_port existing_host:existing_port",
-     "slave,master-id <arg>"},
-    {"del-node", cmdDelNode, 2, "host:port node_id", nullptr},
-    {"call", cmdCall, -2, "host:port command arg arg .. arg", "only-masters,only-replicas"},
-    {"set-timeout", cmdSetTimeout, 2, "host:port milliseconds", nullptr},
-    {"import", cmdImport, 1, "host:port",
-     "from <arg>,from-user <arg>,from-pass <arg>,from-askpass,copy,replace"},
-    {"backup", cmdBackup, 2, "host:port backup_directory", nullptr},
-    {"help", cmdHelp, 0, nullptr, nullptr},
-};
-
-bool cmdHelp(Manager*) {
-  constexpr int kPad = 15;
-  printf("Cluster Manager Commands:\n");
-  for (const Subcommand& s : kSubcommands) {
-    printf("  %-*s%s\n", kPad, s.name, s.args ? s.args : "");
-    if (s.options == nullptr) continue;
-    std::string opts = s.options;
-    size_t start = 0;
-    while (start < opts.size()) {
-      size_t comma = opts.find(',', start);
-      if (comma == std::string::npos) comma = opts.size();
-      printf("%*s  --cluster-%s\n", kPad, "", opts.substr(start, comma - start).c_str());
-      start = comma + 1;
-    }
-  }
-  printf(
-      "\nFor check, fix, reshard, del-node, set-timeout, info, rebalance, call, import, backup "
-      "you can specify the host and port of any working node in the cluster.\n");
-  printf("\nCluster Manager Options:\n");
-  printf("  %-*s%s\n", kPad, "--cluster-yes", "Automatic yes to cluster commands prompts");
-  printf("\n");
-  return false;  // redis-cli exits with 1 after the help
-}
 
 // Loads the cluster from the node named by the first argument(s); prints
 // the invalid-address message when they name none.
@@ -91,49 +29,6 @@ bool loadFromArgs(Manager* m, size_t count) {
 }
 
 }  // namespace
-
-int run(Options* opt) {
-  Command& cmd = opt->cluster_command;
-  if (cmd.from_askpass) cmd.from_pass = askPassword("Please input import source node password: ");
-  // -x / -X give the subcommand's last or tagged argument from stdin.
-  if (opt->stdin_last_arg || !opt->stdin_tag.empty()) {
-    std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    if (opt->stdin_last_arg) {
-      cmd.args.push_back(data);
-    } else {
-      bool matched = false;
-      for (auto& a : cmd.args) {
-        if (a == opt->stdin_tag) {
-          a = data;
-          matched = true;
-          break;
-        }
-      }
-      if (!matched) {
-        fprintf(stderr, "Using -X option but stdin tag not match.\n");
-        return 1;
-      }
-    }
-  }
-  const Subcommand* found = nullptr;
-  for (const Subcommand& s : kSubcommands) {
-    if (cmd.name != s.name) continue;
-    int argc = static_cast<int>(cmd.args.size());
-    if ((s.arity > 0 && argc != s.arity) || (s.arity < 0 && argc < -s.arity)) {
-      fprintf(stderr, "[ERR] Wrong number of arguments for specified --cluster sub command\n");
-      return 1;
-    }
-    found = &s;
-  }
-  if (found == nullptr) {
-    fprintf(stderr, "Unknown --cluster subcommand\n");
-    return 1;
-  }
-  Manager m(opt, &cmd);
-  bool ok = found->run(&m);
-  fflush(stdout);
-  return ok ? 0 : 1;
-}
 
 bool cmdInfo(Manager* m) {
   if (!loadFromArgs(m, m->cmd().args.size())) return false;

@@ -124,7 +124,7 @@ class Manager {
   };
   std::vector<Move> reshardTable(std::vector<Node*> sources, int numslots);
 
-  // ---- check and fix (check.cpp, fix.cpp)
+  // ---- check and fix (check.cpp)
   bool checkCluster(bool quiet, bool fix);
   bool fixOpenSlot(int slot);
   int fixSlotsCoverage(std::vector<uint8_t>* covered);
@@ -157,7 +157,7 @@ bool resolveHost(const std::string& host, std::string* ip);
 // The hash slot of a key ({tag} aware).
 int keyHashSlot(const std::string& key);
 
-// Subcommands (commands.cpp, create.cpp, rebalance.cpp): each returns true
+// Subcommands (commands.cpp, create.cpp, reshard.cpp): each returns true
 // on success.
 bool cmdCreate(Manager* m);
 bool cmdAddNode(Manager* m);
