@@ -363,6 +363,20 @@ tags {cli cluster external:skip} {
       lindex [ours -c -p $p0 get k596] 1
     } "val-k596\n"
 
+    test {cluster fix covers slots nobody serves, after asking even with --cluster-yes} {
+      foreach p $six { catch {node $p cluster delslots 200 201} }
+      wait_for_condition 50 100 {
+        [string match "*Not all 16384 slots are covered*" [lindex [ours --cluster check 127.0.0.1:$p0] 1]]
+      } { fail "slots still covered" }
+      lassign [same_as_debian --cluster check 127.0.0.1:$p0] st out
+      assert_equal $st 1
+      lassign [cc_run $::cfg(cli_bin) "yes\n" --cluster fix 127.0.0.1:$p0 --cluster-yes] st out err
+      assert_equal $st 0 "$out\n$err"
+      assert_has "The following uncovered slots have no keys across the cluster:\n\[200-201\]\nFix these slots by covering with a random node? (type 'yes' to accept): >>> Covering slot 200 with 127.0.0.1:" $out
+      cc_wait_sane $p0
+      lindex [ours -c -p $p0 set slot200key x] 1
+    } "OK\n"
+
     test {cluster import from a standalone server (--cluster-copy keeps the source)} {
       for {set i 0} {$i < 6} {incr i} { node $sport set imp:$i iv$i }
       lassign [ours --cluster import 127.0.0.1:$p0 --cluster-from 127.0.0.1:$sport \
