@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/cluster/cluster.h"
+#include "client/cluster.h"
 #include "event/event_loop.h"
 
 namespace cli {
@@ -200,19 +200,18 @@ Session::RunResult Session::streamReplies(bool pubsub, bool force_raw, int64_t s
 Session::RunResult Session::callFollowing(const std::vector<std::string>& argv, Reply* r) {
   for (;;) {
     if (!client_.call(argv, r)) return RunResult::kConnectionLost;
-    int slot = 0, port = 0;
-    std::string host;
-    bool ask = false;
-    if (!opt_->cluster || !r->isError() ||
-        !cluster::parseRedirect(r->str, &slot, &host, &port, &ask)) {
+    client::Redirect to;
+    if (!opt_->cluster || !r->isError() || !client::parseRedirect(r->str, &to)) {
       return RunResult::kOk;
     }
     // Announced at the prompt only (piped commands too), as redis-cli does.
-    if (in_repl_) printf("-> Redirected to slot [%d] located at %s:%d\n", slot, host.c_str(), port);
-    opt_->endpoint.host = host;
-    opt_->endpoint.port = port;
+    if (in_repl_) {
+      printf("-> Redirected to slot [%d] located at %s:%d\n", to.slot, to.host.c_str(), to.port);
+    }
+    opt_->endpoint.host = to.host;
+    opt_->endpoint.port = to.port;
     if (!connect()) return RunResult::kRedirectFailed;
-    if (ask) {
+    if (to.ask) {
       Reply asking;
       if (!client_.call({"ASKING"}, &asking)) {
         fprintf(stderr, "\nI/O error\n");

@@ -410,6 +410,42 @@ tags {cli cluster external:skip} {
       llength $rdbs
     } {3}
 
+    set bench [file join [file dirname $::cfg(cli_bin)] redis-benchmark]
+    test {redis-benchmark --cluster: each master gets its own keys} {
+      foreach p [lrange $six 0 2] { node $p flushall }
+      set out [exec $bench --cluster -p $p0 -t set,mset -n 3000 -r 100 -q 2>@1]
+      assert_has "Cluster has 3 master nodes:\n\nMaster 0: " $out
+      assert_has "\nSET: " $out
+      assert_has "\nMSET (10 keys): " $out
+      set masters 0
+      foreach p $six {
+        if {![string match "*role:master*" [node $p info replication]]} continue
+        incr masters
+        set keys [split [node $p --scan --pattern key:*] "\n"]
+        assert {[llength $keys] > 0}
+        # Every key is in a slot its node owns (no MOVED was answered).
+        foreach k [lrange $keys 0 4] { assert_equal [node $p exists $k] 1 }
+      }
+      set masters
+    } {3}
+
+    test {redis-benchmark --cluster reads the slots again when a slot moves under it} {
+      set fd [open "|$bench --cluster -p $p0 -t set -n 300000 -r 1000 -q 2>@1" r]
+      # Once it has listed the masters, move the first slot of the first one.
+      while {[gets $fd line] >= 0 && $line ne ""} {}
+      set id0 [node $p0 cluster myid]
+      set id1 [node [lindex $six 1] cluster myid]
+      lassign [ours --cluster reshard 127.0.0.1:$p0 --cluster-from $id0 --cluster-to $id1 \
+                 --cluster-slots 1 --cluster-yes] st rout err
+      assert_equal $st 0 "$rout\n$err"
+      set out [read $fd]
+      set status [catch {close $fd} err]
+      assert_equal $status 0 $err
+      assert_has "WARNING: Cluster slots configuration changed, fetching new one...\n" $out
+      regexp {SET: ([0-9.]+) requests per second} $out -> rps
+      expr {$rps > 0}
+    } {1}
+
     test {cluster manager errors: exit 1 with Debian's messages} {
       # A node with keys, or one that is not a cluster node, is refused at create.
       lassign [same_as_debian --cluster create 127.0.0.1:$p9 127.0.0.1:$p0 127.0.0.1:$p8] st out

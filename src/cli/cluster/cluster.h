@@ -64,9 +64,4 @@ OptionMatch takeOption(int argc, char** argv, int* i, Command* cmd);
 // redis-cli does).
 int run(Options* opt);
 
-// The "-> Redirected to ..." logic of -c lives in the session; this parses
-// a redirection error. True for "MOVED <slot> <host>:<port>" and
-// "ASK <slot> <host>:<port>" (*ask tells which).
-bool parseRedirect(const std::string& err, int* slot, std::string* host, int* port, bool* ask);
-
 }  // namespace cli::cluster

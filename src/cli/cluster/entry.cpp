@@ -1,7 +1,7 @@
 // The cluster manager's way in: its command-line options, taken the way
 // redis-cli 7.0 takes them (the subcommand's arguments run up to the next
 // word starting with '-'), the table of subcommands with their arity and
-// help, run(), and the parsing of -MOVED / -ASK redirections for -c.
+// help and run().
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -224,26 +224,6 @@ int run(Options* opt) {
   bool ok = found->run(&m);
   fflush(stdout);
   return ok ? 0 : 1;
-}
-
-bool parseRedirect(const std::string& err, int* slot, std::string* host, int* port, bool* ask) {
-  if (err.compare(0, 6, "MOVED ") == 0) {
-    *ask = false;
-  } else if (err.compare(0, 4, "ASK ") == 0) {
-    *ask = true;
-  } else {
-    return false;
-  }
-  size_t sp1 = err.find(' ');
-  size_t sp2 = err.find(' ', sp1 + 1);
-  if (sp2 == std::string::npos) return false;
-  std::string addr = err.substr(sp2 + 1);
-  size_t colon = addr.rfind(':');
-  if (colon == std::string::npos) return false;
-  *slot = atoi(err.c_str() + sp1 + 1);
-  *host = addr.substr(0, colon);
-  *port = atoi(addr.c_str() + colon + 1);
-  return true;
 }
 
 }  // namespace cli::cluster

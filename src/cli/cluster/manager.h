@@ -16,6 +16,7 @@
 #include "cli/cluster/cluster.h"
 #include "cli/options.h"
 #include "client/client.h"
+#include "client/cluster.h"
 
 namespace cli::cluster {
 
@@ -154,8 +155,6 @@ bool hostFromArgs(const std::vector<std::string>& args, size_t count, std::strin
 long infoField(const std::string& text, const char* field);
 // The numeric address CLUSTER MEET needs for a host name (create.cpp).
 bool resolveHost(const std::string& host, std::string* ip);
-// The hash slot of a key ({tag} aware).
-int keyHashSlot(const std::string& key);
 
 // Subcommands (commands.cpp, create.cpp, reshard.cpp): each returns true
 // on success.

@@ -82,29 +82,6 @@ long infoField(const std::string& text, const char* field) {
   return strtol(text.c_str() + pos + key.size(), nullptr, 10);
 }
 
-int keyHashSlot(const std::string& key) {
-  // CRC16/XMODEM over the key, or over the part between the first '{' and
-  // the '}' after it when that part is not empty.
-  size_t from = 0, len = key.size();
-  size_t open = key.find('{');
-  if (open != std::string::npos) {
-    size_t close = key.find('}', open + 1);
-    if (close != std::string::npos && close > open + 1) {
-      from = open + 1;
-      len = close - open - 1;
-    }
-  }
-  uint16_t crc = 0;
-  for (size_t i = from; i < from + len; i++) {
-    crc ^= static_cast<uint16_t>(static_cast<uint8_t>(key[i]) << 8);
-    for (int b = 0; b < 8; b++) {
-      crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021)
-                           : static_cast<uint16_t>(crc << 1);
-    }
-  }
-  return crc & 0x3FFF;
-}
-
 // ---- Node
 
 void Node::resetSlots() {

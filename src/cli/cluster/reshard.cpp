@@ -368,7 +368,7 @@ bool cmdImport(Manager* m) {
     cursor = r.elements[0].type == resp::ReplyType::kInteger ? std::to_string(r.elements[0].integer)
                                                              : r.elements[0].str;
     for (const Reply& k : r.elements[1].elements) {
-      Node* target = owner[keyHashSlot(k.str)];
+      Node* target = owner[client::keyHashSlot(k.str)];
       printf("Migrating %s to %s:%d: ", k.str.c_str(), target->ip.c_str(), target->port);
       Argv migrate = {"MIGRATE", target->ip, std::to_string(target->port),
                       k.str,     "0",        std::to_string(cmd.timeout_ms)};
