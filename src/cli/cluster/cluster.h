@@ -5,9 +5,10 @@
 //
 // Module cli/cluster (namespace cli::cluster): part of the cli program. It
 // reaches every node through the client library (client::Client over the
-// connection type the options chose, never a named transport) and uses
-// cli/ only for the option block and the --rdb mode (backup). Its inner
-// header manager.h is for the files of this folder alone.
+// connection type the options chose, never a named transport; hash slots
+// from client/cluster.h) and uses of cli/ only the option block, the raw
+// reply format (call), --askpass's prompt and the --rdb mode (backup). Its
+// inner header manager.h is for the files of this folder alone.
 #pragma once
 
 #include <string>

@@ -117,7 +117,10 @@ class Manager {
   Node* slotOwner(Node* n, int slot, std::string* err);
   // MULTI; DELSLOTS; ADDSLOTS; [SETSLOT STABLE]; BUMPEPOCH; EXEC.
   bool setSlotOwner(Node* owner, int slot, bool clear);
-  enum MoveFlags { kVerbose = 1, kCold = 2, kUpdate = 4, kQuiet = 8, kFixing = 16 };
+  // kVerbose: a dot per key moved; kCold: keys only, no SETSLOT around
+  // them; kUpdate: note the move in the nodes' slot tables; kQuiet: no
+  // "Moving slot ..." line.
+  enum MoveFlags { kVerbose = 1, kCold = 2, kUpdate = 4, kQuiet = 8 };
   bool moveSlot(Node* src, Node* dst, int slot, int flags, std::string* err);
   struct Move {
     Node* source;
