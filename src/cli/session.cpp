@@ -213,12 +213,14 @@ Session::RunResult Session::callFollowing(const std::vector<std::string>& argv, 
     if (!connect()) return RunResult::kRedirectFailed;
     if (to.ask) {
       Reply asking;
+      // Failing, redis-cli adds its "Error: <connection error>" line, empty
+      // when the connection itself is fine.
       if (!client_.call({"ASKING"}, &asking)) {
-        fprintf(stderr, "\nI/O error\n");
+        fprintf(stderr, "\nI/O error\nError: %s\n", lastReason().c_str());
         return RunResult::kRedirectFailed;
       }
       if (asking.isError()) {
-        fprintf(stderr, "ASKING failed: %s\n", asking.str.c_str());
+        fprintf(stderr, "ASKING failed: %s\nError: \n", asking.str.c_str());
         return RunResult::kRedirectFailed;
       }
     }
