@@ -450,6 +450,40 @@ tags {cli cluster external:skip} {
       expr {$rps > 0}
     } {1}
 
+    test {-c: redirections that cannot be followed end as Debian's redis-cli ends} {
+      # Stand-ins that answer every command with one fixed error.
+      set script {
+import socket, sys, threading
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+def serve(c):
+    while c.recv(4096):
+        c.sendall(sys.argv[2].encode() + b"\r\n")
+while True:
+    c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
+}
+      set dead [cc_free_port]
+      set moved [cc_free_port]
+      set ask [cc_free_port]
+      set refuse [cc_free_port]
+      set fakes {}
+      lappend fakes [exec python3 -c $script $moved "-MOVED 77 127.0.0.1:$dead" &]
+      lappend fakes [exec python3 -c $script $ask "-ASK 77 127.0.0.1:$refuse" &]
+      lappend fakes [exec python3 -c $script $refuse "-ERR not now" &]
+      try {
+        foreach p [list $moved $ask $refuse] {
+          wait_for_condition 50 100 {![port_is_free $p]} { fail "stand-in on $p not up" }
+        }
+        set o [same_as_debian -c -p $moved get k]
+        assert_equal [lindex $o 2] "Could not connect to Redis at 127.0.0.1:$dead: Connection refused\n"
+        set o [same_as_debian -c -p $ask get k]
+        assert_equal [lindex $o 2] "ASKING failed: ERR not now\nError: \n"
+        lindex $o 0
+      } finally {
+        foreach pid $fakes { catch {exec kill $pid} }
+      }
+    } {1}
+
     test {cluster manager errors: exit 1 with Debian's messages} {
       # A node with keys, or one that is not a cluster node, is refused at create.
       lassign [same_as_debian --cluster create 127.0.0.1:$p9 127.0.0.1:$p0 127.0.0.1:$p8] st out
