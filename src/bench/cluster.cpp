@@ -55,13 +55,11 @@ bool ClusterMap::load(const Options& opt) {
       if (n.hasFlag("slave") || n.master_id != "-") continue;
       Master m;
       m.id = n.id;
-      m.endpoint = opt.endpoint;
-      if (m.endpoint.type == "unix") m.endpoint.type = "tcp";
-      // The node we asked may announce itself with another address.
-      if (!n.hasFlag("myself") || !n.host.empty()) {
-        m.endpoint.host = n.host;
-        m.endpoint.port = n.port;
-      }
+      // The node we asked may announce no address of its own (then the one
+      // we used stands).
+      bool asked = n.hasFlag("myself") && n.host.empty();
+      m.endpoint = client::nodeEndpoint(opt.endpoint, asked ? opt.endpoint.host : n.host,
+                                        asked ? opt.endpoint.port : n.port);
       for (auto [from, to] : n.slots) {
         for (int s = from; s <= to; s++) m.slots.push_back(s);
       }

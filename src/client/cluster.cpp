@@ -89,6 +89,14 @@ const std::string& slotTag(int slot) {
   return table[static_cast<size_t>(slot) & (kClusterSlots - 1)];
 }
 
+Endpoint nodeEndpoint(const Endpoint& like, const std::string& host, int port) {
+  Endpoint ep;  // the default network type
+  if (like.path.empty() && like.type != "unix") ep.type = like.type;
+  ep.host = host;
+  ep.port = port;
+  return ep;
+}
+
 bool parseRedirect(std::string_view err, Redirect* out) {
   if (err.substr(0, 6) == "MOVED ") {
     out->ask = false;

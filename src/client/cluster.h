@@ -1,16 +1,19 @@
 // What a client of a Redis Cluster needs to know, shared by redis-cli (-c
 // and --cluster) and redis-benchmark (--cluster): the hash slot of a key,
 // a short hash tag for every slot, the -MOVED / -ASK redirections, and the
-// lines of CLUSTER NODES. Pure functions over strings: no I/O.
+// lines of CLUSTER NODES, and the endpoint of a node. Pure functions: no
+// I/O.
 //
-// Part of the client library (namespace client): includes nothing of the
-// library's connection side; included by cli/ and bench/.
+// Part of the client library (namespace client); included by cli/ and
+// bench/.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "client/client.h"
 
 namespace client {
 
@@ -23,6 +26,11 @@ int keyHashSlot(std::string_view key);
 // A tag of 1 to 3 characters ([0-9A-Za-z]) whose hash slot is `slot`: a
 // key with "{<tag>}" in it lands in that slot.
 const std::string& slotTag(int slot);
+
+// The endpoint of the cluster node at host:port, over the connection type
+// of `like` (the one the user chose: tcp, tls, rdma). A unix socket names
+// no cluster node, so with -s the library's default network type is used.
+Endpoint nodeEndpoint(const Endpoint& like, const std::string& host, int port);
 
 // A -MOVED or -ASK error: "MOVED <slot> <host>:<port>".
 struct Redirect {

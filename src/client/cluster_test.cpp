@@ -45,6 +45,22 @@ TEST(ClusterRedirect, MovedAndAsk) {
   EXPECT_FALSE(parseRedirect("CLUSTERDOWN The cluster is down", &r));
 }
 
+TEST(ClusterEndpoint, KeepsTheChosenTypeButForUnixSockets) {
+  Endpoint tls;
+  tls.type = "tls";
+  Endpoint ep = nodeEndpoint(tls, "10.0.0.2", 7001);
+  EXPECT_EQ(ep.type, "tls");
+  EXPECT_EQ(ep.host, "10.0.0.2");
+  EXPECT_EQ(ep.port, 7001);
+  Endpoint unix_socket;
+  unix_socket.type = "unix";
+  unix_socket.path = "/tmp/redis.sock";
+  ep = nodeEndpoint(unix_socket, "10.0.0.3", 7002);
+  EXPECT_EQ(ep.type, Endpoint().type);
+  EXPECT_TRUE(ep.path.empty());
+  EXPECT_EQ(ep.port, 7002);
+}
+
 TEST(ClusterNodes, ParsesMastersReplicasAndOpenSlots) {
   const char* text =
       "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@40001 myself,master - 0 0 1 "

@@ -303,9 +303,7 @@ bool cmdBackup(Manager* m) {
     fflush(stdout);
     // The --rdb mode, pointed at this node.
     Options node_opt = m->opt();
-    node_opt.endpoint.type = m->opt().endpoint.type == "unix" ? "tcp" : m->opt().endpoint.type;
-    node_opt.endpoint.host = n->ip;
-    node_opt.endpoint.port = n->port;
+    node_opt.endpoint = client::nodeEndpoint(m->opt().endpoint, n->ip, n->port);
     node_opt.db = 0;
     node_opt.resp_set = false;
     node_opt.functions_rdb = false;

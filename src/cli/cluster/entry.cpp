@@ -1,7 +1,7 @@
 // The cluster manager's way in: its command-line options, taken the way
 // redis-cli 7.0 takes them (the subcommand's arguments run up to the next
 // word starting with '-'), the table of subcommands with their arity and
-// help and run().
+// help, and run().
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

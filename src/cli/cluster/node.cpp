@@ -163,12 +163,8 @@ bool Manager::confirm(const char* msg, bool ignore_yes_option) {
 
 bool Manager::connect(Node* n) {
   n->conn = std::make_unique<client::Client>();
-  client::Endpoint ep;
-  // Nodes are reached over the connection type the options chose; a unix
-  // socket (-s) names no node, so the cluster is reached over TCP then.
-  ep.type = opt_->endpoint.type == "unix" ? "tcp" : opt_->endpoint.type;
-  ep.host = n->ip;
-  ep.port = n->port;
+  // Over the connection type the options chose (-s aside: see nodeEndpoint).
+  client::Endpoint ep = client::nodeEndpoint(opt_->endpoint, n->ip, n->port);
   if (!n->conn->connect(ep, 0)) {
     fprintf(stderr, "Could not connect to Redis at %s:%d: %s\n", n->ip.c_str(), n->port,
             reasonOf(n->conn->lastError()).c_str());

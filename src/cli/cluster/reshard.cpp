@@ -304,10 +304,7 @@ bool cmdImport(Manager* m) {
   // The source is a standalone server: a Node only for the connection.
   Node source(src_ip, src_port);
   source.conn = std::make_unique<client::Client>();
-  client::Endpoint ep;
-  ep.type = m->opt().endpoint.type == "unix" ? "tcp" : m->opt().endpoint.type;
-  ep.host = src_ip;
-  ep.port = src_port;
+  client::Endpoint ep = client::nodeEndpoint(m->opt().endpoint, src_ip, src_port);
   std::string reply_err;
   auto fail = [&]() {
     if (!reply_err.empty()) {
