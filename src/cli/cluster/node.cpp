@@ -223,68 +223,47 @@ bool Manager::isEmpty(Node* n, std::string* err) {
 bool Manager::loadNodeInfo(Node* n, bool get_friends, std::string* err) {
   Reply r;
   if (!commandOk(n, {"CLUSTER", "NODES"}, &r, err)) return false;
-  for (const std::string& line : split(r.str, '\n')) {
-    if (line.empty()) continue;
-    std::vector<std::string> f = split(line, ' ');
-    if (f.size() < 8) return false;
-    std::string ip;
-    int port = 0, bus_port = 0;
-    if (!parseAddress(f[1], &ip, &port, &bus_port)) {
-      fprintf(stderr, "Error: invalid CLUSTER NODES reply\n");
-      return false;
-    }
-    bool myself = f[2].find("myself") != std::string::npos;
+  std::vector<client::ClusterNodeLine> lines;
+  std::string parse_err;
+  if (!client::parseClusterNodes(r.str, &lines, &parse_err)) {
+    fprintf(stderr, "Error: invalid CLUSTER NODES reply\n");
+    return false;
+  }
+  for (const client::ClusterNodeLine& line : lines) {
+    bool myself = line.hasFlag("myself");
     Node* cur = nullptr;
     if (myself) {
-      n->bus_port = bus_port;
+      n->bus_port = line.bus_port;
       n->myself = true;
       cur = n;
       n->resetSlots();
       n->migrating.clear();
       n->importing.clear();
-      for (size_t i = 8; i < f.size(); i++) {
-        const std::string& def = f[i];
-        if (def.empty()) continue;
-        if (def[0] == '[') {
-          std::string body = def.substr(1, def.size() - (def.back() == ']' ? 2 : 1));
-          size_t p;
-          if ((p = body.find("->-")) != std::string::npos) {
-            n->migrating.emplace_back(body.substr(0, p), body.substr(p + 3));
-          } else if ((p = body.find("-<-")) != std::string::npos) {
-            n->importing.emplace_back(body.substr(0, p), body.substr(p + 3));
-          }
-        } else {
-          size_t dash = def.find('-');
-          int start = atoi(def.c_str());
-          int stop = dash == std::string::npos ? start : atoi(def.c_str() + dash + 1);
-          for (int s = start; s <= stop && s < kSlots; s++) {
-            if (!n->slots[s]) n->slots_count++;
-            n->slots[s] = 1;
-          }
+      for (auto [from, to] : line.slots) {
+        for (int s = from; s <= to && s < kSlots; s++) {
+          if (!n->slots[s]) n->slots_count++;
+          n->slots[s] = 1;
         }
       }
+      for (const auto& [slot, id] : line.migrating)
+        n->migrating.emplace_back(std::to_string(slot), id);
+      for (const auto& [slot, id] : line.importing)
+        n->importing.emplace_back(std::to_string(slot), id);
       n->dirty = false;
     } else if (!get_friends) {
       continue;
     } else {
-      n->friends.push_back(std::make_unique<Node>(ip, port, bus_port));
+      n->friends.push_back(std::make_unique<Node>(line.host, line.port, line.bus_port));
       cur = n->friends.back().get();
     }
-    cur->name = f[0];
-    cur->flags.clear();
-    cur->noaddr = cur->disconnected = cur->failed = cur->replica = false;
-    for (const std::string& flag : split(f[2], ',')) {
-      if (flag.empty()) continue;
-      if (flag == "noaddr") cur->noaddr = true;
-      if (flag == "disconnected") cur->disconnected = true;
-      if (flag == "fail") cur->failed = true;
-      if (flag == "slave") {
-        cur->replica = true;
-        cur->replicate = f[3];
-      }
-      cur->flags.push_back(flag);
-    }
-    cur->config_epoch = strtoull(f[6].c_str(), nullptr, 10);
+    cur->name = line.id;
+    cur->flags = line.flags;
+    cur->noaddr = line.hasFlag("noaddr");
+    cur->disconnected = line.hasFlag("disconnected");
+    cur->failed = line.hasFlag("fail");
+    cur->replica = line.hasFlag("slave");
+    if (cur->replica) cur->replicate = line.master_id;
+    cur->config_epoch = line.config_epoch;
     if (!get_friends && myself) break;
   }
   return true;
