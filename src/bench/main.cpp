@@ -9,6 +9,7 @@
 #include <iterator>
 #include <string>
 
+#include "bench/cluster.h"
 #include "bench/options.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -21,10 +22,10 @@ constexpr int kConfigTimeoutMs = 2000;
 
 // CONFIG GET save / appendonly for the report header; missing when the
 // server does not answer them (then only a warning, like 7.0).
-bench::ServerConfig fetchServerConfig(const bench::Options& opt) {
+bench::ServerConfig fetchServerConfig(const bench::Options& opt, const client::Endpoint& ep) {
   bench::ServerConfig cfg;
   client::Client c;
-  if (!c.connect(opt.endpoint, kConfigTimeoutMs)) return cfg;
+  if (!c.connect(ep, kConfigTimeoutMs)) return cfg;
   resp::Reply r;
   if (opt.resp3 && (!c.call({"HELLO", "3"}, &r, kConfigTimeoutMs) || r.isError())) return cfg;
   if (opt.auth) {
@@ -74,17 +75,33 @@ int main(int argc, char** argv) {
             "many short-lived TCP connections can exhaust local ports (TIME_WAIT); Linux\n"
             "reuses them sooner with net.ipv4.tcp_tw_reuse=1.\n");
   }
-  bench::ServerConfig cfg;
-  if (!opt.quiet && !opt.csv) {
-    cfg = fetchServerConfig(opt);
-    if (!cfg.save && !cfg.appendonly) fprintf(stderr, "WARNING: Could not fetch server CONFIG\n");
+  std::vector<bench::ServerConfig> cfgs;
+  bench::ClusterMap cluster;
+  if (opt.cluster) {
+    // The masters, each with its configuration, before the first test.
+    if (!cluster.load(opt)) return 1;
+    printf("Cluster has %zu master nodes:\n\n", cluster.size());
+    for (size_t i = 0; i < cluster.size(); i++) {
+      printf("%s\n", cluster.describe(i).c_str());
+      cfgs.push_back(fetchServerConfig(opt, cluster.endpoint(i)));
+      if (!cfgs.back().fetched()) {
+        fprintf(stderr, "WARNING: Could not fetch node CONFIG %s\n",
+                client::describe(cluster.endpoint(i)).c_str());
+      }
+    }
+    printf("\n");
+    fflush(stdout);
+    if (opt.threads == 0) opt.threads = static_cast<int>(cluster.size());
+  } else if (!opt.quiet && !opt.csv) {
+    cfgs.push_back(fetchServerConfig(opt, opt.endpoint));
+    if (!cfgs.back().fetched()) fprintf(stderr, "WARNING: Could not fetch server CONFIG\n");
   }
   if (opt.csv) bench::printCsvHeader();
   do {
     for (const auto& t : tests) {
       bench::TestResult result;
-      if (!bench::runTest(opt, t, &result)) return 1;
-      bench::printResult(opt, cfg, result);
+      if (!bench::runTest(opt, t, &result, opt.cluster ? &cluster : nullptr)) return 1;
+      bench::printResult(opt, cfgs, result);
     }
   } while (opt.loop);
   return 0;

@@ -60,6 +60,13 @@ void printUsage() {
           "                    printed, case-insensitive). Ignored when a command is\n"
           "                    given after the options.\n"
           " -x                 Read the last argument of the command from stdin.\n"
+          " --cluster          Cluster mode: the masters are read from the node at\n"
+          "                    -h/-p (CLUSTER NODES); the clients are spread over them\n"
+          "                    (one thread per master unless --threads says otherwise)\n"
+          "                    and each key carries a {tag} of a slot its master owns.\n"
+          "                    A command given on the command line must hold \"{tag}\"\n"
+          "                    in its keys to reach the right node. On -MOVED/-ASK the\n"
+          "                    slots are read again (CLUSTER SLOTS).\n"
           " --help             Print this help and exit.\n"
           " --version          Print the version and exit.\n"
           "\n"
@@ -191,6 +198,8 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       splitTests(argv[++i], &opt->tests);
     } else if (is("-x")) {
       opt->stdin_last_arg = true;
+    } else if (is("--cluster")) {
+      opt->cluster = true;
     } else if (is("-e")) {
       opt->show_errors = true;  // always on here; accepted for compatibility
     } else {

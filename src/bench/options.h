@@ -35,6 +35,7 @@ struct Options {
   int precision = 3;                 // --precision: decimals of latencies in ms
   bool show_errors = true;           // error replies are printed (at most 1/s)
   bool stdin_last_arg = false;       // -x
+  bool cluster = false;              // --cluster: keys go to their slot's master
   std::vector<std::string> tests;    // -t, lower case
   std::vector<std::string> command;  // a command given after the options
 };

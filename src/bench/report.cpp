@@ -61,7 +61,7 @@ void printCumulative(const Histogram& h, int prec) {
   }
 }
 
-void printFull(const Options& opt, const ServerConfig& cfg, const TestResult& r) {
+void printFull(const Options& opt, const std::vector<ServerConfig>& cfgs, const TestResult& r) {
   const Histogram& h = r.latency_us;
   const int prec = opt.precision;
   printf("====== %s ======\n", r.title.c_str());
@@ -69,8 +69,22 @@ void printFull(const Options& opt, const ServerConfig& cfg, const TestResult& r)
   printf("  %d parallel clients\n", opt.clients);
   printf("  %d bytes payload\n", opt.data_size);
   printf("  keep alive: %d\n", opt.keepalive ? 1 : 0);
-  if (cfg.save) printf("  host configuration \"save\": %s\n", cfg.save->c_str());
-  if (cfg.appendonly) printf("  host configuration \"appendonly\": %s\n", cfg.appendonly->c_str());
+  if (opt.cluster) {
+    printf("  cluster mode: yes (%zu masters)\n", cfgs.size());
+    for (size_t m = 0; m < cfgs.size(); m++) {
+      const ServerConfig& c = cfgs[m];
+      if (!c.fetched()) continue;
+      printf("  node [%zu] configuration:\n", m);
+      printf("    save: %s\n", c.save && !c.save->empty() ? c.save->c_str() : "NONE");
+      printf("    appendonly: %s\n", c.appendonly ? c.appendonly->c_str() : "");
+    }
+  } else if (!cfgs.empty()) {
+    const ServerConfig& cfg = cfgs.front();
+    if (cfg.save) printf("  host configuration \"save\": %s\n", cfg.save->c_str());
+    if (cfg.appendonly) {
+      printf("  host configuration \"appendonly\": %s\n", cfg.appendonly->c_str());
+    }
+  }
   if (opt.threads > 0) {
     printf("  multi-thread: yes\n  threads: %d\n", opt.threads);
   } else {
@@ -102,7 +116,7 @@ void printCsvHeader() {
       "\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n");
 }
 
-void printResult(const Options& opt, const ServerConfig& cfg, const TestResult& r) {
+void printResult(const Options& opt, const std::vector<ServerConfig>& cfgs, const TestResult& r) {
   const Histogram& h = r.latency_us;
   if (opt.csv) {
     // CSV keeps three decimals whatever --precision says, like 7.0.
@@ -113,7 +127,7 @@ void printResult(const Options& opt, const ServerConfig& cfg, const TestResult& 
     printf("%s: %.2f requests per second, p50=%.*f msec\n", r.title.c_str(), rps(r), opt.precision,
            ms(h.valueAtPercentile(50)));
   } else {
-    printFull(opt, cfg, r);
+    printFull(opt, cfgs, r);
   }
   fflush(stdout);
 }

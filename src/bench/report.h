@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/options.h"
 #include "bench/runner.h"
@@ -14,10 +15,12 @@ namespace bench {
 struct ServerConfig {
   std::optional<std::string> save;
   std::optional<std::string> appendonly;
+  bool fetched() const { return save || appendonly; }
 };
 
 // Prints the CSV header line (once, before the first result).
 void printCsvHeader();
-void printResult(const Options& opt, const ServerConfig& cfg, const TestResult& r);
+// cfgs: the server's configuration, or with --cluster one per master.
+void printResult(const Options& opt, const std::vector<ServerConfig>& cfgs, const TestResult& r);
 
 }  // namespace bench

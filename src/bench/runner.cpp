@@ -25,6 +25,7 @@ constexpr int kFailCheckIntervalMs = 50;
 // State shared by every thread of one test.
 struct Shared {
   const Options* opt = nullptr;
+  ClusterMap* cluster = nullptr;  // --cluster
   Prelude prelude;
   std::atomic<long long> issued{0};    // requests claimed by some client
   std::atomic<long long> finished{0};  // replies received
@@ -48,7 +49,8 @@ class Worker;
 // One connection and its pipeline in flight.
 class BenchClient {
  public:
-  BenchClient(Worker* w, const std::string& request);
+  // node: the master it talks to in cluster mode (ignored otherwise).
+  BenchClient(Worker* w, const std::string& request, size_t node);
   void start() { connect(); }
   void shutdown() { closing_ = true; }
 
@@ -58,10 +60,15 @@ class BenchClient {
   void issue();
   void batchDone();
   void finish();
+  // Cluster mode: what an error reply means; false when it ends the test.
+  bool clusterError(std::string_view err);
 
   Worker* w_;
   client::Client cli_;
   RequestBuffer buf_;
+  size_t node_;
+  client::Endpoint endpoint_;
+  uint64_t map_version_ = 0;  // the slot map's version when the batch was sent
   int prelude_pending_ = 0;
   int pending_ = 0;
   int batch_ = 0;
@@ -75,12 +82,23 @@ class BenchClient {
 // One event loop with its share of the clients.
 class Worker {
  public:
-  Worker(Shared* shared, int nclients, const std::string& request, uint64_t seed)
+  // first_client: the index of its first client among all of them; index:
+  // this worker's (thread's) number. Both place clients on masters.
+  Worker(Shared* shared, int nclients, const std::string& request, uint64_t seed, int first_client,
+         int index, int nworkers)
       : shared_(shared), rng_(seed) {
     client::installLoopHooks(&loop_);
     loop_.setBusyPoll(shared->opt->busy_poll_us);
     for (int i = 0; i < nclients; i++) {
-      clients_.push_back(std::make_unique<BenchClient>(this, request));
+      size_t node = 0;
+      if (ClusterMap* cm = shared->cluster) {
+        // As redis-benchmark: by thread when there are threads enough for
+        // every master, else client by client.
+        size_t n = cm->size();
+        node = static_cast<size_t>(nworkers) >= n ? static_cast<size_t>(index) % n
+                                                  : static_cast<size_t>(first_client + i) % n;
+      }
+      clients_.push_back(std::make_unique<BenchClient>(this, request, node));
     }
   }
   ~Worker() {
@@ -119,8 +137,13 @@ class Worker {
   int active_ = 0;
 };
 
-BenchClient::BenchClient(Worker* w, const std::string& request)
-    : w_(w), cli_(w->loop()), buf_(request, w->shared()->opt->pipeline) {
+BenchClient::BenchClient(Worker* w, const std::string& request, size_t node)
+    : w_(w),
+      cli_(w->loop()),
+      buf_(request, w->shared()->opt->pipeline),
+      node_(node),
+      endpoint_(w->shared()->cluster ? w->shared()->cluster->endpoint(node)
+                                     : w->shared()->opt->endpoint) {
   cli_.setSkimHandler(onReply, this);
   cli_.setDisconnectHandler([this]() {
     // Before the connect callback, a failure is reported there instead.
@@ -133,7 +156,7 @@ void BenchClient::connect() {
   cli_.close();  // with -k 0, the previous connection (closing_ is still set)
   closing_ = false;
   connected_ = false;
-  cli_.connectAsync(w_->shared()->opt->endpoint, [this](bool ok) {
+  cli_.connectAsync(endpoint_, [this](bool ok) {
     connected_ = ok;
     if (!ok) {
       w_->fail("Could not connect to Redis at " + client::describe(cli_.endpoint()) + ": " +
@@ -160,6 +183,10 @@ void BenchClient::issue() {
   batch_ = static_cast<int>(std::min<long long>(opt.pipeline, opt.requests - first));
   pending_ = batch_;
   batch_latency_us_ = 0;
+  if (s->cluster && buf_.hasTags()) {
+    map_version_ = s->cluster->version();
+    buf_.setTag(s->cluster->tagBytes(node_));
+  }
   cli_.appendRaw(buf_.prepare(batch_, opt.keyspace, w_->rng()));
   start_us_ = event::EventLoop::nowUs();
   if (!cli_.flush()) w_->fail("Error: " + cli_.lastError());
@@ -185,7 +212,10 @@ void BenchClient::onReply(client::Client*, const resp::ReplySummary& r, void* da
     return;
   }
   if (self->pending_ == 0) return;  // nothing of ours in flight: ignore
-  if (is_error) {
+  if (is_error && s->cluster != nullptr) {
+    s->errors.fetch_add(1, std::memory_order_relaxed);
+    if (!self->clusterError(r.error)) return;
+  } else if (is_error) {
     s->errors.fetch_add(1, std::memory_order_relaxed);
     // At most one message per second, like redis-benchmark -e.
     int64_t now_s = event::EventLoop::nowMs() / 1000;
@@ -201,6 +231,28 @@ void BenchClient::onReply(client::Client*, const resp::ReplySummary& r, void* da
   self->w_->histogram()->record(static_cast<uint64_t>(lat));
   self->batch_latency_us_ += static_cast<uint64_t>(lat);
   if (--self->pending_ == 0) self->batchDone();
+}
+
+bool BenchClient::clusterError(std::string_view err) {
+  Shared* s = w_->shared();
+  std::string where = client::describe(endpoint_);
+  // Redirections and a cluster that is down only mean the slot map moved:
+  // read it again (after a second for CLUSTERDOWN) and go on. Anything else,
+  // or keys without a tag, would measure the wrong thing: stop.
+  bool moved = err.substr(0, 5) == "MOVED" || err.substr(0, 3) == "ASK";
+  bool down = err.substr(0, 11) == "CLUSTERDOWN";
+  if (buf_.hasTags() && (moved || down)) {
+    if (down) {
+      fprintf(stderr, "Error from server %s: %.*s.\n", where.c_str(), static_cast<int>(err.size()),
+              err.data());
+      sleep(1);
+    }
+    if (s->cluster->refresh(*s->opt, map_version_)) return true;
+    w_->fail("");
+    return false;
+  }
+  w_->fail("Error from server " + where + ": " + std::string(err));
+  return false;
 }
 
 void BenchClient::batchDone() {
@@ -283,7 +335,7 @@ Prelude buildPrelude(const Options& opt) {
     p.bytes += encodeCommand(argv);
     p.replies++;
   }
-  if (opt.dbnum != 0) {
+  if (opt.dbnum != 0 && !opt.cluster) {  // a cluster has db 0 only
     p.bytes += encodeCommand({"SELECT", std::to_string(opt.dbnum)});
     p.replies++;
   }
@@ -294,9 +346,10 @@ Prelude buildPrelude(const Options& opt) {
   return p;
 }
 
-bool runTest(const Options& opt, const Test& test, TestResult* result) {
+bool runTest(const Options& opt, const Test& test, TestResult* result, ClusterMap* cluster) {
   Shared shared;
   shared.opt = &opt;
+  shared.cluster = cluster;
   shared.prelude = buildPrelude(opt);
   int nthreads = std::max(opt.threads, 1);
   bool show_progress = !opt.csv;
@@ -304,9 +357,12 @@ bool runTest(const Options& opt, const Test& test, TestResult* result) {
   std::vector<std::unique_ptr<Worker>> workers;
   uint64_t seed =
       static_cast<uint64_t>(event::EventLoop::nowUs()) ^ (static_cast<uint64_t>(getpid()) << 32);
+  int first_client = 0;
   for (int t = 0; t < nthreads; t++) {
     int n = opt.clients / nthreads + (t < opt.clients % nthreads ? 1 : 0);
-    workers.push_back(std::make_unique<Worker>(&shared, n, test.request, seed + t * 7919));
+    workers.push_back(std::make_unique<Worker>(&shared, n, test.request, seed + t * 7919,
+                                               first_client, t, nthreads));
+    first_client += n;
   }
 
   int64_t start_us = event::EventLoop::nowUs();
@@ -348,7 +404,7 @@ bool runTest(const Options& opt, const Test& test, TestResult* result) {
   progress.clear();
 
   if (shared.failed.load()) {
-    fprintf(stderr, "%s\n", shared.fail_msg.c_str());
+    if (!shared.fail_msg.empty()) fprintf(stderr, "%s\n", shared.fail_msg.c_str());
     return false;
   }
   result->title = test.title;

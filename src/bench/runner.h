@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bench/cluster.h"
 #include "bench/histogram.h"
 #include "bench/options.h"
 #include "bench/workload.h"
@@ -34,7 +35,10 @@ struct Prelude {
 Prelude buildPrelude(const Options& opt);
 
 // Runs the test. On a fatal error (cannot connect, connection lost, error
-// reply to AUTH/SELECT) prints the reason to stderr and returns false.
-bool runTest(const Options& opt, const Test& test, TestResult* result);
+// reply to AUTH/SELECT; in cluster mode an error reply that is no
+// redirection) prints the reason to stderr and returns false. `cluster`
+// (with --cluster) places each client on a master and gives its keys a tag.
+bool runTest(const Options& opt, const Test& test, TestResult* result,
+             ClusterMap* cluster = nullptr);
 
 }  // namespace bench

@@ -16,6 +16,9 @@ namespace bench {
 inline constexpr std::string_view kRandPlaceholder = "__rand_int__";
 inline constexpr size_t kRandDigits = 12;
 static_assert(kRandPlaceholder.size() == kRandDigits);
+// In cluster mode (--cluster) the three characters after the '{' of each
+// "{tag}" become a hash tag of a slot the client's master owns.
+inline constexpr std::string_view kTagPlaceholder = "{tag}";
 
 struct Test {
   std::string title;    // printed: "SET", "MSET (10 keys)", "LRANGE_100 (first 100 elements)"
@@ -53,11 +56,15 @@ class RequestBuffer {
   // The first n requests, each placeholder replaced by a number in
   // [0, keyspace) when keyspace > 0 (else left as is).
   std::string_view prepare(int n, long long keyspace, Random* rng);
+  bool hasTags() const { return !tag_offsets_.empty(); }
+  // Writes the 3 tag bytes (see kTagPlaceholder) into every copy.
+  void setTag(std::string_view tag3);
 
  private:
   std::string bytes_;
   size_t request_size_;
   std::vector<size_t> rand_offsets_;  // sorted
+  std::vector<size_t> tag_offsets_;
 };
 
 }  // namespace bench

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/askpass.h"
+#include "cli/cluster/cluster.h"
 #include "cli/modes/modes.h"
 #include "cli/options.h"
 #include "cli/repl.h"
@@ -73,6 +74,8 @@ int oneShot(cli::Options* opt, cli::Session* session) {
       return 0;
     case cli::Session::RunResult::kErrorReply:
       return opt->exit_on_error ? 1 : 0;
+    case cli::Session::RunResult::kRedirectFailed:
+      return 1;
     case cli::Session::RunResult::kConnectionLost:
       fflush(stdout);
       fprintf(stderr, "Error: %s\n", session->lastReason().c_str());
@@ -98,6 +101,8 @@ int main(int argc, char** argv) {
   // Socket writes never raise SIGPIPE (MSG_NOSIGNAL); a closed stdout does,
   // and in one-shot mode that ends "redis-cli -r -1 ... | head" as it should.
   if (opt.askpass) opt.auth = cli::askPassword("Please input password: ");
+  // The cluster manager runs before any other mode, as in redis-cli.
+  if (!opt.cluster_command.name.empty()) return cli::cluster::run(&opt);
   cli::Session session(&opt);
   session.setInteractive(isatty(STDOUT_FILENO));
   session.client().loop()->setBusyPoll(opt.busy_poll_us);

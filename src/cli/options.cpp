@@ -18,9 +18,9 @@ const char* cliVersion() {
   return "7.0.15";
 }
 
-void printUsage() {
+void printUsage(FILE* out) {
   // Our own wording; the option names are those of redis-cli 7.0.
-  fprintf(stdout,
+  fprintf(out,
           "redis-cli %s\n"
           "\n"
           "Usage: redis-cli [OPTIONS] [cmd [arg [arg ...]]]\n"
@@ -49,7 +49,9 @@ void printUsage() {
           "  -X <tag>           Replace the argument <tag> with standard input.\n"
           "  -d <delimiter>     Separator of multi-bulk items in raw output (default: \\n).\n"
           "  -D <delimiter>     Separator between replies in raw output (default: \\n).\n"
-          "  -c                 Cluster mode: accepted, but redirections are not followed.\n"
+          "  -c                 Cluster mode: follow -MOVED and -ASK redirections (ASKING\n"
+          "                     first for -ASK); at the prompt each one is announced as\n"
+          "                     \"-> Redirected to slot [N] located at host:port\".\n"
           "  -e                 Exit with status 1 when a command returns an error.\n"
           "  --raw              Print replies raw (the default when output is not a tty).\n"
           "  --no-raw           Print replies formatted even when output is not a tty.\n"
@@ -95,6 +97,11 @@ void printUsage() {
           "  --functions-rdb <file> Like --rdb, with only the function libraries.\n"
           "  --eval <file>      EVAL the Lua script in <file>: keys, then \",\", then\n"
           "                     arguments (redis-cli --eval f.lua k1 k2 , a1 a2).\n"
+          "  --cluster <command> [args...] [opts...]\n"
+          "                     Cluster manager: create, check, info, fix, reshard,\n"
+          "                     rebalance, add-node, del-node, call, set-timeout, import,\n"
+          "                     backup. \"--cluster help\" lists their arguments and\n"
+          "                     --cluster-* options; -a/--user apply to every node.\n"
           "\n"
           "Examples:\n"
           "  redis-cli -p 6380 set greeting hello\n"
@@ -202,6 +209,15 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
     const char* a = argv[i];
     bool has_value = i + 1 < argc;
     auto is = [a](const char* name) { return strcmp(a, name) == 0; };
+    switch (cluster::takeOption(argc, argv, &i, &opt->cluster_command)) {
+      case cluster::OptionMatch::kTaken:
+        continue;
+      case cluster::OptionMatch::kExit:
+        if (strcmp(a, "--cluster") == 0) printUsage(stderr);
+        return ParseOutcome::kExitError;
+      case cluster::OptionMatch::kNo:
+        break;
+    }
     if (a[0] != '-') break;  // the command starts here
     if (auto m = conn.take(argc, argv, &i); m != client::EndpointOptions::Match::kNo) {
       if (m == client::EndpointOptions::Match::kTaken) continue;
@@ -271,7 +287,7 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
       opt->scan = true;
     } else if (is("--replica") || is("--slave")) {
       opt->replica = true;
-    } else if (is("--ldb") || is("--ldb-sync-mode") || is("--cluster")) {
+    } else if (is("--ldb") || is("--ldb-sync-mode")) {
       fprintf(stderr, "Option '%s' is not supported by this redis-cli\n", a);
       return ParseOutcome::kExitError;
     } else if (!has_value) {
@@ -357,6 +373,10 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
   }
   if (std::string err; !conn.finish("redis-cli", &opt->endpoint, &err)) {
     fprintf(stderr, "%s\n", err.c_str());
+    return ParseOutcome::kExitError;
+  }
+  if (opt->cluster && opt->endpoint.type == "unix") {
+    fprintf(stderr, "Options -c and -s are mutually exclusive.\n");
     return ParseOutcome::kExitError;
   }
   if (opt->quoted_input) {

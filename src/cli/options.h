@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/cluster/cluster.h"
 #include "cli/format.h"
 #include "client/client.h"
 #include "client/endpoint.h"
@@ -35,7 +37,7 @@ struct Options {
   bool output_set = false;  // --raw/--no-raw/--csv given explicitly
   FormatOptions format;
   bool exit_on_error = false;  // -e
-  bool cluster = false;        // -c: accepted, redirections are not followed
+  bool cluster = false;        // -c: follow -MOVED and -ASK redirections
   bool quoted_input = false;
   bool verbose = false;
   std::optional<bool> show_pushes;
@@ -64,6 +66,7 @@ struct Options {
   int64_t intrinsic_latency_s = 0;       // --intrinsic-latency <seconds>
   std::optional<std::string> eval_file;  // --eval <file>
   int busy_poll_us = 0;                  // --busy-poll-us: poll before sleeping for a reply
+  cluster::Command cluster_command;      // --cluster <cmd> and --cluster-* (cli/cluster/)
 };
 
 enum class ParseOutcome { kRun, kExitOk, kExitError };
@@ -77,6 +80,7 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt);
 bool parseUri(const std::string& uri, Options* opt);
 
 const char* cliVersion();
-void printUsage();
+// To stdout (--help) or to stderr (a misused option, as redis-cli's usage(1)).
+void printUsage(FILE* out = stdout);
 
 }  // namespace cli

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "client/cluster.h"
 #include "event/event_loop.h"
 
 namespace cli {
@@ -196,6 +197,36 @@ Session::RunResult Session::streamReplies(bool pubsub, bool force_raw, int64_t s
   return result;
 }
 
+Session::RunResult Session::callFollowing(const std::vector<std::string>& argv, Reply* r) {
+  for (;;) {
+    if (!client_.call(argv, r)) return RunResult::kConnectionLost;
+    client::Redirect to;
+    if (!opt_->cluster || !r->isError() || !client::parseRedirect(r->str, &to)) {
+      return RunResult::kOk;
+    }
+    // Announced at the prompt only (piped commands too), as redis-cli does.
+    if (in_repl_) {
+      printf("-> Redirected to slot [%d] located at %s:%d\n", to.slot, to.host.c_str(), to.port);
+    }
+    opt_->endpoint.host = to.host;
+    opt_->endpoint.port = to.port;
+    if (!connect()) return RunResult::kRedirectFailed;
+    if (to.ask) {
+      Reply asking;
+      // Failing, redis-cli adds its "Error: <connection error>" line, empty
+      // when the connection itself is fine.
+      if (!client_.call({"ASKING"}, &asking)) {
+        fprintf(stderr, "\nI/O error\nError: %s\n", lastReason().c_str());
+        return RunResult::kRedirectFailed;
+      }
+      if (asking.isError()) {
+        fprintf(stderr, "ASKING failed: %s\nError: \n", asking.str.c_str());
+        return RunResult::kRedirectFailed;
+      }
+    }
+  }
+}
+
 Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t repeat) {
   if (argv.empty()) return RunResult::kOk;
   const std::string& name = argv[0];
@@ -212,11 +243,13 @@ Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t re
     }
     int64_t start = event::EventLoop::nowMs();
     Reply r;
-    if (!client_.call(argv, &r)) {
+    if (RunResult sent = callFollowing(argv, &r); sent != RunResult::kOk) {
       // A server that shut down as asked closes without a reply: that is
       // SHUTDOWN's success, and redis-cli says nothing of it.
-      if (eq(name, "shutdown") && !client_.connected()) return RunResult::kOk;
-      return RunResult::kConnectionLost;
+      if (sent == RunResult::kConnectionLost && eq(name, "shutdown") && !client_.connected()) {
+        return RunResult::kOk;
+      }
+      return sent;
     }
     int64_t elapsed = event::EventLoop::nowMs() - start;
     if (r.isError()) {

@@ -22,7 +22,9 @@ class Session {
   // Text redis-cli puts after "Could not connect ... : " (the OS reason).
   std::string lastReason() const;
 
-  enum class RunResult { kOk, kErrorReply, kConnectionLost };
+  // kRedirectFailed: -c could not reach the node a redirection named (the
+  // reason is printed already).
+  enum class RunResult { kOk, kErrorReply, kConnectionLost, kRedirectFailed };
   // Sends argv `repeat` times (waiting interval_us between runs), printing
   // each reply. Tracks SELECT/AUTH/HELLO so a reconnect restores them.
   // Subscribe and monitor commands keep printing what arrives until the
@@ -49,6 +51,9 @@ class Session {
 
  private:
   bool handshake();
+  // call(), and with -c the redirections followed: -MOVED and -ASK move the
+  // session to the named node (ASKING first for -ASK) and send argv again.
+  RunResult callFollowing(const std::vector<std::string>& argv, resp::Reply* r);
   void installPushHandler();
   void printReply(const resp::Reply& r, bool force_raw);
   RunResult streamReplies(bool pubsub, bool force_raw, int64_t start_ms);

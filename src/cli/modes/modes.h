@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "cli/session.h"
 
@@ -27,6 +28,9 @@ int intrinsicLatencyMode(int64_t seconds);  // latency.cpp; needs no server
 int lruTestMode(Session* session);  // lru_workload.cpp (not *_test.cpp: that names unit tests)
 int replicaMode(Session* session);  // sync.cpp: --replica
 int rdbMode(Session* session);      // sync.cpp: --rdb, --functions-rdb
+// sync.cpp: SYNC on a connected session, the payload written to `file`
+// ("-": stdout), with --rdb's messages; no REPLCONF first (--cluster backup).
+int saveRdb(Session* session, const std::string& file);
 
 // Shared helpers (modes.cpp).
 // Sleeps the -i interval (in microseconds) if one was given.

@@ -112,9 +112,12 @@ int rdbMode(Session* s) {
     fprintf(stderr, "Failed requesting functions only RDB from server, aborting\n");
     return 1;
   }
+  return saveRdb(s, o.rdb_filename);
+}
+
+int saveRdb(Session* s, const std::string& name) {
   Payload p;
   sendSync(s, &p);
-  const std::string& name = o.rdb_filename;
   if (p.usemark) {
     fprintf(stderr,
             "SYNC sent to master, writing bytes of bulk transfer until EOF marker to '%s'\n",
