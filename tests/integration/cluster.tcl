@@ -119,6 +119,52 @@ test {A slot moved by hand: ASK for keys already gone, TRYAGAIN for a partial mu
   cluster_wait_consistent a
 }
 
+test {Scripts: only keys this node serves, in one slot, as Redis refuses them} {
+  set errors {}
+  foreach kind {ours debian} {
+    set m [lindex [lmap n [masters] {expr {[dict get $::cnodes($n) kind] eq $kind ? $n : [continue]}}] 0]
+    if {$m eq ""} continue
+    set other [lindex [lsearch -all -inline -not [masters] $m] 0]
+    set k1 [owned_key $m x]
+    set k2 [owned_key $m y]
+    while {[cn $m cluster keyslot $k2] == [cn $m cluster keyslot $k1]} { set k2 [owned_key $m y$k2] }
+    set far [owned_key $other z]
+    set row {}
+    catch {cn $m eval {return redis.call('get', ARGV[1])} 0 $far} e1
+    set two_slots {redis.call('get', ARGV[1]) return redis.call('get', ARGV[2])}
+    catch {cn $m eval "#!lua\n$two_slots" 0 $k1 $k2} e2
+    catch {cn $m eval "#!lua flags=no-cluster\nreturn 1" 0} e3
+    catch {cn $m eval "#!lua flags=allow-cross-slot-keys\n$two_slots" 0 $k1 $k2} e4
+    # Without a shebang a script may use several slots (as before 7.0).
+    catch {cn $m eval $two_slots 0 $k1 $k2} e5
+    lappend errors [list $e1 $e2 $e3 $e4 $e5]
+  }
+  assert_match {*Script attempted to access a non local key in a cluster node*} [lindex $errors 0 0]
+  assert_match {*Script attempted to access keys that do not hash to the same slot*} [lindex $errors 0 1]
+  assert_match {*Can not run script on cluster, 'no-cluster' flag is set.*} [lindex $errors 0 2]
+  assert_equal [lindex $errors 0 3] {}
+  assert_equal [lindex $errors 0 4] {}
+  # Redis 7.0.15 answers the same.
+  if {[llength $errors] == 2} { assert_equal [lindex $errors 0] [lindex $errors 1] }
+}
+
+test {A client blocked on a key whose slot moves away gets -MOVED} {
+  set m [lindex [lmap n [masters] {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}] 0]
+  set other [lindex [lsearch -all -inline -not [masters] $m] 0]
+  set key [owned_key $m blk]
+  set slot [cn $m cluster keyslot $key]
+  set c [::redis::connect 127.0.0.1 [cport $m] -defer 1]
+  $c blpop $key 0
+  wait_for_condition 100 20 {[info_field [cn $m info clients] blocked_clients] == 1} {
+    fail "client never blocked"
+  }
+  foreach n [list $other $m] { cn $n cluster setslot $slot node [cnode_id $other] }
+  catch {$c read} err
+  $c close
+  cluster_wait_consistent a
+  assert_match "MOVED $slot [caddr $other]" $err
+}
+
 test {redis-py's RedisCluster writes and reads through the mixed cluster} {
   set script {
 import sys
@@ -231,6 +277,8 @@ test {The dead masters restart from nodes.conf and rejoin as replicas} {
 }
 
 test {CLUSTER FAILOVER: a replica of ours takes over its master without losing a write} {
+  cluster_wait_consistent a
+  cluster_wait_ok $::all
   # A replica (ours) and its master.
   set rep ""
   foreach n $::all {
@@ -247,6 +295,13 @@ test {CLUSTER FAILOVER: a replica of ours takes over its master without losing a
   set tag mf
   while {[cluster_owner "{$tag}" $::all] ne $master} { append tag y }
   assert {[acked_writes $master $tag 20] >= 1}
+  # The replica must see its master up and linked (else FORCE is needed).
+  set mid [cnode_id $master]
+  wait_for_condition 200 50 {
+    [regexp "(?n)^$mid \\S+ master - \\d+ \\d+ \\d+ connected" [cn $rep cluster nodes]]
+  } {
+    fail "replica $rep does not see its master up: [cn $rep cluster nodes]"
+  }
   assert_equal [cn $rep cluster failover] OK
   wait_for_condition 200 50 {
     [lindex [cn $rep role] 0] eq "master" && [lindex [cn $master role] 0] eq "slave"

@@ -277,29 +277,38 @@ start_server {tags {config}} {
   } {no everysec 0}
 }
 
-start_server {tags {config external:skip} overrides {cluster-replica-validity-factor 5}} {
+start_server {tags {config external:skip} overrides {active-defrag-threshold-lower 5}} {
   test {Options of features not implemented yet: settable, validated, logged once} {
-    r config set cluster-node-timeout 30
+    r config set active-defrag-threshold-upper 30
+    r config set active-defrag-threshold-upper 40
+    r config set active-defrag-threshold-upper 50
+    assert_equal [r config get active-defrag-threshold-upper] {active-defrag-threshold-upper 50}
+    assert_error {*argument couldn't be parsed into an integer*} \
+      {r config set active-defrag-threshold-upper sometimes}
+    assert_error {*can't set immutable config*} {r config set enable-module-command yes}
+    if {[our_server]} {
+      set log [read_file [srv stdout]]
+      assert_match "*'active-defrag-threshold-lower 5': active defragmentation is not implemented yet*" $log
+      assert_equal [regexp -all {active-defrag-threshold-upper[^\n]*not implemented yet} $log] 1
+    }
+  }
+
+  test {The cluster-* directives are settable, old names included, and immutable where Redis says} {
     r config set cluster-node-timeout 40
-    r config set cluster-node-timeout 50
-    assert_equal [r config get cluster-node-timeout] {cluster-node-timeout 50}
+    assert_equal [r config get cluster-node-timeout] {cluster-node-timeout 40}
     assert_error {*argument couldn't be parsed into an integer*} \
       {r config set cluster-node-timeout sometimes}
     assert_error {*can't set immutable config*} {r config set cluster-enabled yes}
     r config set cluster-slave-validity-factor 9
     assert_equal [r config get cluster-replica-validity-factor] {cluster-replica-validity-factor 9}
-    if {[our_server]} {
-      set log [read_file [srv stdout]]
-      assert_match "*'cluster-replica-validity-factor 5': cluster mode is not implemented yet*" $log
-      assert_equal [regexp -all {cluster-node-timeout[^\n]*not implemented yet} $log] 1
-    }
+    assert_error {*Hostnames may only contain*} {r config set cluster-announce-hostname "a b"}
   }
 
   test {CONFIG REWRITE writes not-implemented options like the others} {
-    r config set cluster-node-timeout 45
+    r config set active-defrag-threshold-upper 45
     r config rewrite
     set text [read_file [srv dir]/redis.conf]
-    assert_match "*\ncluster-node-timeout 45\n*" $text
+    assert_match "*\nactive-defrag-threshold-upper 45\n*" $text
     assert_match "*\ncluster-replica-validity-factor 9\n*" $text
   }
 

@@ -17,6 +17,7 @@
 #include "server/core/state.h"
 #include "server/db/db.h"
 #include "server/pubsub/pubsub.h"
+#include "server/request/blocking.h"
 #include "server/script/script.h"
 
 namespace server::cluster {
@@ -61,6 +62,24 @@ void cronTick() {
   s.pfail_nodes = 0;
   std::vector<Node*> all;
   for (auto& [name, n] : s.nodes) all.push_back(n.get());
+  int64_t limit = g_server->config.cluster_link_sendbuf_limit;
+  size_t links_mem = 0;
+  for (Node* n : all) {
+    for (Link* l : {n->link, n->inbound}) {
+      if (l == nullptr) continue;
+      if (limit > 0 && l->sndbuf.size() > static_cast<size_t>(limit)) {
+        LOG_WARNING(
+            "Freeing cluster link(%s node %s, used memory: %zu) due to exceeding send buffer "
+            "memory limit.",
+            l->inbound ? "from" : "to", n->name.c_str(), l->sndbuf.capacity());
+        freeLink(l);
+        s.links_buffer_limit_exceeded++;
+        continue;
+      }
+      links_mem += l->sndbuf.capacity() + l->rcvbuf.capacity() + sizeof(Link);
+    }
+  }
+  s.links_memory = links_mem;
   for (Node* n : all) {
     if (n->flags & (kMyself | kNoAddr)) continue;
     if (n->flags & kPfail) s.pfail_nodes++;
@@ -85,6 +104,7 @@ void cronTick() {
     if (oldest != nullptr) sendPing(oldest->link, wire::kPing);
   }
   failureCron(now, g_iteration);
+  if (blocking::blockedClientCount() != 0) redirectBlockedClients();
 }
 
 }  // namespace
@@ -107,6 +127,7 @@ bool init(std::string* err) {
   if (!openBus(err)) return false;
   g_server->dbs[0]->enableSlotIndex();
   setClusterPublishHook(propagatePublish);
+  script::setClusterCallCheck(scriptCallCheck);
   g_server->loop.addTimer(100, [](event::EventLoop*, event::TimerId) {
     if (!script::running()) cron();
     return 100;
@@ -167,6 +188,10 @@ void beforeSleep() {
   }
   if (flags & kTodoUpdateState) updateState();
   if (flags & kTodoSaveConfig) saveConfigOrDie(flags & kTodoFsyncConfig);
+}
+
+size_t linksMemory() {
+  return g_enabled ? st().links_memory : 0;
 }
 
 void appendInfo(std::string* o) {

@@ -60,11 +60,10 @@ void beforeSleep();
 // The dispatcher, for a command that has keys (or EXEC): true when this
 // node serves it; else the redirection or error is replied and false.
 bool routeRequest(Client* c, const Command* cmd);
-// A client blocked on keys whose slot moved or whose cluster went down is
-// answered with the redirection (true).
-bool redirectBlocked(Client* c, std::string_view key, bool write);
 // PUBLISH / SPUBLISH in cluster mode: to the other nodes.
 void propagatePublish(std::string_view channel, std::string_view message, bool sharded);
+// Bytes the bus links hold (INFO mem_cluster_links).
+size_t linksMemory();
 // INFO's cluster section body.
 void appendInfo(std::string* o);
 // Closes the bus (shutdown) and saves nodes.conf.

@@ -20,6 +20,7 @@
 #include "server/core/state.h"
 #include "server/db/db.h"
 #include "server/db/slots.h"
+#include "server/request/blocking.h"
 #include "server/request/multi.h"
 
 namespace server::cluster {
@@ -70,9 +71,11 @@ std::string redirectText(int code, const Node* n, int slot, const Client* c) {
          preferredEndpoint(n) + ":" + std::to_string(n->port);
 }
 
-// Redis's getNodeByQuery: the node that serves the request, or nullptr
-// with *code saying why none can.
-Node* nodeForQuery(Client* c, const Command* cmd, bool asking, int* slot_out, int* code) {
+// Redis's getNodeByQuery: the node that serves the request (cmd with argv,
+// or for EXEC the transaction queued by c), or nullptr with *code saying
+// why none can. client_flags: the client's ASKING / READONLY state.
+Node* nodeForQuery(const Client* c, const Command* cmd, const std::vector<std::string_view>& argv,
+                   uint32_t client_flags, bool asking, int* slot_out, int* code) {
   State& s = st();
   Node* me = myself();
   *code = kNone;
@@ -125,7 +128,6 @@ Node* nodeForQuery(Client* c, const Command* cmd, bool asking, int* slot_out, in
     if (!inMulti(c)) return me;
     multiForEachQueued(c, visit);
   } else {
-    std::vector<std::string_view> argv(c->argv().begin(), c->argv().end());
     visit(cmd, argv);
   }
   if (failed) return nullptr;
@@ -163,7 +165,7 @@ Node* nodeForQuery(Client* c, const Command* cmd, bool asking, int* slot_out, in
     return me;
   }
   bool writes = (flags & kWrite) != 0;
-  if (((c->flags & kReadOnlyClient) || shard) && !writes && me->isReplica() && me->master == n)
+  if (((client_flags & kReadOnlyClient) || shard) && !writes && me->isReplica() && me->master == n)
     return me;
   if (n != me) *code = kMoved;
   return n;
@@ -177,7 +179,8 @@ bool routeRequest(Client* c, const Command* cmd) {
   if (asking && !inMulti(c) && strcmp(cmd->name, "asking") != 0) c->flags &= ~kClientAsking;
   if (cmd->first_key <= 0 && cmd->keys_proc == nullptr && !isExec(cmd)) return true;
   int slot = 0, code = kNone;
-  Node* n = nodeForQuery(c, cmd, asking, &slot, &code);
+  std::vector<std::string_view> argv(c->argv().begin(), c->argv().end());
+  Node* n = nodeForQuery(c, cmd, argv, c->flags, asking, &slot, &code);
   if (n == myself()) return true;
   if (isExec(cmd)) {
     // As Redis: the transaction is discarded and EXEC gets the plain
@@ -192,25 +195,53 @@ bool routeRequest(Client* c, const Command* cmd) {
   return false;
 }
 
-bool redirectBlocked(Client* c, std::string_view key, bool write) {
-  if (!g_enabled) return false;
+const char* scriptCallCheck(const Client* caller, const Command* cmd,
+                            const std::vector<std::string_view>& argv, bool allow_cross_slot,
+                            int* script_slot) {
+  if (caller != nullptr && (caller->flags & (server::kMaster | server::kMustObey))) return nullptr;
+  if (cmd->first_key <= 0 && cmd->keys_proc == nullptr) return nullptr;
+  uint32_t cflags = caller != nullptr ? caller->flags : 0;
+  int slot = -1, code = kNone;
+  Node* n = nodeForQuery(caller, cmd, argv, cflags, (cflags & kClientAsking) != 0, &slot, &code);
+  if (n != myself()) {
+    if (code == kDownRoState)
+      return "Script attempted to execute a write command while the cluster is down and readonly";
+    if (code == kDownState)
+      return "Script attempted to execute a command while the cluster is down";
+    return "Script attempted to access a non local key in a cluster node";
+  }
+  if (slot != -1 && !allow_cross_slot) {
+    if (*script_slot == -1)
+      *script_slot = slot;
+    else if (*script_slot != slot)
+      return "Script attempted to access keys that do not hash to the same slot";
+  }
+  return nullptr;
+}
+
+void redirectBlockedClients() {
   State& s = st();
-  if (!s.ok) {
-    c->addError(redirectText(kDownState, nullptr, 0, c));
-    return true;
-  }
-  int slot = db::keyHashSlot(key);
-  Node* n = s.slots[slot];
   Node* me = myself();
-  if ((c->flags & kReadOnlyClient) && !write && me->isReplica() && me->master == n) n = me;
-  if (n != me && s.importing_from[slot] == nullptr) {
-    if (n == nullptr)
-      c->addError(redirectText(kDownUnbound, nullptr, 0, c));
-    else
-      c->addError(redirectText(kMoved, n, slot, c));
-    return true;
+  std::vector<Client*> blocked;
+  for (Client* c : g_server->clients)
+    if (c->flags & kBlocked) blocked.push_back(c);
+  for (Client* c : blocked) {
+    bool write = false;
+    std::string_view key = blocking::firstBlockedKey(c, &write);
+    if (key.empty()) continue;
+    // A write will never come to a node that is down: tell the client.
+    if (!s.ok) {
+      blocking::unblockWithError(c, redirectText(kDownState, nullptr, 0, c));
+      continue;
+    }
+    int slot = db::keyHashSlot(key);
+    Node* n = s.slots[slot];
+    if ((c->flags & kReadOnlyClient) && !write && me->isReplica() && me->master == n) n = me;
+    if (n == me || s.importing_from[slot] != nullptr) continue;
+    std::string text =
+        n == nullptr ? redirectText(kDownUnbound, nullptr, 0, c) : redirectText(kMoved, n, slot, c);
+    blocking::unblockWithError(c, text);
   }
-  return false;
 }
 
 }  // namespace server::cluster

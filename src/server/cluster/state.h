@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/cluster/wire.h"
@@ -25,6 +26,10 @@ namespace net {
 class Connection;
 class Listener;
 }  // namespace net
+namespace server {
+class Client;
+struct Command;
+}  // namespace server
 
 namespace server::cluster {
 
@@ -142,6 +147,7 @@ struct State {
   uint64_t sent[wire::kTypeCount] = {};
   uint64_t received[wire::kTypeCount] = {};
   uint64_t links_buffer_limit_exceeded = 0;
+  size_t links_memory = 0;  // buffers of every link, as of the last cron
   std::vector<std::unique_ptr<net::Listener>> listeners;
   std::vector<Link*> inbound_links;  // not yet tied to a node, or tied
   std::string config_file;
@@ -204,6 +210,16 @@ std::string buildHeader(uint16_t type);
 void freeLink(Link* l);
 bool startHandshake(const std::string& ip, int port, int cport);
 void connectNode(Node* n, int64_t now);  // outbound link, if none
+
+// ---- redirect.cpp
+// Clients blocked on keys of a slot this node no longer serves (or while
+// the cluster is down) get -MOVED / -CLUSTERDOWN and are unblocked; from
+// the cron.
+void redirectBlockedClients();
+// A command a script calls (script.h's cluster check).
+const char* scriptCallCheck(const Client* caller, const Command* cmd,
+                            const std::vector<std::string_view>& argv, bool allow_cross_slot,
+                            int* script_slot);
 
 // ---- failure.cpp
 bool addFailureReport(Node* failing, Node* sender);  // true if new

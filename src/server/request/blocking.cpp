@@ -287,15 +287,28 @@ bool unblockClient(Client* c, bool with_error) {
   // Redis counts a command ended by CLIENT UNBLOCK as failed, either way.
   const_cast<Command*>(st().blocked.at(c)->cmd)->failed_calls++;
   if (with_error) {
-    bool muted = (c->flags & kReplyOff) != 0;
-    if (muted) c->muteReplies(true);
-    c->addError("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
-    if (muted) c->muteReplies(false);
-    afterUnblock(c);
+    unblockWithError(c, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
   } else {
     rerun(c, true);
   }
   return true;
+}
+
+bool unblockWithError(Client* c, std::string_view error) {
+  if (!isBlocked(c) || st().retrying == c) return false;
+  bool muted = (c->flags & kReplyOff) != 0;
+  if (muted) c->muteReplies(true);
+  c->addError(error);
+  if (muted) c->muteReplies(false);
+  afterUnblock(c);
+  return true;
+}
+
+std::string_view firstBlockedKey(const Client* c, bool* writes) {
+  auto it = st().blocked.find(const_cast<Client*>(c));
+  if (it == st().blocked.end() || it->second->keys.empty()) return {};
+  *writes = (it->second->cmd->flags & kWrite) != 0;
+  return it->second->keys.front().first;
 }
 
 [[gnu::noinline]] static void signalKeySlow(db::Db* d, std::string_view key);

@@ -68,6 +68,12 @@ size_t blockedClientCount();
 // command answers as on timeout.
 bool unblockClient(Client* c, bool with_error);
 
+// Unblocks c with `error` as its reply (cluster mode: its slot moved).
+bool unblockWithError(Client* c, std::string_view error);
+// The first key c waits on (empty if not blocked), and whether its command
+// writes (cluster mode checks that this node still serves it).
+std::string_view firstBlockedKey(const Client* c, bool* writes);
+
 // ---- hooks for the server
 // A key was written (keyspace.cpp).
 void signalKey(db::Db* d, std::string_view key);

@@ -24,6 +24,7 @@ extern "C" {
 #include "server/request/call.h"
 #include "server/script/lua_convert.h"
 #include "server/script/run_context.h"
+#include "server/script/script.h"
 
 namespace server::script {
 
@@ -102,6 +103,11 @@ const char* aclDenial(RunContext* ctx, const Command* cmd, int argc, const std::
   return nullptr;
 }
 
+ClusterCallCheck g_cluster_check = nullptr;
+// Scripts without a shebang keep the old freedom to use keys of several
+// slots (Redis 7.0); others must say allow-cross-slot-keys.
+constexpr uint32_t kCrossSlotOk = kFlagAllowCrossSlot | kFlagEvalCompat;
+
 int genericCall(lua_State* L, bool raise) {
   RunContext* ctx = current();
   if (ctx == nullptr) return luaL_error(L, "redis.call called outside a script");
@@ -156,11 +162,16 @@ int genericCall(lua_State* L, bool raise) {
   }
   if ((cmd->flags & kDenyOom) && !ctx->wrote && !(ctx->flags & kFlagAllowOom) && oomReached())
     return rejectCall(L, raise, cmd, "-OOM command not allowed when used memory > 'maxmemory'.");
+  static std::vector<std::string_view> argv;
+  argv.assign(args.begin(), args.begin() + argc);
+  if (g_cluster_check != nullptr) [[unlikely]] {
+    if (const char* e =
+            g_cluster_check(ctx->caller, cmd, argv, ctx->flags & kCrossSlotOk, &ctx->slot))
+      return rejectCall(L, raise, cmd, e);
+  }
   if (cmd->flags & kWrite) ctx->wrote = true;
 
   Client* sc = ctx->sclient;
-  static std::vector<std::string_view> argv;
-  argv.assign(args.begin(), args.begin() + argc);
   sc->swapArgv(&argv);
   callCommand(sc, cmd);
   sc->swapArgv(&argv);
@@ -343,6 +354,10 @@ void registerRedisApi(lua_State* L) {
   setIntField(L, "REPL_ALL", 3);
   setVersionFields(L);
   lua_setglobal(L, "redis");
+}
+
+void setClusterCallCheck(ClusterCallCheck f) {
+  g_cluster_check = f;
 }
 
 }  // namespace server::script

@@ -265,6 +265,10 @@ bool oomReached() {
 }
 
 bool writesAllowed(Client* c, uint32_t flags) {
+  if ((flags & kFlagNoCluster) && g_server->config.cluster_enabled) {
+    c->addError("Can not run script on cluster, 'no-cluster' flag is set.");
+    return false;
+  }
   if (flags & kFlagNoWrites) return true;
   if (repl::g_is_replica && g_server->config.replica_read_only && !(c->flags & kMaster)) {
     c->addError("-READONLY You can't write against a read only replica.");

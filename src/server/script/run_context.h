@@ -59,7 +59,8 @@ struct RunContext {
   bool wrote = false;      // a write command ran: SCRIPT KILL refuses
   bool timed_out = false;
   bool killed = false;
-  int resp = 2;  // redis.setresp
+  int resp = 2;     // redis.setresp
+  int slot = -1;    // cluster mode: the hash slot the script's keys are in
   int64_t start_ms = 0;
   int64_t start_us = 0;
 };

@@ -53,6 +53,14 @@ int scriptMayWrite(const std::vector<std::string_view>& argv);
 // Before-sleep, outside scripts: frees what busy scripts had to keep.
 void afterScripts();
 
+// Cluster mode (server/cluster/ installs it): may a command a script calls
+// touch its keys on this node? nullptr when it may, else the error. `slot`
+// is the slot the script's calls used so far (-1: none yet), updated.
+using ClusterCallCheck = const char* (*)(const Client* caller, const Command* cmd,
+                                         const std::vector<std::string_view>& argv,
+                                         bool allow_cross_slot, int* slot);
+void setClusterCallCheck(ClusterCallCheck f);
+
 // The client a running script was called by (its connection must not be
 // freed meanwhile), or nullptr.
 Client* runningCaller();
