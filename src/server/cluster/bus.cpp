@@ -325,6 +325,7 @@ void updateMyselfAnnounced() {
 // ---- building and sending messages
 
 std::string buildHeader(uint16_t type) {
+  updateMyselfAnnounced();
   const State& s = st();
   const Node* me = myself();
   const Node* master = (me->isReplica() && me->master != nullptr) ? me->master : me;

@@ -6,7 +6,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <strings.h>
 #include <cerrno>
+
 #include <cstring>
 #include <random>
 
@@ -196,6 +198,26 @@ size_t linksMemory() {
 
 void appendInfo(std::string* o) {
   *o += g_enabled ? "cluster_enabled:1\r\n" : "cluster_enabled:0\r\n";
+}
+
+std::string debugKillLink(std::string_view direction, std::string_view node) {
+  if (!g_enabled) return "Debug option only available for cluster mode enabled setup!";
+  Node* n = lookupNode(node);
+  if (n == nullptr) return "Unknown node " + std::string(node);
+  auto is = [&](const char* w) {
+    return direction.size() == strlen(w) && strncasecmp(direction.data(), w, direction.size()) == 0;
+  };
+  if (is("from")) {
+    freeLink(n->inbound);
+  } else if (is("to")) {
+    freeLink(n->link);
+  } else if (is("all")) {
+    freeLink(n->link);
+    freeLink(n->inbound);
+  } else {
+    return "Unknown direction " + std::string(direction);
+  }
+  return "";
 }
 
 void shutdown() {

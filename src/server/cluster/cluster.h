@@ -66,6 +66,9 @@ void propagatePublish(std::string_view channel, std::string_view message, bool s
 size_t linksMemory();
 // INFO's cluster section body.
 void appendInfo(std::string* o);
+// DEBUG CLUSTERLINK KILL to|from|all <node>: drops bus links (tests of
+// reconnection); "" on success, else the error text.
+std::string debugKillLink(std::string_view direction, std::string_view node);
 // Closes the bus (shutdown) and saves nodes.conf.
 void shutdown();
 

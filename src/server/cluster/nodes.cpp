@@ -282,6 +282,7 @@ std::string nodeLine(const Node* n, bool use_pport) {
 }
 
 std::string nodesDescription(uint16_t filter, bool use_pport) {
+  updateMyselfAnnounced();
   std::string o;
   for (auto& [name, n] : st().nodes) {
     if (n->flags & filter) continue;

@@ -117,7 +117,10 @@ Node* nodeForQuery(const Client* c, const Command* cmd, const std::vector<std::s
         multiple = true;
       }
       if ((migrating || importing) && !shard) {
-        if (g_server->dbs[0]->peek(key) == nullptr)
+        // An expired key counts as missing (it is not deleted here).
+        db::Db& d = *g_server->dbs[0];
+        db::Entry* e = d.peek(key);
+        if (e == nullptr || d.isExpired(e))
           missing++;
         else
           existing++;

@@ -284,6 +284,7 @@ void getkeysinslot(Client* c) {
 }
 
 void slots(Client* c) {
+  updateMyselfAnnounced();
   const State& s = st();
   struct Range {
     int start, end;
@@ -312,6 +313,7 @@ void slots(Client* c) {
 }
 
 void shards(Client* c) {
+  updateMyselfAnnounced();
   std::vector<const Node*> masters;
   for (auto& [name, n] : st().nodes)
     if (n->isMaster()) masters.push_back(n.get());

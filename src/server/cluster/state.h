@@ -210,6 +210,9 @@ std::string buildHeader(uint16_t type);
 void freeLink(Link* l);
 bool startHandshake(const std::string& ip, int port, int cport);
 void connectNode(Node* n, int64_t now);  // outbound link, if none
+// Myself's address, ports and hostname from the configuration (CONFIG SET
+// takes effect at once in what this node shows and sends).
+void updateMyselfAnnounced();
 
 // ---- redirect.cpp
 // Clients blocked on keys of a slot this node no longer serves (or while

@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "server/cluster/cluster.h"
 #include "server/commands/server/introspection.h"
 #include "server/conf/config.h"
 #include "server/core/client.h"
@@ -162,6 +163,12 @@ bool debugInspectSubcommand(Client* c) {
       return true;
     }
     c->addOk();
+  } else if (is("CLUSTERLINK", 5) && common::strutil::equalsIgnoreCase(c->arg(2), "KILL")) {
+    std::string err = cluster::debugKillLink(c->arg(3), c->arg(4));
+    if (err.empty())
+      c->addOk();
+    else
+      c->addError(err);
   } else if (is("SET-DISABLE-DENY-SCRIPTS", 3)) {
     g_server->script_deny_disabled = atoi(std::string(c->arg(2)).c_str()) != 0;
     c->addOk();
