@@ -312,6 +312,24 @@ test {CLUSTER FAILOVER: a replica of ours takes over its master without losing a
   cn $rep get "{$tag}19"
 } {19}
 
+test {Our redis-cli --cluster check and rebalance work on the mixed cluster} {
+  cluster_wait_consistent a
+  set entry [caddr [lindex [masters] 0]]
+  set heavy [lindex [masters] 0]
+  set out [exec $::cfg(cli_bin) --cluster rebalance $entry \
+             --cluster-weight [cnode_id $heavy]=1.2 --cluster-yes 2>@1]
+  assert_match {*Moving*slots from*} $out
+  cluster_wait_consistent a
+  set out [exec $::cfg(cli_bin) --cluster check $entry 2>@1]
+  assert_match {*All nodes agree about slots configuration*} $out
+  assert_match {*All 16384 slots covered*} $out
+  set bad 0
+  foreach i {1 5 77 123 250} {
+    if {[exec $::cfg(cli_bin) -c -p [cport a] get py:$i] ne "v$i"} { incr bad }
+  }
+  set bad
+} {0}
+
 test {Hostile bytes on the cluster bus: logged, the link dropped, the node unharmed} {
   set victim [lindex [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}] 0]
   set bus [expr {[cport $victim] + 10000}]

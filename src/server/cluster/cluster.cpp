@@ -25,6 +25,7 @@
 namespace server::cluster {
 
 bool g_enabled = false;
+int64_t g_drop_packet_type = -1;
 
 bool openBus(std::string* err);
 void updateMyselfAnnounced();

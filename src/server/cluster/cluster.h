@@ -66,6 +66,9 @@ void propagatePublish(std::string_view channel, std::string_view message, bool s
 size_t linksMemory();
 // INFO's cluster section body.
 void appendInfo(std::string* o);
+// DEBUG DROP-CLUSTER-PACKET-FILTER <type>: received bus messages of this
+// type are dropped (-1: none), a test aid as in Redis.
+extern int64_t g_drop_packet_type;
 // DEBUG CLUSTERLINK KILL to|from|all <node>: drops bus links (tests of
 // reconnection); "" on success, else the error text.
 std::string debugKillLink(std::string_view direction, std::string_view node);

@@ -265,6 +265,10 @@ bool processMessage(Link* l, const uint8_t* msg, size_t len) {
   State& s = st();
   uint16_t type = ntohs(h.type);
   if (type < wire::kTypeCount) s.received[type]++;
+  if (type == g_drop_packet_type) {
+    LOG_WARNING("Dropping packet that matches debug drop filter");
+    return true;
+  }
   LOG_DEBUG("--- Processing packet of type %s, %zu bytes, %s link of %s", wire::typeName(type), len,
             l->inbound ? "inbound" : "outbound",
             l->node != nullptr ? l->node->name.c_str() : "(none)");

@@ -163,6 +163,11 @@ bool debugInspectSubcommand(Client* c) {
       return true;
     }
     c->addOk();
+  } else if (is("DROP-CLUSTER-PACKET-FILTER", 3)) {
+    int64_t type;
+    if (!c->argInt64(2, &type)) return true;
+    cluster::g_drop_packet_type = type;
+    c->addOk();
   } else if (is("CLUSTERLINK", 5) && common::strutil::equalsIgnoreCase(c->arg(2), "KILL")) {
     std::string err = cluster::debugKillLink(c->arg(3), c->arg(4));
     if (err.empty())
