@@ -50,17 +50,23 @@ Node* reshardNode(Manager* m, const std::string& id, const Node* target, bool* f
   return n;
 }
 
-}  // namespace
-
-bool cmdReshard(Manager* m) {
+// The host:port argument every command here starts from, loaded; false
+// (with redis-cli's message) when it is not one or does not load.
+bool loadFromHostArg(Manager* m) {
   std::string ip;
   int port = 0;
-  Command& cmd = m->cmd();
-  if (!hostFromArgs(cmd.args, cmd.args.size(), &ip, &port)) {
+  if (!hostFromArgs(m->cmd().args, m->cmd().args.size(), &ip, &port)) {
     fputs(kInvalidHostArg, stderr);
     return false;
   }
-  if (!m->loadFromNode(std::make_unique<Node>(ip, port))) return false;
+  return m->loadFromNode(std::make_unique<Node>(ip, port));
+}
+
+}  // namespace
+
+bool cmdReshard(Manager* m) {
+  Command& cmd = m->cmd();
+  if (!loadFromHostArg(m)) return false;
   m->checkCluster(false, false);
   if (m->errorCount() > 0) {
     fflush(stdout);
@@ -162,14 +168,8 @@ bool cmdReshard(Manager* m) {
 }
 
 bool cmdRebalance(Manager* m) {
-  std::string ip;
-  int port = 0;
   Command& cmd = m->cmd();
-  if (!hostFromArgs(cmd.args, cmd.args.size(), &ip, &port)) {
-    fputs(kInvalidHostArg, stderr);
-    return false;
-  }
-  if (!m->loadFromNode(std::make_unique<Node>(ip, port))) return false;
+  if (!loadFromHostArg(m)) return false;
   for (const std::string& w : cmd.weights) {
     size_t eq = w.find('=');
     if (eq == std::string::npos) {

@@ -36,7 +36,7 @@ Node* nodeArgOrReply(Client* c, size_t i) {
 }
 
 bool eqi(std::string_view a, const char* b) {
-  return a.size() == strlen(b) && strncasecmp(a.data(), b, a.size()) == 0;
+  return common::strutil::equalsIgnoreCase(a, b);
 }
 
 }  // namespace

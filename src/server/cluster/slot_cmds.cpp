@@ -24,7 +24,7 @@ namespace cmd {
 namespace {
 
 bool eqi(std::string_view a, const char* b) {
-  return a.size() == strlen(b) && strncasecmp(a.data(), b, a.size()) == 0;
+  return common::strutil::equalsIgnoreCase(a, b);
 }
 
 // A slot argument, or -1 with the error replied.
