@@ -17,6 +17,7 @@
 #include "server/core/state.h"
 #include "server/db/db.h"
 #include "server/repl/repl.h"
+#include "server/request/blocking.h"
 #include "server/request/keyspace.h"
 
 namespace server::cluster {
@@ -357,10 +358,12 @@ void resetNode(bool hard) {
   if (me->isReplica()) {
     setNodeAsMaster(me);
     repl::clusterStopFollowing();
+    // Emptied as a replica's data is on a new sync: not a write of its own,
+    // so nothing reaches the AOF (Redis does not propagate CLUSTER RESET).
     for (auto& d : g_server->dbs) {
       dbWillChange(d.get(), nullptr);
       d->clear();
-      dbModified(d.get());
+      blocking::signalDb(d.get());
     }
   }
   closeAllSlots();
