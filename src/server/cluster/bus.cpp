@@ -320,6 +320,12 @@ void updateMyselfAnnounced() {
   announcedPorts(&me->port, &me->pport, &me->cport);
   if (!cfg.cluster_announce_ip.empty()) me->ip = cfg.cluster_announce_ip;
   me->hostname = cfg.cluster_announce_hostname;
+  // cluster-replica-no-failover travels as the node's nofailover flag, so
+  // that the other replicas' ranks leave this one out.
+  if (cfg.cluster_replica_no_failover)
+    me->flags |= kNoFailover;
+  else
+    me->flags &= ~kNoFailover;
 }
 
 // ---- building and sending messages

@@ -229,11 +229,11 @@ void setMyMaster(Node* n) {
 }
 
 const std::string& preferredEndpoint(const Node* n) {
-  static const std::string kUnknown = "?";
+  static const std::string kNoHostname = "?", kUnknownEndpoint;
   const std::string& type = g_server->config.cluster_preferred_endpoint_type;
   if (type == "ip") return n->ip;
-  if (type == "hostname") return n->hostname.empty() ? kUnknown : n->hostname;
-  return kUnknown;
+  if (type == "hostname") return n->hostname.empty() ? kNoHostname : n->hostname;
+  return kUnknownEndpoint;  // "-MOVED <slot> :<port>": the client knows the host
 }
 
 std::string flagsString(uint16_t flags) {

@@ -22,6 +22,7 @@
 #include "server/db/slots.h"
 #include "server/request/blocking.h"
 #include "server/request/multi.h"
+#include "server/script/script.h"
 
 namespace server::cluster {
 namespace {
@@ -89,6 +90,11 @@ Node* nodeForQuery(const Client* c, const Command* cmd, const std::vector<std::s
   auto visit = [&](const Command* mcmd, const std::vector<std::string_view>& argv) {
     if (failed) return;
     flags |= mcmd->flags;
+    // EVAL/FCALL write unless their script says no-writes (Redis 7.0).
+    const char* nm = mcmd->name;
+    if ((strcmp(nm, "eval") == 0 || strcmp(nm, "evalsha") == 0 || strcmp(nm, "fcall") == 0) &&
+        script::scriptWriteFlags(argv, false) == 1)
+      flags |= kWrite;
     std::vector<size_t> pos;
     keyPositions(mcmd, argv, &pos);
     for (size_t p : pos) {

@@ -210,8 +210,9 @@ std::string buildHeader(uint16_t type);
 void freeLink(Link* l);
 bool startHandshake(const std::string& ip, int port, int cport);
 void connectNode(Node* n, int64_t now);  // outbound link, if none
-// Myself's address, ports and hostname from the configuration (CONFIG SET
-// takes effect at once in what this node shows and sends).
+// Myself's address, ports, hostname and nofailover flag from the
+// configuration (CONFIG SET takes effect at once in what this node shows
+// and sends).
 void updateMyselfAnnounced();
 
 // ---- redirect.cpp

@@ -11,6 +11,10 @@ namespace server::conf {
 namespace {
 
 bool validHostname(const std::string& v, std::string* e) {
+  if (v.size() >= 256) {
+    *e = "Hostnames must be less than 256 characters";
+    return false;
+  }
   for (char ch : v) {
     if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') {
       *e = "Hostnames may only contain alphanumeric characters, hyphens or dots";

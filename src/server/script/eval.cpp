@@ -263,6 +263,10 @@ Command scriptSub(const char* name, int arity, uint32_t flags, CommandProc proc,
 }  // namespace
 
 int scriptMayWrite(const std::vector<std::string_view>& argv) {
+  return scriptWriteFlags(argv, true);
+}
+
+int scriptWriteFlags(const std::vector<std::string_view>& argv, bool compat_writes) {
   if (argv.size() < 2) return -1;
   auto is = [&](const char* name) { return strcasecmp(std::string(argv[0]).c_str(), name) == 0; };
   uint32_t flags = kFlagEvalCompat;
@@ -281,7 +285,8 @@ int scriptMayWrite(const std::vector<std::string_view>& argv) {
   } else {
     return -1;
   }
-  return (flags & kFlagEvalCompat) || !(flags & kFlagNoWrites) ? 1 : 0;
+  if (flags & kFlagEvalCompat) return compat_writes ? 1 : 0;
+  return !(flags & kFlagNoWrites) ? 1 : 0;
 }
 
 bool parseEvalShebang(std::string_view body, uint32_t* flags, size_t* body_offset,

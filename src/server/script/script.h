@@ -49,6 +49,10 @@ bool rejectWhileBusy(Client* c, const Command* cmd);
 // write (no no-writes flag, or not known yet), 0 when it may not. The *_RO
 // forms are judged by their command flags.
 int scriptMayWrite(const std::vector<std::string_view>& argv);
+// The same, with a script without a shebang counting as a write only when
+// compat_writes (cluster routing, as Redis's command flags: such a script
+// goes by EVAL's own flags, which are not a write's).
+int scriptWriteFlags(const std::vector<std::string_view>& argv, bool compat_writes);
 
 // Before-sleep, outside scripts: frees what busy scripts had to keep.
 void afterScripts();
