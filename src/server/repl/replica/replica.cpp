@@ -418,6 +418,10 @@ void clusterStopFollowing() {
 }
 
 int64_t replicationOffset() {
+  // A full sync in progress: the old history is gone and the new one not
+  // loaded yet, so the offset is 0, as Redis reports it then (CLUSTER
+  // SHARDS shows such a replica as "loading").
+  if (g_is_replica && link().state == State::kTransfer) return 0;
   return masterOffset();
 }
 
