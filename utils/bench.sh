@@ -360,6 +360,8 @@ echo "bench: AOF (utils/bench-aof.sh)"
 utils/bench-aof.sh >>BENCHMARKS.md
 echo "bench: replication (utils/bench-repl.sh)"
 utils/bench-repl.sh >>BENCHMARKS.md
+echo "bench: cluster (utils/bench-cluster.sh)"
+utils/bench-cluster.sh >>BENCHMARKS.md
 utils/bench-cli.sh >>BENCHMARKS.md
 echo "bench: TLS (utils/bench-tls.sh)"
 utils/bench-tls.sh >>BENCHMARKS.md
