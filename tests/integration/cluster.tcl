@@ -165,6 +165,21 @@ test {A client blocked on a key whose slot moves away gets -MOVED} {
   assert_match "MOVED $slot [caddr $other]" $err
 }
 
+test {Shard channel subscribers are unsubscribed when their slot moves away} {
+  set m [lindex [lmap n [masters] {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}] 0]
+  set other [lindex [lsearch -all -inline -not [masters] $m] 0]
+  set ch [owned_key $m sch]
+  set slot [cn $m cluster keyslot $ch]
+  set sub [::redis::connect 127.0.0.1 [cport $m] -defer 1]
+  $sub ssubscribe $ch
+  assert_equal [$sub read] [list ssubscribe $ch 1]
+  foreach n [list $other $m] { cn $n cluster setslot $slot node [cnode_id $other] }
+  set got [$sub read]
+  $sub close
+  cluster_wait_consistent a
+  assert_equal $got [list sunsubscribe $ch 0]
+}
+
 test {redis-py's RedisCluster writes and reads through the mixed cluster} {
   set script {
 import sys

@@ -14,6 +14,8 @@
 #include "common/strutil.h"
 #include "server/cluster/state.h"
 #include "server/core/state.h"
+#include "server/db/slots.h"
+#include "server/pubsub/pubsub.h"
 #include "server/repl/repl.h"
 
 namespace server::cluster {
@@ -107,6 +109,10 @@ bool delSlot(int slot) {
   State& s = st();
   Node* n = s.slots[slot];
   if (n == nullptr) return false;
+  // The slot leaves this node's shard: its shard channels' subscribers are
+  // unsubscribed (they must subscribe again where the slot went).
+  if ((n == myself() || myself()->master == n) && pubsubShardChannelsTotal() > 0)
+    pubsubShardDropChannels([slot](std::string_view ch) { return db::keyHashSlot(ch) == slot; });
   if (s.migrating_to[slot] != nullptr) s.migrating_to[slot] = nullptr;
   if (n->hasSlot(slot)) {
     wire::clearSlotBit(n->slots.data(), slot);

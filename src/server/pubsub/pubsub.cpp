@@ -337,6 +337,25 @@ constexpr SubcommandMaker sub{"pubsub"};
 
 }  // namespace
 
+size_t pubsubShardDropChannels(const std::function<bool(std::string_view)>& pick) {
+  std::vector<std::string> names;
+  for (const auto& [name, clients] : shardIndex())
+    if (pick(name)) names.push_back(name);
+  for (const std::string& name : names) {
+    auto it = shardIndex().find(name);
+    if (it == shardIndex().end()) continue;
+    std::vector<Client*> subs = it->second;
+    std::string_view v = name;
+    for (Client* c : subs) {
+      unsubscribe(c, kShard, name);
+      replyConfirmation(c, kShard.unsubscribe, &v, replyCount(c, kShard));
+      releaseIfEmpty(c);
+      if (!(c->flags & kPendingWrite)) queueClientWrite(c);
+    }
+  }
+  return names.size();
+}
+
 int64_t pubsubDeliver(std::string_view channel, std::string_view message, bool shard) {
   return publish(channel, message, shard);
 }

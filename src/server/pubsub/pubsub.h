@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -44,6 +45,10 @@ int64_t pubsubPublish(std::string_view channel, std::string_view message);
 // Delivers to this node's subscribers only (shard: SSUBSCRIBE's); the
 // number of receivers. Cluster mode calls it for messages from the bus.
 int64_t pubsubDeliver(std::string_view channel, std::string_view message, bool shard);
+// Cluster mode, a slot lost: every shard channel `pick` selects loses its
+// subscribers, each told with an sunsubscribe message (as Redis 7.0).
+// Returns the number of channels.
+size_t pubsubShardDropChannels(const std::function<bool(std::string_view)>& pick);
 // Cluster mode: PUBLISH and SPUBLISH reach the other nodes through this
 // hook (the cluster bus) instead of the replication stream, as Redis 7.0.
 using ClusterPublishHook = void (*)(std::string_view channel, std::string_view message,
