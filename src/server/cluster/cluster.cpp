@@ -126,6 +126,9 @@ bool init(std::string* err) {
     saveConfigOrDie(true);
   }
   s.myself->flags |= kMyself;
+  // A replica keeps the expired keys of its data set when loading it, as
+  // Redis's: its master's DELs remove them (persist's loader reads this).
+  if (s.myself->isReplica()) db::Db::expiry_replica = true;
   updateMyselfAnnounced();
   if (!openBus(err)) return false;
   g_server->dbs[0]->enableSlotIndex();

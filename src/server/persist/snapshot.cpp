@@ -431,9 +431,12 @@ bool loadAtStart() {
   hooks.on_expired = [](int db, std::string_view key) {
     g_load_expired.emplace_back(db, std::string(key));
   };
-  bool ok =
-      loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases), loadLimits(),
-                  srv.config.rdbchecksum, db::Clock::nowMs, &fresh, &stats, &missing, &err, &hooks);
+  // A replica (replicaof set, or a cluster replica) keeps expired keys, as
+  // Redis does: they go when its master's DELs arrive.
+  bool replica = db::Db::expiry_replica || !srv.config.replicaof.empty();
+  bool ok = loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases),
+                        loadLimits(), srv.config.rdbchecksum, replica ? 0 : db::Clock::nowMs,
+                        &fresh, &stats, &missing, &err, &hooks);
   st.loading = false;
   if (!ok && srv.shutdown_asap) {
     LOG_WARNING("Loading abandoned: shutdown requested");

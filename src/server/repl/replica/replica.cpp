@@ -47,7 +47,10 @@ void onClientClose(Client* c) {
     LOG_NOTICE("Connection with master lost.");
     LOG_NOTICE("* Caching the disconnected master state.");
     l.state = State::kConnect;
-    l.down_since_s = nowSec();
+    // The cached clock, as Redis's: a link closed right after a long
+    // command (DEBUG SLEEP) went down when that command began, and a
+    // cluster replica's data is that old (its election's data age).
+    l.down_since_s = db::Clock::nowMs / 1000;
     l.ever_synced = true;
   }
 }
