@@ -172,6 +172,9 @@ class Client {
   uint32_t flags = 0;
   int64_t ctime_ms = 0;
   int64_t last_interaction_ms = 0;
+  // When it was scheduled to close (kCloseAsap), by the cached clock: the
+  // link to a master went down then, not when it is freed later.
+  int64_t close_asap_ms = 0;
   // Bytes of the input whose requests are being run (CLIENT INFO's qbuf for
   // the running client: Redis trims its query buffer only after the batch).
   size_t input_batch = 0;

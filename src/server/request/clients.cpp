@@ -51,6 +51,7 @@ void Server::unlinkClient(Client* c) {
 void Server::freeClientAsync(Client* c) {
   if (c->flags & kCloseAsap) return;
   c->flags |= kCloseAsap;
+  c->close_asap_ms = db::Clock::nowMs;
   if (c->flags & kProtectedRefuse) refused_clients--;
   blocking::onClientFree(c);
   // Stop reading right away: nothing more from this client is processed.

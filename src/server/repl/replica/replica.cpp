@@ -47,10 +47,12 @@ void onClientClose(Client* c) {
     LOG_NOTICE("Connection with master lost.");
     LOG_NOTICE("* Caching the disconnected master state.");
     l.state = State::kConnect;
-    // The cached clock, as Redis's: a link closed right after a long
-    // command (DEBUG SLEEP) went down when that command began, and a
-    // cluster replica's data is that old (its election's data age).
-    l.down_since_s = db::Clock::nowMs / 1000;
+    // When it was closed (CLIENT KILL frees the master link only later,
+    // possibly after a long command such as DEBUG SLEEP): a cluster
+    // replica's data is that old (its election's data age), as in Redis,
+    // where CLIENT KILL drops the master link at once.
+    int64_t at_ms = c->close_asap_ms != 0 ? c->close_asap_ms : db::Clock::nowMs;
+    l.down_since_s = at_ms / 1000;
     l.ever_synced = true;
   }
 }
