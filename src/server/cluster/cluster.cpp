@@ -6,13 +6,13 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <strings.h>
 #include <cerrno>
 
 #include <cstring>
 #include <random>
 
 #include "common/log.h"
+#include "common/strutil.h"
 #include "event/event_loop.h"
 #include "server/cluster/cluster.h"
 #include "server/cluster/state.h"
@@ -106,7 +106,7 @@ void cronTick() {
     }
     if (oldest != nullptr) sendPing(oldest->link, wire::kPing);
   }
-  failureCron(now, g_iteration);
+  failureCron(now);
   if (blocking::blockedClientCount() != 0) redirectBlockedClients();
 }
 
@@ -208,9 +208,7 @@ std::string debugKillLink(std::string_view direction, std::string_view node) {
   if (!g_enabled) return "Debug option only available for cluster mode enabled setup!";
   Node* n = lookupNode(node);
   if (n == nullptr) return "Unknown node " + std::string(node);
-  auto is = [&](const char* w) {
-    return direction.size() == strlen(w) && strncasecmp(direction.data(), w, direction.size()) == 0;
-  };
+  auto is = [&](const char* w) { return common::strutil::equalsIgnoreCase(direction, w); };
   if (is("from")) {
     freeLink(n->inbound);
   } else if (is("to")) {

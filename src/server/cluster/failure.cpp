@@ -451,13 +451,12 @@ void updateState() {
   }
 }
 
-void failureCron(int64_t now, int iteration) {
+void failureCron(int64_t now) {
   State& s = st();
   Node* me = myself();
   int orphaned = 0, max_replicas = 0, mine = 0;
   bool update = false;
   int64_t timeout = nodeTimeout();
-  (void)iteration;
   for (auto& [name, np] : s.nodes) {
     Node* n = np.get();
     if (n->flags & (kMyself | kNoAddr | kHandshake)) continue;

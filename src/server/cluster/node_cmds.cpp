@@ -1,6 +1,5 @@
 // CLUSTER subcommands about nodes, roles and the cluster's state, and
 // ASKING / READONLY / READWRITE, with Redis 7.0.15's replies and errors.
-#include <strings.h>
 
 #include <array>
 #include <cerrno>
@@ -34,10 +33,6 @@ Node* nodeArgOrReply(Client* c, size_t i) {
   if (n == nullptr)
     c->addErrorFormat("Unknown node %.*s", static_cast<int>(name.size()), name.data());
   return n;
-}
-
-bool eqi(std::string_view a, const char* b) {
-  return common::strutil::equalsIgnoreCase(a, b);
 }
 
 }  // namespace
@@ -235,9 +230,9 @@ void failover(Client* c) {
   if (c->argc() > 3) return subcommandSyntaxError(c);
   bool force = false, takeover = false;
   if (c->argc() == 3) {
-    if (eqi(c->arg(2), "force")) {
+    if (common::strutil::equalsIgnoreCase(c->arg(2), "force")) {
       force = true;
-    } else if (eqi(c->arg(2), "takeover")) {
+    } else if (common::strutil::equalsIgnoreCase(c->arg(2), "takeover")) {
       takeover = force = true;
     } else {
       return c->addSyntaxError();
@@ -296,9 +291,9 @@ void reset(Client* c) {
   if (c->argc() > 3) return subcommandSyntaxError(c);
   bool hard = false;
   if (c->argc() == 3) {
-    if (eqi(c->arg(2), "hard"))
+    if (common::strutil::equalsIgnoreCase(c->arg(2), "hard"))
       hard = true;
-    else if (!eqi(c->arg(2), "soft"))
+    else if (!common::strutil::equalsIgnoreCase(c->arg(2), "soft"))
       return c->addSyntaxError();
   }
   Node* me = myself();

@@ -52,8 +52,7 @@ bool isExec(const Command* cmd) {
   return strcmp(cmd->name, "exec") == 0;
 }
 
-std::string redirectText(int code, const Node* n, int slot, const Client* c) {
-  (void)c;
+std::string redirectText(int code, const Node* n, int slot) {
   switch (code) {
     case kCrossSlot:
       return "-CROSSSLOT Keys in request don't hash to the same slot";
@@ -196,9 +195,9 @@ bool routeRequest(Client* c, const Command* cmd) {
     // redirection (not an EXECABORT, which the admission flag would make).
     resetMultiState(c);
     c->flags &= ~kExecChecking;
-    c->addError(redirectText(code, n, slot, c));
+    c->addError(redirectText(code, n, slot));
   } else {
-    c->addError(redirectText(code, n, slot, c));
+    c->addError(redirectText(code, n, slot));
     multiFlagError(c);
   }
   return false;
@@ -240,7 +239,7 @@ void redirectBlockedClients() {
     if (key.empty()) continue;
     // A write will never come to a node that is down: tell the client.
     if (!s.ok) {
-      blocking::unblockWithError(c, redirectText(kDownState, nullptr, 0, c));
+      blocking::unblockWithError(c, redirectText(kDownState, nullptr, 0));
       continue;
     }
     int slot = db::keyHashSlot(key);
@@ -248,7 +247,7 @@ void redirectBlockedClients() {
     if ((c->flags & kReadOnlyClient) && !write && me->isReplica() && me->master == n) n = me;
     if (n == me || s.importing_from[slot] != nullptr) continue;
     std::string text =
-        n == nullptr ? redirectText(kDownUnbound, nullptr, 0, c) : redirectText(kMoved, n, slot, c);
+        n == nullptr ? redirectText(kDownUnbound, nullptr, 0) : redirectText(kMoved, n, slot);
     blocking::unblockWithError(c, text);
   }
 }

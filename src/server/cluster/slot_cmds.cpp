@@ -1,6 +1,5 @@
 // CLUSTER subcommands about slots and keys, and the slot map replies
 // (SLOTS, SHARDS), with Redis 7.0.15's replies and errors.
-#include <strings.h>
 
 #include <cstring>
 #include <vector>
@@ -22,10 +21,6 @@ void broadcastPong(bool local_replicas_only);
 
 namespace cmd {
 namespace {
-
-bool eqi(std::string_view a, const char* b) {
-  return common::strutil::equalsIgnoreCase(a, b);
-}
 
 // A slot argument, or -1 with the error replied.
 int slotOrReply(Client* c, size_t i) {
@@ -210,21 +205,21 @@ void setslot(Client* c) {
   std::string_view action = c->arg(3);
   size_t argc = c->argc();
   db::Db& d = *g_server->dbs[0];
-  if (eqi(action, "migrating") && argc == 5) {
+  if (common::strutil::equalsIgnoreCase(action, "migrating") && argc == 5) {
     if (s.slots[slot] != me) return c->addErrorFormat("I'm not the owner of hash slot %u", slot);
     Node* n = masterArgOrReply(c, "I don't know about node %.*s");
     if (n == nullptr) return;
     s.migrating_to[slot] = n;
-  } else if (eqi(action, "importing") && argc == 5) {
+  } else if (common::strutil::equalsIgnoreCase(action, "importing") && argc == 5) {
     if (s.slots[slot] == me)
       return c->addErrorFormat("I'm already the owner of hash slot %u", slot);
     Node* n = masterArgOrReply(c, "I don't know about node %.*s");
     if (n == nullptr) return;
     s.importing_from[slot] = n;
-  } else if (eqi(action, "stable") && argc == 4) {
+  } else if (common::strutil::equalsIgnoreCase(action, "stable") && argc == 4) {
     s.importing_from[slot] = nullptr;
     s.migrating_to[slot] = nullptr;
-  } else if (eqi(action, "node") && argc == 5) {
+  } else if (common::strutil::equalsIgnoreCase(action, "node") && argc == 5) {
     Node* n = masterArgOrReply(c, "Unknown node %.*s");
     if (n == nullptr) return;
     if (s.slots[slot] == me && n != me && d.countKeysInSlot(slot) != 0) {

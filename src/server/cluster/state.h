@@ -237,6 +237,6 @@ void handleReplicaFailover();
 void handleManualFailover();
 void resetManualFailover();
 void updateState();
-void failureCron(int64_t now, int iteration);
+void failureCron(int64_t now);
 
 }  // namespace server::cluster
