@@ -280,7 +280,10 @@ bool processMessage(Link* l, const uint8_t* msg, size_t len) {
     sender = lookupNode(wire::fieldString(h.sender, kNameLen));
     if (sender != nullptr && l->inbound && l->node == nullptr) tieInbound(sender, l);
   }
-  if (sender != nullptr) sender->data_received = now;
+  if (sender != nullptr) {
+    sender->data_received = now;
+    wire::getRdmaAnnounce(h, &sender->rdma_port, &sender->rdma_cport);
+  }
   uint64_t sender_current = 0, sender_config = 0;
   if (sender != nullptr && !sender->inHandshake()) {
     sender_current = wire::ntoh64(h.current_epoch);
