@@ -4,7 +4,8 @@
 # it; what a client is told about the other node depends on how the client
 # came in, as Redis 7.0 does: a TLS client is given TLS ports, a plaintext
 # client the plaintext ones (-MOVED, CLUSTER SLOTS, CLUSTER NODES), and
-# CLUSTER SHARDS names both.
+# CLUSTER SHARDS names both. MIGRATE to a node named by its plaintext port
+# reaches it over TLS (Redis would try TLS on the plaintext port).
 
 source [file join $::support_dir cluster.tcl]
 source [file join $::support_dir tls.tcl]
@@ -82,6 +83,20 @@ test {Writes through both nodes over TLS with Debian's redis-cli -c} {
   }
   lmap i {1 2 3 4 5 6 7 8} {tls_cli $tb -c get tlsk$i}
 } {v1 v2 v3 v4 v5 v6 v7 v8}
+
+test {A slot moved by a plaintext client: MIGRATE to the plaintext port goes over TLS} {
+  # What redis-cli --cluster reshard does, with the ports a plaintext client
+  # is shown; the node reaches b's TLS port (cluster links are TLS).
+  set k [owned_key a mig]
+  set slot [cn a cluster keyslot $k]
+  cn a set $k moved-value
+  cn b cluster setslot $slot importing [cnode_id a]
+  cn a cluster setslot $slot migrating [cnode_id b]
+  assert_equal OK [cn a migrate 127.0.0.1 [cport b] $k 0 5000]
+  cn b cluster setslot $slot node [cnode_id b]
+  cn a cluster setslot $slot node [cnode_id b]
+  list [tls_cli $tb get $k] [cn a cluster countkeysinslot $slot]
+} {moved-value 0}
 
 cnodes_stop_all
 }

@@ -260,8 +260,18 @@ bool openBus(std::string* err) {
   if (net::ConnectionType* alt = altBusType()) {
     // Optional: without it (no device, port taken) the bus stays on its
     // own type and this node announces no bus port of the other.
+    // The type's own listener settings (its bind addresses, options), at
+    // the bus port in place of its client port.
     std::string alt_err;
-    net::Listener* al = alt->listen(&g_server->loop, spec, onAccept, nullptr, &alt_err);
+    std::string port_setting = alt->clientPortSetting();
+    auto get = [&](const std::string& n) {
+      return n == port_setting ? std::to_string(listen_port) : configValue(cfg, n);
+    };
+    net::ListenSpec alt_spec;
+    bool wanted = false;
+    net::Listener* al = nullptr;
+    if (alt->listenSpecFrom(get, &alt_spec, &wanted, &alt_err) && wanted)
+      al = alt->listen(&g_server->loop, alt_spec, onAccept, nullptr, &alt_err);
     if (al == nullptr) {
       LOG_WARNING("Cluster bus over %s not available (%s): peers reach this node over %s",
                   alt->name(), alt_err.c_str(), type->name());

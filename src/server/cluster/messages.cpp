@@ -55,7 +55,7 @@ bool updateAddressIfNeeded(Node* n, Link* l, const wire::Header& h) {
   if (n->link != nullptr) freeLink(n->link);
   n->flags &= ~kNoAddr;
   LOG_WARNING("Address updated for node %s, now %s:%d", n->name.c_str(), n->ip.c_str(), n->port);
-  if (myself()->isReplica() && myself()->master == n) repl::clusterFollow(n->ip, n->port);
+  if (myself()->isReplica() && myself()->master == n) followMaster(n);
   return true;
 }
 

@@ -233,8 +233,15 @@ void setMyMaster(Node* n) {
   }
   me->master = n;
   addReplica(n, me);
-  repl::clusterFollow(n->ip, n->port);
+  followMaster(n);
   resetManualFailover();
+}
+
+void followMaster(const Node* n) {
+  // With repl-transport rdma the replica link runs over RDMA: to the
+  // master's RDMA port once it announced one.
+  bool rdma = configValue(g_server->config, "repl-transport") == "rdma";
+  repl::clusterFollow(n->ip, rdma && n->rdma_port != 0 ? n->rdma_port : n->port);
 }
 
 const std::string& preferredEndpoint(const Node* n) {

@@ -203,6 +203,9 @@ bool saveConfig(bool do_fsync);
 void saveConfigOrDie(bool do_fsync);
 // Makes this node a replica of n (CLUSTER REPLICATE, failover demotion).
 void setMyMaster(Node* n);
+// Points replication at n (repl::clusterFollow) at the port of the
+// replication link's type.
+void followMaster(const Node* n);
 const std::string& preferredEndpoint(const Node* n);
 // CLUSTER RESET: forget every other node and slot (hard: new name, epochs
 // back to 0); a replica becomes an empty master.
