@@ -265,7 +265,7 @@ bool processMessage(Link* l, const uint8_t* msg, size_t len) {
   State& s = st();
   uint16_t type = ntohs(h.type);
   if (type < wire::kTypeCount) s.received[type]++;
-  if (type == g_drop_packet_type) {
+  if (type == g_drop_packet_type || g_drop_packet_type == -2) {
     LOG_WARNING("Dropping packet that matches debug drop filter");
     return true;
   }
