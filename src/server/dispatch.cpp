@@ -227,11 +227,13 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  if (persist::loading() && !(cmd->flags & kLoading)) {
-    c->addError("-LOADING Redis is loading the dataset in memory");
-    cmd->rejected_calls++;
-    multiFlagError(c);
-    return true;
+  if (persist::g_loading != persist::Loading::kNone) [[unlikely]] {
+    if (persist::loading() ? !(cmd->flags & kLoading) : (cmd->flags & kNoAsyncLoading) != 0) {
+      c->addError("-LOADING Redis is loading the dataset in memory");
+      cmd->rejected_calls++;
+      multiFlagError(c);
+      return true;
+    }
   }
   // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
   // as in Redis, so health checks notice.

@@ -208,7 +208,7 @@ int64_t Db::expireOf(const Entry* e) {
   return x ? x->when_ms : -1;
 }
 
-void Db::setExpire(Entry* e, int64_t when_ms) {
+void Db::setExpire(Entry* e, int64_t when_ms, bool from_data) {
   if (e->hasExpire()) {
     ExpireNode* x = expires_.find(e);
     if (x != nullptr) {
@@ -220,7 +220,8 @@ void Db::setExpire(Entry* e, int64_t when_ms) {
   expires_.insert(x);
   e->flags |= Entry::kHasExpire;
   // A writable replica's own TTL: its active cycle will expire the key.
-  if (expiry_replica && !master_view) replica_own_ttl_.insert(std::string(e->keyView()));
+  if (expiry_replica && !master_view && !from_data)
+    replica_own_ttl_.insert(std::string(e->keyView()));
 }
 
 size_t Db::expireReplicaOwnKeys(size_t max_visits) {
