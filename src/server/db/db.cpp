@@ -107,7 +107,10 @@ void Db::expireNow(Entry* e) {
 Entry* Db::find(std::string_view key, bool for_write) {
   Entry* e = keys_.find(key);
   if (e == nullptr) return nullptr;
-  if (e->hasExpire() && isExpired(e) && !(expiry_replica && master_view)) {
+  // Under master_view (the master's stream on a replica, an AOF replayed
+  // at load) a key whose TTL passed is still there, as for Redis while
+  // loading: the DEL, or the first access afterwards, removes it.
+  if (e->hasExpire() && isExpired(e) && !master_view) {
     // On a replica only its own clients' writes delete it; reads hide it.
     if (expiry_replica && !for_write) return nullptr;
     if (!expiry_paused) expireNow(e);

@@ -220,8 +220,9 @@ class Db {
   static bool expiry_paused;
   // A replica (server/repl/replica/): expired keys read as absent but are
   // not deleted by reads or the active cycle; the master's DEL removes
-  // them. While master_view is set (a command of the master's stream runs)
-  // they are still seen, as the master may not have expired them yet. Keys
+  // them. While master_view is set (a command of the master's stream runs,
+  // or an AOF is replayed at load, on any server) they are still seen, as
+  // the master may not have expired them yet. Keys
   // a writable replica's own clients gave a TTL are the exception, as in
   // Redis: they are remembered (setExpire without master_view) and the
   // active cycle deletes them once expired.

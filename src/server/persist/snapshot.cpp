@@ -443,9 +443,9 @@ bool loadAtStart() {
   // A replica (replicaof set, or a cluster replica) keeps expired keys, as
   // Redis does: they go when its master's DELs arrive.
   bool replica = db::Db::expiry_replica || !srv.config.replicaof.empty();
-  bool ok = loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases),
-                        loadLimits(), srv.config.rdbchecksum, replica ? 0 : db::Clock::nowMs,
-                        &fresh, &stats, &missing, &err, &hooks);
+  bool ok = loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases), loadLimits(),
+                        srv.config.rdbchecksum, replica ? 0 : db::Clock::nowMs, &fresh, &stats,
+                        &missing, &err, &hooks);
   g_loading = Loading::kNone;
   if (!ok && srv.shutdown_asap) {
     LOG_WARNING("Loading abandoned: shutdown requested");
