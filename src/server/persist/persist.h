@@ -60,9 +60,11 @@ inline bool loading() {
 inline bool asyncLoading() {
   return g_loading == Loading::kAsync;
 }
-// The replica side marks a swapdb full sync's transfer (the RDB arriving)
-// as asynchronous loading, and clears it when the sync ends either way.
-void setAsyncLoading(bool on);
+// The replica side marks a diskless full sync's transfer (the RDB arriving)
+// as loading, as Redis's streamed load is: kAsync for swapdb continuing the
+// replica's history, else kSync; kNone when the sync ends either way (only
+// a mark this function set is cleared).
+void setTransferLoading(Loading kind);
 void cron();
 // Before the loop sleeps and before replies are written: the AOF's write
 // (and fsync with appendfsync always) of what this iteration changed.

@@ -552,16 +552,20 @@ void killRdbChild() {
 
 Loading g_loading = Loading::kNone;
 
-void setAsyncLoading(bool on) {
+void setTransferLoading(Loading kind) {
+  static bool set_here = false;
   SnapshotState& st = state();
-  if (on && g_loading == Loading::kNone) {
-    g_loading = Loading::kAsync;
-    st.loading_start = nowSec();
-    st.loading_loaded_bytes = 0;
-    st.loading_total_bytes = 0;
-  } else if (!on && g_loading == Loading::kAsync) {
-    g_loading = Loading::kNone;
+  if (kind == Loading::kNone) {
+    if (set_here) g_loading = Loading::kNone;
+    set_here = false;
+    return;
   }
+  if (g_loading != Loading::kNone) return;  // another load is under way
+  g_loading = kind;
+  set_here = true;
+  st.loading_start = nowSec();
+  st.loading_loaded_bytes = 0;
+  st.loading_total_bytes = 0;
 }
 
 void afterFlushAll() {

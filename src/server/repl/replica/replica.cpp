@@ -332,7 +332,10 @@ void masterApplied(Client* c, std::string_view bytes) {
 
 void replicaCron() {
   replica::Link& l = link();
-  if (!g_is_replica || persist::loading()) return;
+  if (!g_is_replica) return;
+  // A diskless transfer counts as loading (clients get -LOADING) but still
+  // times out here.
+  if (persist::loading() && l.state != State::kTransfer) return;
   const Config& cfg = g_server->config;
   int64_t now = nowSec();
   switch (l.state) {

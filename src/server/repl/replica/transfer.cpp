@@ -163,7 +163,7 @@ void finish(std::string_view rest) {
   persist::ReplicaRdbResult res;
   std::string err;
   bool ok = persist::loadReplicaRdb(in, &res, &err);
-  persist::setAsyncLoading(false);
+  persist::setTransferLoading(persist::Loading::kNone);
   l.body = std::string();
   if (l.conn != conn || l.state != State::kTransfer) return;  // REPLICAOF meanwhile
   if (!ok) {
@@ -261,15 +261,18 @@ void beginTransfer(const std::string& replid, int64_t offset, std::string_view r
   // comes from (same replication id, as after a PSYNC beyond the backlog):
   // from the first byte on, the sync is an asynchronous load, the old data
   // set serving clients until the new one replaces it, as Redis decides.
+  // Any other diskless sync is a load from its first byte too, clients
+  // getting -LOADING meanwhile, as Redis's streamed load.
   l.async = cfg.repl_diskless_load == "swapdb" && replid == replId();
-  if (l.async) persist::setAsyncLoading(true);
+  if (l.diskless)
+    persist::setTransferLoading(l.async ? persist::Loading::kAsync : persist::Loading::kSync);
   l.conn->setReadHandler(onReadable);
   if (!rest.empty()) consume(rest.data(), rest.size());
 }
 
 void abortTransfer() {
   Link& l = link();
-  persist::setAsyncLoading(false);
+  persist::setTransferLoading(persist::Loading::kNone);
   if (l.fd >= 0) close(l.fd);
   l.fd = -1;
   if (!l.tmpfile.empty()) unlink(l.tmpfile.c_str());
