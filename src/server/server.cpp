@@ -64,7 +64,10 @@ namespace {
 
 // An error from a command that must not fail: the master's stream (kMaster)
 // or the AOF being loaded (kMustObey). The data sets have diverged; Redis
-// logs it, and panics when propagation-error-behavior asks.
+// logs it, and panics when propagation-error-behavior asks: for the AOF
+// with "panic", for the master's stream with "panic" or "panic-on-replicas"
+// on a read-only replica only (a writable replica's own writes may
+// legitimately clash with its master's).
 [[gnu::noinline]] void propagationError(const Client* c, std::string_view msg) {
   bool master = (c->flags & kMaster) != 0;
   const char* from = master ? "replica" : "AOF-loading-client";
@@ -75,7 +78,10 @@ namespace {
       "command '%s'",
       from, to, static_cast<int>(std::min<size_t>(msg.size(), 128)), msg.data(), cmd);
   const std::string& b = g_server->config.propagation_error_behavior;
-  if (b == "panic" || (b == "panic-on-replicas" && master)) {
+  bool panic =
+      master ? g_server->config.replica_read_only && (b == "panic" || b == "panic-on-replicas")
+             : b == "panic";
+  if (panic) {
     LOG_WARNING("This %s panicked sending an error to its %s after processing the command '%s'",
                 from, to, cmd);
     abort();  // the crash report (crash/) follows from SIGABRT

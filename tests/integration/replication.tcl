@@ -419,5 +419,25 @@ start_server [list tags {repl external:skip} overrides $::master_overrides] {
       r -1 debug replicate not-a-command
       replica_stopped_with $rep $c "*This replica panicked sending an error to its master*"
     } {1 1}
+
+    test {panic-on-replicas spares a writable replica (its own writes may clash): CRITICAL logged, it runs on} {
+      set rep [launch_server {propagation-error-behavior panic-on-replicas replica-read-only no} {}]
+      set c [::redis::connect [dict get $rep host] [dict get $rep port] -timeout 5000]
+      $c replicaof 127.0.0.1 [srv -1 port]
+      wait_for_condition 200 50 {[info_field [$c info replication] master_link_status] eq "up"} {
+        fail "the replica never synced"
+      }
+      r -1 debug replicate not-a-command
+      wait_for_condition 200 50 {
+        [string match "*== CRITICAL == This replica is sending an error to its master*" [read_file [dict get $rep stdout]]]
+      } {
+        fail "no CRITICAL line"
+      }
+      set got [$c ping]
+      catch {$c shutdown nosave}
+      catch {$c close}
+      wait_server_exit [dict get $rep dir] 5000
+      set got
+    } {PONG}
   }
 }
