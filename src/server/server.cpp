@@ -179,6 +179,10 @@ bool Instance::start() {
     LOG_WARNING("%s", err.c_str());
     return false;
   }
+  if (listeners_.empty()) {
+    LOG_WARNING("Configured to not listen anywhere, exiting.");
+    return false;
+  }
   // Cluster mode: nodes.conf and the bus (cluster.h); the slot index of
   // db 0 must exist before any key is loaded.
   if (!cluster::init(&err)) {
@@ -231,8 +235,6 @@ bool Instance::openListeners(std::string* err) {
     LOG_NOTICE("%s", o.announcement.c_str());
     fresh.push_back({o.type, std::move(o.listener)});
   }
-  if (fresh.empty())
-    LOG_WARNING("No listener is configured (every transport's port or socket is off)");
   listeners_ = std::move(fresh);
   return true;
 }

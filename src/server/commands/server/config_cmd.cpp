@@ -47,9 +47,16 @@ bool applyConfig(const std::string& name, std::string* err) {
     return true;
   }
   if (name == "port" || name == "bind") {
+    // Redis's replies; what failed is in the log.
     std::string why;
     if (!s.rebindListeners(&why)) {
-      *err = "Unable to listen on this port: " + why;
+      LOG_WARNING("%s", why.c_str());
+      if (name == "bind") {
+        LOG_WARNING("Failed to bind");
+        *err = "Failed to bind to specified addresses.";
+      } else {
+        *err = "Unable to listen on this port. Check server logs.";
+      }
       return false;
     }
     return true;
