@@ -80,8 +80,7 @@ bool applyConfig(const std::string& name, std::string* err) {
   }
   if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
   if (name == "oom-score-adj" || name == "oom-score-adj-values") {
-    if (!process::applyOomScoreAdj(s.config.oom_score_adj, s.config.oom_score_adj_values,
-                                   process::kOomMaster)) {
+    if (!process::applyServerOomScoreAdj(s.config)) {
       *err = "Failed to set current oom_score_adj. Check server logs.";
       return false;
     }
