@@ -217,7 +217,17 @@ resp::RequestParser::Result Client::parseRequest(const char* data, size_t len,
 
 void Client::trimArgs() {
   if (argv_.capacity() > kKeepArgs) std::vector<std::string_view>().swap(argv_);
-  if (qlen_ == qpos_) parser_.trim(kKeepArgs);  // no request half-parsed
+  if (qlen_ != qpos_) return;  // a request half-read or held: all stays
+  parser_.trim(kKeepArgs);
+  // The private buffer of a big request, drained: freed now rather than at
+  // the next read, which may be seconds away (a master link after a big
+  // write). Redis's clients cron trims such query buffers too.
+  if (qbuf_ != nullptr && qcap_ > kKeepQueryBuffer) {
+    free(qbuf_);
+    qbuf_ = nullptr;
+    qcap_ = 0;
+    qlen_ = qpos_ = 0;
+  }
 }
 
 int Client::resizeReplyBuffer(int64_t now_ms, int64_t peak_reset_ms) {

@@ -245,8 +245,9 @@ class Client {
   // `peak_reset_ms` (-1: never). Returns -1 shrunk, 1 grown, 0 neither.
   int resizeReplyBuffer(int64_t now_ms, int64_t peak_reset_ms);
   // Gives back the argument lists a request of many arguments grew (SADD
-  // of 100,000 members): Redis frees its argv after each command. From the
-  // cron, between requests.
+  // of 100,000 members): Redis frees its argv after each command; and the
+  // drained private query buffer of a big request. From the cron, between
+  // requests.
   void trimArgs();
   // For CLIENT LIST: "r", "rw", "w" or "".
   std::string eventsString() const;
