@@ -54,4 +54,9 @@ bool enforceOutputBufferLimits(Client* c) {
   return closeIfOverLimit(c, cfg.obuf_limits[cls], used, unauth_over, &c->obuf_soft_since_ms);
 }
 
+int64_t outputHardLimit(const Client* c) {
+  int cls = isPubSubClient(c) ? Config::kClassPubSub : Config::kClassNormal;
+  return g_server->config.obuf_limits[cls].hard;
+}
+
 }  // namespace server
