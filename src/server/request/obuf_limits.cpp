@@ -4,9 +4,9 @@
 
 #include "common/log.h"
 #include "server/core/client.h"
-#include "server/request/client_info.h"
-#include "server/pubsub/pubsub.h"
 #include "server/core/state.h"
+#include "server/pubsub/pubsub.h"
+#include "server/request/client_info.h"
 
 namespace server {
 
