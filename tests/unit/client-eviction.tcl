@@ -41,6 +41,12 @@ proc ce_wait_mem {name bytes} {
 
 proc ce_evicted {} { info_field [r info stats] evicted_clients }
 
+# One field of the CLIENT LIST line of the client named $name.
+proc client_field_of {name field} {
+  if {[regexp " $field=(\[0-9\]+)" [ce_line $name] -> v]} { return $v }
+  return -1
+}
+
 start_server {tags {maxmemory external:skip}} {
   test {A client over maxmemory-clients is closed and counted} {
     r config resetstat
@@ -112,4 +118,68 @@ start_server {tags {maxmemory external:skip}} {
     r config set maxmemory 0
     ce_evicted
   } {1}
+}
+
+start_server {tags {maxmemory external:skip}} {
+  test {Watched keys count in a client's memory (tot-mem, not multi-mem)} {
+    set c [redis_client]
+    $c client setname watcher
+    set before [ce_tot_mem watcher]
+    set multi_before [client_field_of watcher multi-mem]
+    for {set i 0} {$i < 1000} {incr i} { $c watch key:$i }
+    set grown [expr {[ce_tot_mem watcher] - $before}]
+    set multi_grown [expr {[client_field_of watcher multi-mem] - $multi_before}]
+    $c close
+    # Each watched key takes some tens of bytes of the client's list.
+    assert {$grown >= 20000}
+    # multi-mem is the queued commands' arguments only.
+    assert_equal $multi_grown 0
+  }
+
+  test {Subscriptions count in a client's memory (tot-mem)} {
+    set out {}
+    foreach cmd {subscribe psubscribe ssubscribe} {
+      set c [redis_deferring_client]
+      $c client setname sub$cmd
+      $c read
+      set before [ce_tot_mem sub$cmd]
+      for {set i 0} {$i < 1000} {incr i} { $c $cmd ch:$i }
+      for {set i 0} {$i < 1000} {incr i} { $c read }
+      set grown [expr {[ce_tot_mem sub$cmd] - $before}]
+      $c close
+      lappend out [expr {$grown >= 20000}]
+    }
+    set out
+  } {1 1 1}
+
+  test {A client watching many keys is evicted by maxmemory-clients} {
+    r config resetstat
+    r config set maxmemory-clients 200000
+    set c [redis_client]
+    set err ""
+    catch {
+      for {set i 0} {$i < 50000} {incr i} { $c watch key:$i }
+    } err
+    catch {$c close}
+    r config set maxmemory-clients 0
+    assert_match {*I/O error*} $err
+    ce_evicted
+  } {1}
+
+  test {A client with many subscriptions is evicted by maxmemory-clients} {
+    r config resetstat
+    r config set maxmemory-clients 200000
+    set out {}
+    foreach cmd {subscribe psubscribe ssubscribe} {
+      set c [redis_client]
+      set err ""
+      catch {
+        for {set i 0} {$i < 50000} {incr i} { $c $cmd ch:$i }
+      } err
+      catch {$c close}
+      lappend out [string match {*I/O error*} $err]
+    }
+    r config set maxmemory-clients 0
+    lappend out [ce_evicted]
+  } {1 1 1 3}
 }

@@ -7,6 +7,7 @@
 #include "server/core/client.h"
 #include "server/core/state.h"
 #include "server/evict/evict.h"
+#include "server/pubsub/pubsub.h"
 #include "server/request/multi.h"
 
 namespace server::evict {
@@ -45,7 +46,7 @@ size_t clientMemory(const server::Client* c) {
     for (std::string_view a : c->argv()) argv += a.size();
   }
   return sizeof(server::Client) + c->queryBufferCapacity() + c->outputMemory() + argv +
-         server::multiQueuedBytes(c);
+         server::multiMemory(c) + server::pubsubStateMemory(c);
 }
 
 bool evictClients(server::Client* current) {

@@ -5,7 +5,8 @@
 // closed; monitors and connections without a transport do not count.
 //
 // A client's memory is its struct, query buffer, output buffer, current
-// arguments and queued MULTI commands (CLIENT LIST tot-mem). The limit is a
+// arguments, queued MULTI commands, watched keys and Pub/Sub subscriptions
+// (CLIENT LIST tot-mem). The limit is a
 // byte count, or a percentage of maxmemory ("10%"; Config stores it as a
 // negative number).
 #pragma once

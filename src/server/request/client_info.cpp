@@ -93,8 +93,8 @@ ClientLine describeClient(Client* c) {
   f.omem = c->outputBytes();
   f.obl = c->outputBytes();
   f.oll = 0;
-  f.tot_mem =
-      sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem + f.multi_mem;
+  f.tot_mem = sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem +
+              multiMemory(c) + pubsubStateMemory(c);
   f.events = c->eventsString();
   const Command* cmd = running ? c->cur_cmd : c->last_cmd;
   if (cmd != nullptr) f.cmd = cmd->name;
