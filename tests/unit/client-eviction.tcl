@@ -183,3 +183,26 @@ start_server {tags {maxmemory external:skip}} {
     lappend out [ce_evicted]
   } {1 1 1 3}
 }
+
+start_server {tags {maxmemory external:skip}} {
+  test {BCAST tracking prefixes count in a client's memory; many get it evicted} {
+    set c [redis_client]
+    $c client setname prefixes
+    set before [ce_tot_mem prefixes]
+    for {set i 0} {$i < 1000} {incr i} { $c client tracking on prefix [format p%08d $i] bcast }
+    set grown [expr {[ce_tot_mem prefixes] - $before}]
+    assert {$grown >= 20000}
+    r config resetstat
+    r config set maxmemory-clients 200000
+    set err ""
+    catch {
+      for {set i 1000} {$i < 50000} {incr i} {
+        $c client tracking on prefix [format p%08d $i] bcast
+      }
+    } err
+    catch {$c close}
+    r config set maxmemory-clients 0
+    assert_match {*I/O error*} $err
+    ce_evicted
+  } {1}
+}

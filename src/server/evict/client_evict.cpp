@@ -8,6 +8,7 @@
 #include "server/core/state.h"
 #include "server/evict/evict.h"
 #include "server/pubsub/pubsub.h"
+#include "server/pubsub/tracking.h"
 #include "server/request/multi.h"
 
 namespace server::evict {
@@ -46,7 +47,8 @@ size_t clientMemory(const server::Client* c) {
     for (std::string_view a : c->argv()) argv += a.size();
   }
   return sizeof(server::Client) + c->queryBufferCapacity() + c->outputMemory() + argv +
-         server::multiMemory(c) + server::pubsubStateMemory(c);
+         server::multiMemory(c) + server::pubsubStateMemory(c) +
+         server::tracking::clientStateMemory(c);
 }
 
 bool evictClients(server::Client* current) {

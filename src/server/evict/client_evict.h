@@ -5,8 +5,8 @@
 // closed; monitors and connections without a transport do not count.
 //
 // A client's memory is its struct, query buffer, output buffer, current
-// arguments, queued MULTI commands, watched keys and Pub/Sub subscriptions
-// (CLIENT LIST tot-mem). The limit is a
+// arguments, queued MULTI commands, watched keys, Pub/Sub subscriptions and
+// tracking prefixes (CLIENT LIST tot-mem). The limit is a
 // byte count, or a percentage of maxmemory ("10%"; Config stores it as a
 // negative number).
 #pragma once

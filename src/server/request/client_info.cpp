@@ -94,7 +94,7 @@ ClientLine describeClient(Client* c) {
   f.obl = c->outputBytes();
   f.oll = 0;
   f.tot_mem = sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem +
-              multiMemory(c) + pubsubStateMemory(c);
+              multiMemory(c) + pubsubStateMemory(c) + tracking::clientStateMemory(c);
   f.events = c->eventsString();
   const Command* cmd = running ? c->cur_cmd : c->last_cmd;
   if (cmd != nullptr) f.cmd = cmd->name;
