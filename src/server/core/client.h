@@ -233,6 +233,12 @@ class Client {
 
   bool hasPendingReplies() const { return !replies_.empty(); }
   size_t queryBufferBytes() const { return qlen_ - qpos_; }
+  // CLIENT LIST qbuf, as Redis shows it: of a request still arriving, only
+  // what is not parsed yet (Redis drops the parsed part from its buffer).
+  size_t queryBufferUnparsed() const {
+    size_t n = qlen_ - qpos_, parsed = parser_.consumed();
+    return n > parsed ? n - parsed : 0;
+  }
   size_t queryBufferCapacity() const { return qcap_; }
   size_t outputBytes() const { return replies_.pending(); }
   size_t outputMemory() const { return replies_.allocated(); }

@@ -81,7 +81,7 @@ ClientLine describeClient(Client* c) {
   f.ssub = pubsubShardChannelCount(c);
   f.multi = multiQueuedCount(c);
   f.multi_mem = multiQueuedBytes(c);
-  f.qbuf = c->queryBufferBytes();
+  f.qbuf = c->queryBufferUnparsed();
   bool running = c == g_server->current_client;
   if (running) {
     for (std::string_view a : c->argv()) f.argv_mem += a.size();
