@@ -262,7 +262,9 @@ class Client {
 
  private:
   void keepLeftover(const char* data, size_t len);
-  void ensureQueryCapacity(size_t need);
+  // Grows the private query buffer to at least `need` bytes: doubling, or
+  // to exactly `need` when `exact` (a request of known size).
+  void ensureQueryCapacity(size_t need, bool exact = false);
 
   uint64_t id_;
   net::Connection* conn_;
