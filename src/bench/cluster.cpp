@@ -60,6 +60,14 @@ bool ClusterMap::load(const Options& opt) {
       bool asked = n.hasFlag("myself") && n.host.empty();
       m.endpoint = client::nodeEndpoint(opt.endpoint, asked ? opt.endpoint.host : n.host,
                                         asked ? opt.endpoint.port : n.port);
+      if (m.endpoint.type == "rdma") {
+        // A node without an RDMA endpoint is named by its TCP port: the
+        // probe tells, and its clients then use TCP (client::connectNode).
+        client::Client probe;
+        if (client::connectNode(&probe, &m.endpoint, kTimeoutMs) && m.endpoint.type != "rdma")
+          fprintf(stderr, "WARNING: Master node %s has no RDMA endpoint, using TCP\n",
+                  client::describe(m.endpoint).c_str());
+      }
       for (auto [from, to] : n.slots) {
         for (int s = from; s <= to; s++) m.slots.push_back(s);
       }

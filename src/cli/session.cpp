@@ -56,7 +56,7 @@ bool isInvalidation(const Reply& push) {
 
 }  // namespace
 
-Session::Session(Options* opt) : opt_(opt) {
+Session::Session(Options* opt) : opt_(opt), type_(opt->endpoint.type) {
   installPushHandler();
 }
 
@@ -85,10 +85,13 @@ std::string Session::lastReason() const {
   return pos == std::string::npos ? e : e.substr(pos + 2);
 }
 
-bool Session::connect(bool quiet) {
+bool Session::connect(bool quiet, bool cluster_node) {
   in_multi_ = false;
   installPushHandler();
-  if (!client_.connect(opt_->endpoint, 0)) {
+  // A redirection's target may have no RDMA endpoint (see connectNode).
+  bool ok = cluster_node ? client::connectNode(&client_, &opt_->endpoint, 0)
+                         : client_.connect(opt_->endpoint, 0);
+  if (!ok) {
     if (!quiet) {
       fprintf(stderr, "Could not connect to Redis at %s: %s\n",
               client::describe(opt_->endpoint).c_str(), lastReason().c_str());
@@ -208,9 +211,10 @@ Session::RunResult Session::callFollowing(const std::vector<std::string>& argv, 
     if (in_repl_) {
       printf("-> Redirected to slot [%d] located at %s:%d\n", to.slot, to.host.c_str(), to.port);
     }
+    opt_->endpoint.type = type_;
     opt_->endpoint.host = to.host;
     opt_->endpoint.port = to.port;
-    if (!connect()) return RunResult::kRedirectFailed;
+    if (!connect(false, true)) return RunResult::kRedirectFailed;
     if (to.ask) {
       Reply asking;
       // Failing, redis-cli adds its "Error: <connection error>" line, empty

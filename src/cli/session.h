@@ -16,8 +16,9 @@ class Session {
   explicit Session(Options* opt);
 
   // Connects (closing any previous connection). Prints "Could not connect
-  // to Redis at <addr>: <why>" on failure unless quiet.
-  bool connect(bool quiet = false);
+  // to Redis at <addr>: <why>" on failure unless quiet. cluster_node: a
+  // redirection's target, reached as client::connectNode does.
+  bool connect(bool quiet = false, bool cluster_node = false);
   bool connected() const { return client_.connected(); }
   // Text redis-cli puts after "Could not connect ... : " (the OS reason).
   std::string lastReason() const;
@@ -63,6 +64,7 @@ class Session {
   bool interactive_ = false;
   bool in_repl_ = false;
   bool in_multi_ = false;
+  std::string type_;  // the connection type the options chose (redirections keep it)
 };
 
 }  // namespace cli

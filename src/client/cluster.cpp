@@ -97,6 +97,16 @@ Endpoint nodeEndpoint(const Endpoint& like, const std::string& host, int port) {
   return ep;
 }
 
+bool connectNode(Client* c, Endpoint* ep, int timeout_ms) {
+  if (c->connect(*ep, timeout_ms)) return true;
+  if (ep->type != "rdma") return false;
+  Endpoint tcp = *ep;
+  tcp.type = "tcp";
+  if (!c->connect(tcp, timeout_ms)) return false;
+  *ep = tcp;
+  return true;
+}
+
 bool parseRedirect(std::string_view err, Redirect* out) {
   if (err.substr(0, 6) == "MOVED ") {
     out->ask = false;

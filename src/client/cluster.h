@@ -32,6 +32,13 @@ const std::string& slotTag(int slot);
 // no cluster node, so with -s the library's default network type is used.
 Endpoint nodeEndpoint(const Endpoint& like, const std::string& host, int port);
 
+// Connects c to the cluster node at *ep (timeout as Client::connect). Over
+// RDMA, a node that refuses is tried once more over TCP at the same address,
+// and *ep is changed to say so: a node of this project names the other
+// nodes' RDMA ports to an RDMA client, but a node without one (a Redis node
+// in a mixed cluster) is named by its TCP port.
+bool connectNode(Client* c, Endpoint* ep, int timeout_ms);
+
 // A -MOVED or -ASK error: "MOVED <slot> <host>:<port>".
 struct Redirect {
   bool ask = false;  // ASK (send ASKING before the retry) rather than MOVED

@@ -229,6 +229,11 @@ class ConnectionType {
   virtual ~ConnectionType() = default;
   virtual const char* name() const = 0;
 
+  // The server setting naming the port this type serves clients on
+  // ("port", "tls-port", "rdma-port"; "" when it has none): a cluster node
+  // tells a client of this type the other nodes' ports of the same kind.
+  virtual const char* clientPortSetting() const { return ""; }
+
   // True when this type's settings ask it to carry the server's outgoing
   // `link` (net::typeForLink picks the type that does).
   virtual bool carriesLink(const SettingLookup& get, ServerLink link) const {

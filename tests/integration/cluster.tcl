@@ -375,6 +375,26 @@ test {Hostile bytes on the cluster bus: logged, the link dropped, the node unhar
   cluster_wait_ok $::all
 }
 
+test {A master cut off from the others stops taking writes after the node timeout} {
+  # Dropping every bus message it receives is a partition seen from its
+  # side: it hears no PONG, finds itself in the minority and declares the
+  # cluster down for its clients; healed, it serves again.
+  set victim [lindex [lmap n [masters] {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}] 0]
+  set k [owned_key $victim part]
+  cn $victim debug drop-cluster-packet-filter -2
+  wait_for_condition 100 100 {[cinfo $victim cluster_state] eq "fail"} {
+    fail "the cut-off master kept cluster_state ok"
+  }
+  catch {cn $victim set $k v} err
+  assert_match {CLUSTERDOWN*} $err
+  cn $victim debug drop-cluster-packet-filter -1
+  wait_for_condition 200 100 {[cinfo $victim cluster_state] eq "ok"} {
+    fail "the master never rejoined: [cn $victim cluster nodes]"
+  }
+  cluster_wait_ok $::all
+  cn $victim set $k v
+} {OK}
+
 test {CLUSTER SHARDS and CLUSTER SLOTS of our node match a Redis node's} {
   set ours [lindex [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}] 0]
   set theirs [lindex [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "debian" ? $n : [continue]}}] 0]

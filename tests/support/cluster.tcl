@@ -29,7 +29,8 @@ proc cnode_launch {name} {
   set bin [expr {[dict get $n kind] eq "ours" ? $::cfg(server_bin) : "/usr/bin/redis-server"}]
   set argv [list --port [dict get $n port] --bind 127.0.0.1 --cluster-enabled yes \
               --cluster-config-file nodes.conf --cluster-node-timeout $::cnode_timeout \
-              --dir $dir --save "" --appendonly no --loglevel verbose --repl-diskless-sync-delay 0 {*}[dict get $n extra]]
+              --dir $dir --save "" --appendonly no --loglevel verbose --repl-diskless-sync-delay 0 \
+              --enable-debug-command yes {*}[dict get $n extra]]
   set pid [spawn_server $bin $argv $dir]
   dict set n pid $pid
   set ::cnodes($name) $n

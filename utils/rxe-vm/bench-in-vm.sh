@@ -7,7 +7,9 @@
 # --busy-poll-us); then the server's system calls per request over RDMA,
 # counted by strace; then redis-cli --pipe of BENCH_PIPE_N SETs (default
 # 200000) over each transport; last, replication over RDMA against TCP
-# (utils/rxe-vm/bench-repl.sh, its own master and replica; BENCH_REPL_*).
+# (utils/rxe-vm/bench-repl.sh, its own master and replica; BENCH_REPL_*), and a
+# cluster of three masters over RDMA against TCP (utils/rxe-vm/bench-cluster.sh;
+# BENCH_CLUSTER_*).
 # Prints Markdown on stdout. Builds nothing.
 # Knobs: BENCH_N (requests per run, default 20000), BENCH_ROUNDS (default 3),
 # BENCH_BUSY_POLL_US (default 1000: longer than a round trip in this VM).
@@ -171,4 +173,11 @@ done
 echo
 if ! utils/rxe-vm/bench-repl.sh; then
   echo "**The replication section failed** (utils/rxe-vm/bench-repl.sh; its reason is on stderr)."
+fi
+
+# A cluster of three masters over RDMA against TCP: a section of its own,
+# with its own servers.
+echo
+if ! utils/rxe-vm/bench-cluster.sh; then
+  echo "**The cluster section failed** (utils/rxe-vm/bench-cluster.sh; its reason is on stderr)."
 fi

@@ -12,7 +12,8 @@ rm -f "$out"
 utils/rxe-vm/run.sh --timeout 1800 --mem 3072 --env BENCH_N="${BENCH_N:-20000}" --env BENCH_ROUNDS="${BENCH_ROUNDS:-3}" \
   --env BENCH_PIPE_N="${BENCH_PIPE_N:-200000}" \
   --env BENCH_REPL_KEYS="${BENCH_REPL_KEYS:-50000}" --env BENCH_REPL_SIZE="${BENCH_REPL_SIZE:-1000}" \
-  --env BENCH_REPL_STREAM_N="${BENCH_REPL_STREAM_N:-30000}" --env BENCH_REPL_ROUNDS="${BENCH_REPL_ROUNDS:-3}" -- \
+  --env BENCH_REPL_STREAM_N="${BENCH_REPL_STREAM_N:-30000}" --env BENCH_REPL_ROUNDS="${BENCH_REPL_ROUNDS:-3}" \
+  --env BENCH_CLUSTER_N="${BENCH_CLUSTER_N:-20000}" --env BENCH_CLUSTER_ROUNDS="${BENCH_CLUSTER_ROUNDS:-3}" -- \
   bash -c "utils/rxe-vm/bench-in-vm.sh > $out"
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$out" ]; then

@@ -310,7 +310,7 @@ bool cmdBackup(Manager* m) {
     node_opt.rdb_filename =
         slash_dir + "redis-node-" + n->ip + "-" + std::to_string(n->port) + "-" + n->name + ".rdb";
     Session session(&node_opt);
-    if (!session.connect()) exit(1);
+    if (!session.connect(false, true)) exit(1);
     if (modes::saveRdb(&session, node_opt.rdb_filename) != 0) exit(1);
   }
   json += "\n]";

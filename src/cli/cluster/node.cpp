@@ -165,7 +165,7 @@ bool Manager::connect(Node* n) {
   n->conn = std::make_unique<client::Client>();
   // Over the connection type the options chose (-s aside: see nodeEndpoint).
   client::Endpoint ep = client::nodeEndpoint(opt_->endpoint, n->ip, n->port);
-  if (!n->conn->connect(ep, 0)) {
+  if (!client::connectNode(n->conn.get(), &ep, 0)) {
     fprintf(stderr, "Could not connect to Redis at %s:%d: %s\n", n->ip.c_str(), n->port,
             reasonOf(n->conn->lastError()).c_str());
     n->conn.reset();

@@ -35,6 +35,7 @@ bool parseOption(const std::string& name, const std::string& value, Options* o, 
 class RdmaType : public ConnectionType {
  public:
   const char* name() const override { return "rdma"; }
+  const char* clientPortSetting() const override { return "rdma-port"; }
   // The ring copies and the posting of writes run on the server's I/O
   // threads; the pending list and the counters wait for afterForeignIo.
   // Completions, CM events and handlers stay on the loop's thread.

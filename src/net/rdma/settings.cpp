@@ -65,8 +65,10 @@ bool parseKeepalive(const Words& w, std::string* canonical, std::string* err) {
   return true;
 }
 
-// repl-transport: the type a replica reaches its master with, tcp or rdma.
-bool parseReplTransport(const Words& w, std::string* canonical, std::string* err) {
+// repl-transport (the type a replica reaches its master with) and
+// cluster-bus-transport (the type cluster bus links use where the peer has
+// it): tcp or rdma.
+bool parseTransport(const Words& w, std::string* canonical, std::string* err) {
   if (common::strutil::equalsIgnoreCase(w[0], "tcp")) {
     *canonical = "tcp";
     return true;
@@ -88,7 +90,10 @@ const std::vector<SettingSpec>& table() {
   // All can change at run time. rdma-port and rdma-bind reopen the
   // listeners; rx-size, completion-vector and keepalive-interval reach the
   // type (applySettings) and apply to connections made afterwards;
-  // repl-transport is read at each connection attempt of a replica.
+  // repl-transport is read at each connection attempt of a replica;
+  // cluster-bus-transport opens the cluster bus's listeners at start (see
+  // src/server/cluster/bus.cpp); cluster-announce-rdma-port reaches the
+  // bus's next message.
   static const std::vector<SettingSpec> kSettings = [] {
     std::vector<SettingSpec> v = {
         {"rdma-port", "0", true, false, parsePort},
@@ -96,7 +101,9 @@ const std::vector<SettingSpec>& table() {
         {"rdma-rx-size", "1048576", true, false, parseRxSize},
         {"rdma-completion-vector", "-1", true, false, parseCompletionVector},
         {"rdma-keepalive-interval", "3000", true, false, parseKeepalive},
-        {"repl-transport", "tcp", true, false, parseReplTransport},
+        {"repl-transport", "tcp", true, false, parseTransport},
+        {"cluster-bus-transport", "tcp", false, false, parseTransport},
+        {"cluster-announce-rdma-port", "0", true, false, parsePort},
     };
     v[0].reopens_listeners = true;
     v[1].reopens_listeners = true;

@@ -14,6 +14,7 @@ namespace {
 class TcpType : public ConnectionType {
  public:
   const char* name() const override { return "tcp"; }
+  const char* clientPortSetting() const override { return "port"; }
   // A read or write is one system call on the connection's own socket.
   bool ioFromAnyThread() const override { return true; }
 

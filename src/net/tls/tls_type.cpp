@@ -27,6 +27,7 @@ constexpr char kUpdateFailed[] = "Unable to update TLS configuration. Check serv
 class TlsType : public ConnectionType {
  public:
   const char* name() const override { return "tls"; }
+  const char* clientPortSetting() const override { return "tls-port"; }
   // OpenSSL sessions are per connection (its error queue per thread): the
   // server's I/O threads run SSL_read/SSL_write; the loop's events and the
   // pending set wait for afterForeignIo.

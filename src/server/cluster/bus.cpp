@@ -5,7 +5,11 @@
 //
 // Links go through the connection table with the cluster link's type
 // (net::typeForLink: TCP, or TLS with tls-cluster yes); nothing here names
-// a transport.
+// a transport. With cluster-bus-transport naming another type (rdma), the
+// bus also listens on that type at the same port number and reaches a peer
+// over it when the peer announces a bus port of it (wire::RdmaAnnounce);
+// peers that announce none (Redis nodes), and peers whose link over it
+// failed (for kAltRetryMs), are reached over the cluster link's type.
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -43,11 +47,24 @@ net::ConnectionType* busType() {
                           net::ServerLink::kCluster);
 }
 
-Link* newLink(net::Connection* conn, Node* node, bool inbound) {
+// The type cluster-bus-transport names when it is not the bus's own type;
+// nullptr when it names none (tcp) or no such type is built in.
+net::ConnectionType* altBusType() {
+  std::string name = configValue(g_server->config, "cluster-bus-transport");
+  if (name.empty() || name == "tcp" || name == busType()->name()) return nullptr;
+  return net::findType(name.c_str());
+}
+
+// How long a peer is reached over the bus's own type after a link over the
+// alternate one failed.
+constexpr int64_t kAltRetryMs = 30000;
+
+Link* newLink(net::Connection* conn, Node* node, bool inbound, bool alt) {
   auto* l = new Link;
   l->conn = conn;
   l->node = node;
   l->inbound = inbound;
+  l->alt = alt;
   l->ctime = mstime();
   conn->setPrivateData(l);
   return l;
@@ -104,6 +121,7 @@ void onReadable(net::Connection* c) {
       l->expect = 0;
       g_reading = l;
       g_reading_freed = false;
+      l->delivered = true;
       bool alive = processMessage(l, reinterpret_cast<const uint8_t*>(msg.data()), msg.size());
       g_reading = nullptr;
       if (!alive || g_reading_freed) return;
@@ -117,7 +135,7 @@ void onAccepted(net::Connection* conn) {
     conn->close();
     return;
   }
-  Link* l = newLink(conn, nullptr, true);
+  Link* l = newLink(conn, nullptr, true, &conn->type() == altBusType());
   st().inbound_links.push_back(l);
   conn->setReadHandler(onReadable);
   LOG_VERBOSE("Accepting cluster node connection from %s", conn->peerAddress().c_str());
@@ -135,7 +153,7 @@ void onConnected(net::Connection* conn) {
   Node* node = l->node;
   if (conn->state() != net::ConnState::kConnected) {
     LOG_VERBOSE("Connection with Node %s at %s:%d failed: %s", node->name.c_str(), node->ip.c_str(),
-                node->cport, conn->lastError().c_str());
+                l->alt ? node->rdma_cport : node->cport, conn->lastError().c_str());
     freeLink(l);
     return;
   }
@@ -215,9 +233,12 @@ bool openBus(std::string* err) {
   const Config& cfg = g_server->config;
   int port, pport, cport;
   announcedPorts(&port, &pport, &cport);
-  int listen_port =
-      cfg.cluster_port ? static_cast<int>(cfg.cluster_port) : static_cast<int>(cfg.port) + 10000;
-  if (listen_port > 65535 || cfg.port == 0) {
+  // As Redis: the bus's port is cluster-port, else the port clients of
+  // the bus's type use (tls-port with tls-cluster yes) plus 10000.
+  bool tls = configValue(cfg, "tls-cluster") == "yes";
+  int base = tls ? atoi(configValue(cfg, "tls-port").c_str()) : static_cast<int>(cfg.port);
+  int listen_port = cfg.cluster_port ? static_cast<int>(cfg.cluster_port) : base + 10000;
+  if (listen_port > 65535 || (cfg.cluster_port == 0 && base == 0)) {
     *err =
         "Redis port number too high. Cluster communication port is 10,000 port numbers "
         "higher than your Redis port. Your Redis port number must be 55535 or less.";
@@ -235,12 +256,45 @@ bool openBus(std::string* err) {
   if (l == nullptr) return false;
   LOG_NOTICE("Cluster bus listening on %s", l->describe().c_str());
   st().listeners.emplace_back(l);
+  st().alt_cport = 0;
+  if (net::ConnectionType* alt = altBusType()) {
+    // Optional: without it (no device, port taken) the bus stays on its
+    // own type and this node announces no bus port of the other.
+    // The type's own listener settings (its bind addresses, options), at
+    // the bus port in place of its client port.
+    std::string alt_err;
+    std::string port_setting = alt->clientPortSetting();
+    auto get = [&](const std::string& n) {
+      return n == port_setting ? std::to_string(listen_port) : configValue(cfg, n);
+    };
+    net::ListenSpec alt_spec;
+    bool wanted = false;
+    net::Listener* al = nullptr;
+    if (alt->listenSpecFrom(get, &alt_spec, &wanted, &alt_err) && wanted)
+      al = alt->listen(&g_server->loop, alt_spec, onAccept, nullptr, &alt_err);
+    if (al == nullptr) {
+      LOG_WARNING("Cluster bus over %s not available (%s): peers reach this node over %s",
+                  alt->name(), alt_err.c_str(), type->name());
+    } else {
+      LOG_NOTICE("Cluster bus listening on %s", al->describe().c_str());
+      st().listeners.emplace_back(al);
+      st().alt_cport = cport;
+    }
+  }
   return true;
 }
 
 void freeLink(Link* l) {
   if (l == nullptr) return;
   if (l == g_reading) g_reading_freed = true;
+  if (l->alt && !l->inbound && l->node != nullptr && !l->delivered) {
+    // Nothing came back over it: reach the peer over the bus's own type
+    // for a while.
+    l->node->alt_retry_ms = mstime() + kAltRetryMs;
+    LOG_NOTICE("Cluster bus link over %s to node %s failed; using %s for %lld s",
+               l->conn->type().name(), l->node->name.c_str(), busType()->name(),
+               static_cast<long long>(kAltRetryMs / 1000));
+  }
   if (l->node != nullptr) {
     if (l->node->link == l) l->node->link = nullptr;
     if (l->node->inbound == l) l->node->inbound = nullptr;
@@ -263,13 +317,20 @@ void tieInbound(Node* n, Link* l) {
   l->node = n;
 }
 
+// The alternate bus type reaches n: it announced a bus port of it, and no
+// link over it failed lately.
+bool altReaches(const Node* n, int64_t now) {
+  return n->rdma_cport != 0 && now >= n->alt_retry_ms && altBusType() != nullptr;
+}
+
 void connectNode(Node* n, int64_t now) {
   if (n->link != nullptr) return;
-  net::ConnectionType* type = busType();
+  bool alt = altReaches(n, now);
+  net::ConnectionType* type = alt ? altBusType() : busType();
   if (type == nullptr) return;
   net::ConnectAddr addr;
   addr.host = n->ip;
-  addr.port = n->cport;
+  addr.port = alt ? n->rdma_cport : n->cport;
   addr.source_addr = g_server->config.bind_source_addr;
   std::string err;
   net::Connection* conn = type->connect(&g_server->loop, addr, onConnected, &err);
@@ -280,9 +341,18 @@ void connectNode(Node* n, int64_t now) {
               err.c_str());
     return;
   }
-  Link* l = newLink(conn, n, false);
+  Link* l = newLink(conn, n, false, alt);
   n->link = l;
   if (conn->state() == net::ConnState::kConnected) onConnected(conn);
+}
+
+void moveLinkIfNeeded(Node* n, int64_t now) {
+  Link* l = n->link;
+  if (l == nullptr || l->alt || !l->delivered || !altReaches(n, now)) return;
+  LOG_VERBOSE("Node %s announces a cluster bus over %s: reconnecting over it", n->name.c_str(),
+              altBusType()->name());
+  freeLink(l);
+  connectNode(n, now);
 }
 
 bool startHandshake(const std::string& ip_in, int port, int cport) {
@@ -318,6 +388,9 @@ void updateMyselfAnnounced() {
   Node* me = myself();
   const Config& cfg = g_server->config;
   announcedPorts(&me->port, &me->pport, &me->cport);
+  int rdma_port = atoi(configValue(cfg, "cluster-announce-rdma-port").c_str());
+  me->rdma_port = rdma_port != 0 ? rdma_port : atoi(configValue(cfg, "rdma-port").c_str());
+  me->rdma_cport = st().alt_cport != 0 ? me->cport : 0;
   if (!cfg.cluster_announce_ip.empty()) me->ip = cfg.cluster_announce_ip;
   me->hostname = cfg.cluster_announce_hostname;
   // cluster-replica-no-failover travels as the node's nofailover flag, so
@@ -351,6 +424,7 @@ std::string buildHeader(uint16_t type) {
   h.port = htons(static_cast<uint16_t>(port));
   h.pport = htons(static_cast<uint16_t>(pport));
   h.cport = htons(static_cast<uint16_t>(cport));
+  wire::putRdmaAnnounce(&h, me->rdma_port, me->rdma_cport);
   h.flags = htons(me->flags);
   h.state = s.ok ? 0 : 1;
   h.current_epoch = wire::hton64(s.current_epoch);

@@ -90,6 +90,7 @@ void cronTick() {
       deleteNode(n);
       continue;
     }
+    moveLinkIfNeeded(n, now);
     if (n->link == nullptr) connectNode(n, now);
   }
   // About once a second, ping the node (of five random ones) whose PONG

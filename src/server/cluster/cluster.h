@@ -67,7 +67,9 @@ size_t linksMemory();
 // INFO's cluster section body.
 void appendInfo(std::string* o);
 // DEBUG DROP-CLUSTER-PACKET-FILTER <type>: received bus messages of this
-// type are dropped (-1: none), a test aid as in Redis.
+// type are dropped (-1: none; -2: every type, as later Redis and Valkey
+// allow: the node hears nobody, a partition seen from its side), a test aid
+// as in Redis.
 extern int64_t g_drop_packet_type;
 // DEBUG CLUSTERLINK KILL to|from|all <node>: drops bus links (tests of
 // reconnection); "" on success, else the error text.

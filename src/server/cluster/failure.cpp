@@ -489,8 +489,7 @@ void failureCron(int64_t now) {
       update = true;
     }
   }
-  if (me->isReplica() && me->master != nullptr && me->master->hasAddr())
-    repl::clusterFollow(me->master->ip, me->master->port);
+  if (me->isReplica() && me->master != nullptr && me->master->hasAddr()) followMaster(me->master);
   if (s.mf_end && s.mf_end < now) {
     LOG_WARNING("Manual failover timed out.");
     resetManualFailover();

@@ -55,7 +55,7 @@ bool updateAddressIfNeeded(Node* n, Link* l, const wire::Header& h) {
   if (n->link != nullptr) freeLink(n->link);
   n->flags &= ~kNoAddr;
   LOG_WARNING("Address updated for node %s, now %s:%d", n->name.c_str(), n->ip.c_str(), n->port);
-  if (myself()->isReplica() && myself()->master == n) repl::clusterFollow(n->ip, n->port);
+  if (myself()->isReplica() && myself()->master == n) followMaster(n);
   return true;
 }
 
@@ -265,7 +265,7 @@ bool processMessage(Link* l, const uint8_t* msg, size_t len) {
   State& s = st();
   uint16_t type = ntohs(h.type);
   if (type < wire::kTypeCount) s.received[type]++;
-  if (type == g_drop_packet_type) {
+  if (type == g_drop_packet_type || g_drop_packet_type == -2) {
     LOG_WARNING("Dropping packet that matches debug drop filter");
     return true;
   }
@@ -280,7 +280,10 @@ bool processMessage(Link* l, const uint8_t* msg, size_t len) {
     sender = lookupNode(wire::fieldString(h.sender, kNameLen));
     if (sender != nullptr && l->inbound && l->node == nullptr) tieInbound(sender, l);
   }
-  if (sender != nullptr) sender->data_received = now;
+  if (sender != nullptr) {
+    sender->data_received = now;
+    wire::getRdmaAnnounce(h, &sender->rdma_port, &sender->rdma_cport);
+  }
   uint64_t sender_current = 0, sender_config = 0;
   if (sender != nullptr && !sender->inHandshake()) {
     sender_current = wire::ntoh64(h.current_epoch);

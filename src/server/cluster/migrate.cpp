@@ -2,6 +2,8 @@
 // and the command, with Redis 7.0's replies, retry and propagation.
 #include "server/cluster/cluster.h"
 
+#include <strings.h>
+
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -14,6 +16,7 @@
 #include "event/event_loop.h"
 #include "net/connection.h"
 #include "net/registry.h"
+#include "server/cluster/state.h"
 #include "server/conf/config.h"
 #include "server/core/client.h"
 #include "server/core/command.h"
@@ -162,6 +165,20 @@ void closeLink(const std::string& name) {
 }
 
 // The kept link to host:port, or a new one; nullptr after replying the error.
+// A target named by another client port a node of this cluster announces
+// (its RDMA port, or a TLS cluster's plaintext port: what the cluster tells
+// such clients, e.g. redis-cli --cluster reshard --rdma) is that node:
+// MIGRATE reaches it at the port of the cluster link's type.
+int nodePortForClientPort(const std::string& host, int port) {
+  if (!g_enabled) return port;
+  for (auto& [name, n] : st().nodes) {
+    if ((n->rdma_port == port || n->pport == port) && n->port != port &&
+        strcasecmp(n->ip.c_str(), host.c_str()) == 0)
+      return n->port;
+  }
+  return port;
+}
+
 Link* getLink(Client* c, std::string_view host, std::string_view port, int64_t timeout_ms) {
   std::string name = linkName(host, port);
   auto& m = links();
@@ -182,6 +199,7 @@ Link* getLink(Client* c, std::string_view host, std::string_view port, int64_t t
   net::ConnectAddr addr;
   addr.host = std::string(host);
   addr.port = atoi(std::string(port).c_str());
+  addr.port = nodePortForClientPort(addr.host, addr.port);
   std::string err;
   if (type != nullptr) l->conn = type->connect(&sideLoop(), addr, onConnected, &err);
   if (l->conn != nullptr) {

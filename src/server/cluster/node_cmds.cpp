@@ -4,6 +4,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "common/log.h"
 #include "common/strutil.h"
@@ -129,7 +130,7 @@ void meet(Client* c) {
 }
 
 void nodes(Client* c) {
-  c->reply().verbatim(nodesDescription(0, false));
+  c->reply().verbatim(nodesDescription(0, c));
 }
 
 void myid(Client* c) {
@@ -179,6 +180,16 @@ void info(Client* c) {
                static_cast<unsigned long long>(total));
   appendFormat(&o, "total_cluster_links_buffer_limit_exceeded:%llu\r\n",
                static_cast<unsigned long long>(s.links_buffer_limit_exceeded));
+  // This project's: the node's links by connection type (Redis shows no
+  // such lines), e.g. "cluster_links_rdma:4".
+  std::map<std::string, int> by_type;
+  for (auto& [name, n] : s.nodes) {
+    for (const Link* l : {n->link, n->inbound}) {
+      if (l != nullptr) by_type[l->conn->type().name()]++;
+    }
+  }
+  for (auto& [type, count] : by_type)
+    appendFormat(&o, "cluster_links_%s:%d\r\n", type.c_str(), count);
   c->reply().verbatim(o);
 }
 
@@ -218,7 +229,7 @@ void replicas(Client* c) {
   if (n == nullptr) return;
   if (n->isReplica()) return c->addError("The specified node is not a master");
   c->addArrayLen(static_cast<int64_t>(n->replicas.size()));
-  for (const Node* r : n->replicas) c->addBulk(nodeLine(r, false));
+  for (const Node* r : n->replicas) c->addBulk(nodeLine(r, c));
 }
 
 void countFailureReports(Client* c) {

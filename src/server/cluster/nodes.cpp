@@ -12,7 +12,10 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "net/connection.h"
 #include "server/cluster/state.h"
+#include "server/conf/config.h"
+#include "server/core/client.h"
 #include "server/core/state.h"
 #include "server/db/slots.h"
 #include "server/pubsub/pubsub.h"
@@ -230,8 +233,15 @@ void setMyMaster(Node* n) {
   }
   me->master = n;
   addReplica(n, me);
-  repl::clusterFollow(n->ip, n->port);
+  followMaster(n);
   resetManualFailover();
+}
+
+void followMaster(const Node* n) {
+  // With repl-transport rdma the replica link runs over RDMA: to the
+  // master's RDMA port once it announced one.
+  bool rdma = configValue(g_server->config, "repl-transport") == "rdma";
+  repl::clusterFollow(n->ip, rdma && n->rdma_port != 0 ? n->rdma_port : n->port);
 }
 
 const std::string& preferredEndpoint(const Node* n) {
@@ -257,8 +267,17 @@ std::string flagsString(uint16_t flags) {
   return out.empty() ? "noflags" : out;
 }
 
-std::string nodeLine(const Node* n, bool use_pport) {
-  int port = use_pport && n->pport ? n->pport : n->port;
+int clientPort(const Client* c, const Node* n) {
+  if (c == nullptr || c->conn() == nullptr) return n->port;
+  std::string_view kind = c->conn()->type().clientPortSetting();
+  if (kind == "rdma-port" && n->rdma_port != 0) return n->rdma_port;
+  bool tls_cluster = configValue(g_server->config, "tls-cluster") == "yes";
+  if (tls_cluster && kind != "tls-port" && n->pport != 0) return n->pport;
+  return n->port;
+}
+
+std::string nodeLine(const Node* n, const Client* c) {
+  int port = clientPort(c, n);
   std::string o =
       n->name + " " + n->ip + ":" + std::to_string(port) + "@" + std::to_string(n->cport);
   if (!n->hostname.empty()) o += "," + n->hostname;
@@ -287,12 +306,12 @@ std::string nodeLine(const Node* n, bool use_pport) {
   return o;
 }
 
-std::string nodesDescription(uint16_t filter, bool use_pport) {
+std::string nodesDescription(uint16_t filter, const Client* c) {
   updateMyselfAnnounced();
   std::string o;
   for (auto& [name, n] : st().nodes) {
     if (n->flags & filter) continue;
-    o += nodeLine(n.get(), use_pport);
+    o += nodeLine(n.get(), c);
     o += '\n';
   }
   return o;

@@ -191,7 +191,7 @@ bool loadConfig(const std::string& file, std::string* err) {
 
 bool saveConfig(bool do_fsync) {
   State& s = st();
-  std::string content = nodesDescription(kHandshake, false);
+  std::string content = nodesDescription(kHandshake, nullptr);
   content += "vars currentEpoch " + std::to_string(s.current_epoch) + " lastVoteEpoch " +
              std::to_string(s.last_vote_epoch) + "\n";
   int fd = open(s.config_file.c_str(), O_WRONLY | O_CREAT, 0644);

@@ -52,7 +52,7 @@ bool isExec(const Command* cmd) {
   return strcmp(cmd->name, "exec") == 0;
 }
 
-std::string redirectText(int code, const Node* n, int slot) {
+std::string redirectText(int code, const Client* c, const Node* n, int slot) {
   switch (code) {
     case kCrossSlot:
       return "-CROSSSLOT Keys in request don't hash to the same slot";
@@ -68,7 +68,7 @@ std::string redirectText(int code, const Node* n, int slot) {
       break;
   }
   return std::string(code == kAsk ? "-ASK " : "-MOVED ") + std::to_string(slot) + " " +
-         preferredEndpoint(n) + ":" + std::to_string(n->port);
+         preferredEndpoint(n) + ":" + std::to_string(clientPort(c, n));
 }
 
 // Redis's getNodeByQuery: the node that serves the request (cmd with argv,
@@ -195,9 +195,9 @@ bool routeRequest(Client* c, const Command* cmd) {
     // redirection (not an EXECABORT, which the admission flag would make).
     resetMultiState(c);
     c->flags &= ~kExecChecking;
-    c->addError(redirectText(code, n, slot));
+    c->addError(redirectText(code, c, n, slot));
   } else {
-    c->addError(redirectText(code, n, slot));
+    c->addError(redirectText(code, c, n, slot));
     multiFlagError(c);
   }
   return false;
@@ -239,7 +239,7 @@ void redirectBlockedClients() {
     if (key.empty()) continue;
     // A write will never come to a node that is down: tell the client.
     if (!s.ok) {
-      blocking::unblockWithError(c, redirectText(kDownState, nullptr, 0));
+      blocking::unblockWithError(c, redirectText(kDownState, c, nullptr, 0));
       continue;
     }
     int slot = db::keyHashSlot(key);
@@ -247,7 +247,7 @@ void redirectBlockedClients() {
     if ((c->flags & kReadOnlyClient) && !write && me->isReplica() && me->master == n) n = me;
     if (n == me || s.importing_from[slot] != nullptr) continue;
     std::string text =
-        n == nullptr ? redirectText(kDownUnbound, nullptr, 0) : redirectText(kMoved, n, slot);
+        n == nullptr ? redirectText(kDownUnbound, c, nullptr, 0) : redirectText(kMoved, c, n, slot);
     blocking::unblockWithError(c, text);
   }
 }

@@ -119,7 +119,7 @@ void slotNode(Client* c, const Node* n) {
     w.bulk(n->hostname.empty() ? std::string("?") : n->hostname);
   else
     w.null();
-  w.integer(n->port);
+  w.integer(clientPort(c, n));
   w.bulk(n->name);
   int len = (type != "ip" ? 1 : 0) + (type != "hostname" && !n->hostname.empty() ? 1 : 0);
   w.mapLen(len);
@@ -145,7 +145,8 @@ void shardNode(Client* c, const Node* n) {
   int plain = tls ? n->pport : n->port;
   int tls_port = tls ? n->port : 0;
   int64_t offset = (n->flags & kMyself) ? repl::replicationOffset() : n->repl_offset;
-  int fields = 6 + (plain ? 1 : 0) + (tls_port ? 1 : 0) + (n->hostname.empty() ? 0 : 1);
+  int fields = 6 + (plain ? 1 : 0) + (tls_port ? 1 : 0) + (n->rdma_port ? 1 : 0) +
+               (n->hostname.empty() ? 0 : 1);
   w.mapLen(fields);
   w.bulk("id");
   w.bulk(n->name);
@@ -156,6 +157,10 @@ void shardNode(Client* c, const Node* n) {
   if (tls_port) {
     w.bulk("tls-port");
     w.integer(tls_port);
+  }
+  if (n->rdma_port) {  // this project's nodes; Redis shows no such field
+    w.bulk("rdma-port");
+    w.integer(n->rdma_port);
   }
   w.bulk("ip");
   w.bulk(n->ip);

@@ -60,6 +60,8 @@ struct Link {
   net::Connection* conn = nullptr;
   Node* node = nullptr;
   bool inbound = false;
+  bool alt = false;        // over cluster-bus-transport's type (see bus.cpp)
+  bool delivered = false;  // a whole message came in over it
   int64_t ctime = 0;
   std::string sndbuf;
   std::string rcvbuf;
@@ -92,6 +94,11 @@ struct Node {
   int port = 0;
   int pport = 0;
   int cport = 0;
+  // Announced in wire::RdmaAnnounce (0: none): the port clients reach the
+  // node on over RDMA, and its bus port over cluster-bus-transport's type.
+  int rdma_port = 0;
+  int rdma_cport = 0;
+  int64_t alt_retry_ms = 0;  // the bus's own type reaches it until then
   std::string hostname;
   Link* link = nullptr;     // outbound
   Link* inbound = nullptr;  // accepted from it
@@ -149,6 +156,7 @@ struct State {
   uint64_t links_buffer_limit_exceeded = 0;
   size_t links_memory = 0;  // buffers of every link, as of the last cron
   std::vector<std::unique_ptr<net::Listener>> listeners;
+  int alt_cport = 0;                 // a bus listener over cluster-bus-transport's type is open
   std::vector<Link*> inbound_links;  // not yet tied to a node, or tied
   std::string config_file;
   int lock_fd = -1;
@@ -187,14 +195,17 @@ void blacklistAdd(Node* n);
 bool slotUnclaimed(int slot);
 void closeAllSlots();
 // CLUSTER NODES / nodes.conf lines; filter: flags of nodes to leave out.
-std::string nodeLine(const Node* n, bool use_pport);
-std::string nodesDescription(uint16_t filter, bool use_pport);
+std::string nodeLine(const Node* n, const Client* c);
+std::string nodesDescription(uint16_t filter, const Client* c);
 std::string flagsString(uint16_t flags);
 bool loadConfig(const std::string& file, std::string* err);  // false: broken file
 bool saveConfig(bool do_fsync);
 void saveConfigOrDie(bool do_fsync);
 // Makes this node a replica of n (CLUSTER REPLICATE, failover demotion).
 void setMyMaster(Node* n);
+// Points replication at n (repl::clusterFollow) at the port of the
+// replication link's type.
+void followMaster(const Node* n);
 const std::string& preferredEndpoint(const Node* n);
 // CLUSTER RESET: forget every other node and slot (hard: new name, epochs
 // back to 0); a replica becomes an empty master.
@@ -210,6 +221,14 @@ std::string buildHeader(uint16_t type);
 void freeLink(Link* l);
 bool startHandshake(const std::string& ip, int port, int cport);
 void connectNode(Node* n, int64_t now);  // outbound link, if none
+// n's outbound link runs over the bus's own type though n now announces a
+// bus over cluster-bus-transport's: reconnect over that.
+void moveLinkIfNeeded(Node* n, int64_t now);
+// The port a reply to client c names for node n: a client over RDMA gets
+// the node's RDMA port when it announces one; in a TLS cluster a client
+// not on TLS gets the plaintext port (as Redis 7.0); else the announced
+// port. c may be nullptr (nodes.conf: the announced port).
+int clientPort(const Client* c, const Node* n);
 // Myself's address, ports, hostname and nofailover flag from the
 // configuration (CONFIG SET takes effect at once in what this node shows
 // and sends).

@@ -94,6 +94,9 @@ struct Header {
   char replicaof[kNameLen];
   char myip[kIpLen];
   uint16_t extensions;
+  // Redis 7.0 leaves these 30 bytes zero and never reads them. This
+  // project's nodes announce their RDMA endpoints in the first 8 (see
+  // RdmaAnnounce); the rest stay zero.
   char unused[30];
   uint16_t pport;
   uint16_t cport;
@@ -114,12 +117,46 @@ static_assert(offsetof(Header, myslots) == 80);
 static_assert(offsetof(Header, replicaof) == 2128);
 static_assert(offsetof(Header, myip) == 2168);
 static_assert(offsetof(Header, extensions) == 2214);
+static_assert(offsetof(Header, unused) == 2216);
 static_assert(offsetof(Header, pport) == 2246);
 static_assert(offsetof(Header, cport) == 2248);
 static_assert(offsetof(Header, flags) == 2250);
 static_assert(offsetof(Header, state) == 2252);
 static_assert(offsetof(Header, mflags) == 2253);
 static_assert(sizeof(Header) == 2256);
+
+// The RDMA endpoints a node of this project announces in Header::unused:
+// the signature "RDMA", the port its clients reach it on over RDMA
+// (rdma-port, or cluster-announce-rdma-port) and the port its bus listens
+// on over RDMA (0: its bus is TCP only). Ports in network byte order. A
+// header without the signature (a Redis node's) announces neither.
+struct RdmaAnnounce {
+  char sig[4];
+  uint16_t port;
+  uint16_t cport;
+};
+static_assert(sizeof(RdmaAnnounce) == 8);
+static_assert(sizeof(RdmaAnnounce) <= sizeof(Header::unused));
+constexpr char kRdmaAnnounceSig[4] = {'R', 'D', 'M', 'A'};
+
+inline void putRdmaAnnounce(Header* h, int port, int cport) {
+  if (port == 0 && cport == 0) return;
+  RdmaAnnounce a;
+  memcpy(a.sig, kRdmaAnnounceSig, 4);
+  a.port = htons(static_cast<uint16_t>(port));
+  a.cport = htons(static_cast<uint16_t>(cport));
+  memcpy(h->unused, &a, sizeof(a));
+}
+// False (ports 0) when the header announces no RDMA endpoint.
+inline bool getRdmaAnnounce(const Header& h, int* port, int* cport) {
+  RdmaAnnounce a;
+  memcpy(&a, h.unused, sizeof(a));
+  *port = *cport = 0;
+  if (memcmp(a.sig, kRdmaAnnounceSig, 4) != 0) return false;
+  *port = ntohs(a.port);
+  *cport = ntohs(a.cport);
+  return true;
+}
 
 struct ExtHeader {
   uint32_t length;  // of the record, this header included; a multiple of 8

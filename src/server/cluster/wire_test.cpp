@@ -156,6 +156,35 @@ TEST(ClusterWire, VersionAndStart) {
   EXPECT_TRUE(valid(u));
 }
 
+TEST(ClusterWire, RdmaEndpointsRideInTheUnusedBytes) {
+  Header h;
+  memset(&h, 0, sizeof(h));
+  int port = -1, cport = -1;
+  // A Redis node's header: all zero there, so no endpoint.
+  EXPECT_FALSE(getRdmaAnnounce(h, &port, &cport));
+  EXPECT_EQ(port, 0);
+  EXPECT_EQ(cport, 0);
+  // Nothing to announce leaves the bytes as Redis leaves them.
+  putRdmaAnnounce(&h, 0, 0);
+  EXPECT_EQ(std::string(h.unused, sizeof(h.unused)), std::string(sizeof(h.unused), '\0'));
+  putRdmaAnnounce(&h, 7100, 17000);
+  EXPECT_EQ(std::string(h.unused, 4), "RDMA");
+  EXPECT_EQ(static_cast<uint8_t>(h.unused[4]), 7100 >> 8);  // network byte order
+  EXPECT_TRUE(getRdmaAnnounce(h, &port, &cport));
+  EXPECT_EQ(port, 7100);
+  EXPECT_EQ(cport, 17000);
+  // The fields around stay untouched, and a message with it still validates.
+  EXPECT_EQ(h.extensions, 0);
+  EXPECT_EQ(h.pport, 0);
+  std::string m = header(kPing);
+  putRdmaAnnounce(reinterpret_cast<Header*>(m.data()), 1, 2);
+  finish(&m);
+  EXPECT_TRUE(valid(m));
+  // Any other signature is not an announcement.
+  h.unused[0] = 'r';
+  EXPECT_FALSE(getRdmaAnnounce(h, &port, &cport));
+}
+
 TEST(ClusterWire, ByteOrderHelpers) {
   EXPECT_EQ(ntoh64(hton64(0x0102030405060708ull)), 0x0102030405060708ull);
   uint64_t v = hton64(1);

@@ -15,12 +15,12 @@ std::string logoText(const LogoInfo& info) {
            "          .-=========-.\n"
            "         (_____________)        Redis-compatible server %s, 64 bit\n"
            "         |  .-------.  |\n"
-           "         (_|  K : V  |_)=====   Running in standalone mode\n"
+           "         (_|  K : V  |_)=====   Running in %s mode\n"
            "         |  '-------'  |        Port: %lld\n"
            "         (_____________)        PID: %d\n"
            "          '-=========-'\n"
            "\n",
-           info.version.c_str(), static_cast<long long>(info.port), info.pid);
+           info.version.c_str(), info.mode, static_cast<long long>(info.port), info.pid);
   return buf;
 }
 
@@ -28,7 +28,7 @@ void showLogo(const LogoInfo& info) {
   if (info.always_show || info.to_terminal) {
     common::logging::raw(common::logging::kNotice, logoText(info));
   } else {
-    LOG_NOTICE("Running mode=standalone, port=%lld.", static_cast<long long>(info.port));
+    LOG_NOTICE("Running mode=%s, port=%lld.", info.mode, static_cast<long long>(info.port));
   }
 }
 

@@ -1,7 +1,7 @@
 // The start-up banner: an ASCII-art logo with version, mode, port and pid
 // when always-show-logo is set, or when logging to a terminal (standard
 // output is a tty, no logfile, no syslog); otherwise one
-// "Running mode=standalone, port=N." line, as Redis 7.0 decides.
+// "Running mode=<mode>, port=N." line, as Redis 7.0 decides.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@ struct LogoInfo {
   std::string version;
   int64_t port = 0;
   int pid = 0;
+  const char* mode = "standalone";  // or "cluster"
   bool always_show = false;
   bool to_terminal = false;  // logs go to a tty (no logfile, no syslog)
 };

@@ -57,6 +57,9 @@ TEST(Logo, CarriesVersionPortAndPid) {
   EXPECT_NE(text.find("7.0.15"), std::string::npos);
   EXPECT_NE(text.find("Port: 6380"), std::string::npos);
   EXPECT_NE(text.find("PID: 4242"), std::string::npos);
+  EXPECT_NE(text.find("Running in standalone mode"), std::string::npos);
+  info.mode = "cluster";
+  EXPECT_NE(logoText(info).find("Running in cluster mode"), std::string::npos);
 }
 
 }  // namespace

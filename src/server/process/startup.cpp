@@ -71,6 +71,7 @@ void afterListen(const Config& cfg, const std::string& executable, const std::st
   logo.version = kRedisVersion;
   logo.port = cfg.port;
   logo.pid = static_cast<int>(getpid());
+  if (cfg.cluster_enabled) logo.mode = "cluster";
   logo.always_show = cfg.always_show_logo;
   logo.to_terminal = !cfg.syslog_enabled && cfg.logfile.empty() && isatty(STDOUT_FILENO);
   showLogo(logo);
