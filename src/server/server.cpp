@@ -210,6 +210,7 @@ bool Instance::start() {
     if (!script::running()) db::Clock::update();
   });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
+  script::startEngines();
   LOG_NOTICE("Server initialized");
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
   // the progress (persist.h).
