@@ -228,3 +228,30 @@ start_server {tags {maxmemory external:skip}} {
     assert_range $mem $n [expr {$n + 100000}]
   }
 }
+
+start_server {tags {maxmemory external:skip}} {
+  test {Clients evicted for their replies free them at once: no key is evicted for them} {
+    r config set maxmemory 11mb
+    r config set maxmemory-policy allkeys-lru
+    r config set maxmemory-clients 3mb
+    r client no-evict on
+    for {set i 0} {$i < 50} {incr i} { r setrange key$i 100000 x }
+    r config resetstat
+    set clients {}
+    for {set i 0} {$i < 20} {incr i} { lappend clients [redis_deferring_client] }
+    # Replies of 100 KB nobody reads, until client eviction steps in.
+    set deadline [expr {[clock seconds] + 20}]
+    while {[ce_evicted] == 0 && [clock seconds] < $deadline} {
+      foreach c $clients {
+        if {[catch {$c mget key1; $c flush}]} { set clients [lsearch -all -inline -not -exact $clients $c] }
+      }
+    }
+    foreach c $clients { catch {$c close} }
+    set keys_evicted [info_field [r info stats] evicted_keys]
+    set dbsize [r dbsize]
+    r config set maxmemory 0
+    r config set maxmemory-clients 0
+    assert {[ce_evicted] > 0}
+    list $keys_evicted $dbsize
+  } {0 50}
+}

@@ -242,6 +242,10 @@ class Client {
   size_t queryBufferCapacity() const { return qcap_; }
   size_t outputBytes() const { return replies_.pending(); }
   size_t outputMemory() const { return replies_.allocated(); }
+  // Drops every reply not sent yet and gives their memory back: for a
+  // client scheduled to close that will be sent nothing more. Never for the
+  // client whose command is running (it may hold a deferred length slot).
+  void dropPendingReplies() { replies_.clear(); }
   // CLIENT LIST's rbs and rbp: the reply buffer's first chunk and its peak.
   size_t replyBufferSize() const { return replies_.firstCapacity(); }
   size_t replyBufferPeak() const { return replies_.peak(); }

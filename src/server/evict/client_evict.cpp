@@ -79,6 +79,10 @@ bool evictClients(server::Client* current) {
     total -= u.mem;
     if (u.c == current) current_evicted = true;
     s.freeClientAsync(u.c);
+    // Its queued replies go at once, not when it is freed before the loop
+    // sleeps: key eviction, which may run before that, must not count them
+    // (Redis frees an evicted client at once).
+    if (u.c != current && u.c != s.current_client) u.c->dropPendingReplies();
   }
   return current_evicted;
 }
