@@ -195,16 +195,9 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // A script past busy-reply-threshold lets only a few commands through
-  // (and nothing may evict keys under it: it is atomic).
-  if (script::rejectWhileBusy(c, cmd)) {
-    cmd->rejected_calls++;
-    multiFlagError(c);
-    return true;
-  }
   // Client eviction and maxmemory (evict/evict.h), then RESP2 subscribed
-  // state (pubsub.h), then CLIENT PAUSE (pause.h), then MULTI queuing
-  // (multi.h).
+  // state (pubsub.h), the replica's and loading's refusals, a busy script,
+  // CLIENT PAUSE (pause.h), then MULTI queuing (multi.h).
   if (evict::g_limits_active && !script::running()) {
     bool freed;
     if (!evict::beforeCommand(c, cmd, &freed)) return true;
@@ -215,23 +208,33 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  if (pause::active() || (c->flags & kPostponed)) {
-    if (pause::shouldPostpone(c, *cmd)) {
-      c->last_cmd = cmd;  // CLIENT LIST shows the held command, as Redis
-      return true;
-    }
-  }
   // -READONLY / -MASTERDOWN on a replica (repl.h).
   if (repl::g_is_replica && !repl::allowedOnReplica(c, cmd_flags)) [[unlikely]] {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
   }
-  if (persist::loading() && !(cmd->flags & kLoading)) {
-    c->addError("-LOADING Redis is loading the dataset in memory");
+  if (persist::g_loading != persist::Loading::kNone) [[unlikely]] {
+    if (persist::loading() ? !(cmd->flags & kLoading) : (cmd->flags & kNoAsyncLoading) != 0) {
+      c->addError("-LOADING Redis is loading the dataset in memory");
+      cmd->rejected_calls++;
+      multiFlagError(c);
+      return true;
+    }
+  }
+  // A script past busy-reply-threshold lets only a few commands through
+  // (and nothing may evict keys under it: it is atomic). After -LOADING,
+  // as Redis orders them (an AOF's slow script at load).
+  if (script::rejectWhileBusy(c, cmd)) {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;
+  }
+  if (pause::active() || (c->flags & kPostponed)) {
+    if (pause::shouldPostpone(c, *cmd)) {
+      c->last_cmd = cmd;  // CLIENT LIST shows the held command, as Redis
+      return true;
+    }
   }
   // -MISCONF while snapshots fail (stop-writes-on-bgsave-error); PING too,
   // as in Redis, so health checks notice.

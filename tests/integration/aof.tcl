@@ -480,6 +480,64 @@ start_server [list tags {aof external:skip needs:debug} overrides {appendonly ye
   } {3001}
 }
 
+# Replaying an AOF is replaying data: a TTL already past leaves the key in
+# place while loading (later commands of the file find it), and it reads as
+# gone once loaded; a slow script in the file makes clients wait with
+# -LOADING, not -BUSY. DEBUG AOF-FLUSH-SLEEP delays each write of the AOF.
+proc resp_command {args} {
+  set out "*[llength $args]\r\n"
+  foreach a $args { append out "\$[string length $a]\r\n$a\r\n" }
+  return $out
+}
+
+start_server [list tags {aof external:skip needs:debug} overrides {appendonly yes enable-debug-command yes aof-use-rdb-preamble no}] {
+  set dir [lindex [r config get dir] 1]
+  set incr $dir/appendonlydir/appendonly.aof.1.incr.aof
+  test {DEBUG AOF-FLUSH-SLEEP delays the reply of a write by the sleep} {
+    r debug aof-flush-sleep 300000
+    set t0 [clock milliseconds]
+    r set slow 1
+    set took [expr {[clock milliseconds] - $t0}]
+    r debug aof-flush-sleep 0
+    assert_morethan $took 290
+    r get slow
+  } {1}
+
+  test {An AOF's PEXPIREAT in the past: the key stays while loading, and is gone once loaded} {
+    r set x 0
+    shutdown_and_wait
+    append_bytes $incr [resp_command rpush list foo][resp_command pexpireat list 1000][resp_command rpush list bar]
+    start_server [list overrides [list dir $dir appendonly yes aof-use-rdb-preamble no enable-debug-command yes]] {
+      set got [list [r llen list] [r exists list] [r get x]]
+      shutdown_and_wait
+    }
+    set got
+  } {0 0 0}
+
+  test {A slow script in the AOF: clients get -LOADING while it runs, then its writes are there} {
+    append_bytes $incr [resp_command eval "redis.call('set',KEYS\[1\],'y'); for i=1,1500000 do redis.call('ping') end return 'ok'" 1 x]
+    set port [find_free_port]
+    set pid [spawn_server $::cfg(server_bin) [list --port $port --bind 127.0.0.1 --dir $dir \
+               --save "" --appendonly yes --aof-use-rdb-preamble no --lua-time-limit 1] $dir]
+    set c {}
+    wait_for_condition 200 20 {![catch {::redis::connect 127.0.0.1 $port} c]} {
+      fail "the server did not accept connections while loading"
+    }
+    set seen {}
+    set deadline [expr {[clock milliseconds] + 30000}]
+    while {[catch {$c ping} e]} {
+      lappend seen [lindex [split $e] 0]
+      if {[clock milliseconds] > $deadline} { fail "the load never ended" }
+      after 10
+    }
+    set errors [lsort -unique [lmap e $seen {expr {$e eq "PONG" ? [continue] : $e}}]]
+    set v [$c get x]
+    catch {$c shutdown nosave}
+    $c close
+    list $errors $v
+  } {LOADING y}
+}
+
 # Redis 7.0.15 exits when DEBUG LOADAOF meets a bad file: ours only.
 proc our_server {} {
   expr {![catch {exec $::cfg(server_bin) -v} v] && [string match *rdma-redis* $v]}

@@ -79,5 +79,47 @@ test {The dead master restarts from nodes.conf as a replica; rebalance and check
   lmap i {1 5 9} { ours_cli -c -p [cport o4] get ck$i }
 } {v1 v5 v9}
 
+# A replica restarted after its keys' TTL passed loads them all (from its
+# RDB, or replaying its AOF's SET ... PXAT) and keeps them, logically
+# expired, until its master's DELs arrive, as Redis's replicas do.
+foreach persistence {rdb aof} {
+  test "A replica restarted from its $persistence keeps expired keys until its master's DELs" {
+    set m [lindex [masters6] 0]
+    set r [lindex [replicas_of $m] 0]
+    set tag "ttl-$persistence"
+    while {[cluster_owner "{$tag}" $::six] ne $m} { append tag x }
+    set slot [cn $m cluster keyslot "{$tag}"]
+    if {$persistence eq "aof"} {
+      cn $r config set appendonly yes
+      wait_for_condition 100 50 {[info_field [cn $r info persistence] aof_rewrite_in_progress] == 0} {
+        fail "the first AOF rewrite did not end"
+      }
+    }
+    for {set i 0} {$i < 20} {incr i} { cn $m set "{$tag}$i" v px 1500 }
+    wait_for_condition 100 50 {[cn $r cluster countkeysinslot $slot] == 20} {
+      fail "the replica never got the keys"
+    }
+    if {$persistence eq "rdb"} { cn $r save }
+    cn $m debug set-active-expire 0
+    cnode_kill $r
+    after 1700
+    # The node starts again with the persistence it had (the AOF variant:
+    # appendonly yes on its command line).
+    if {$persistence eq "aof"} { dict set ::cnodes($r) extra [list --appendonly yes] }
+    cnode_restart $r
+    set kept [cn $r cluster countkeysinslot $slot]
+    # Expired on the master at last: the DELs reach the replica.
+    cn $m debug set-active-expire 1
+    wait_for_condition 100 50 {[cn $r cluster countkeysinslot $slot] == 0} {
+      fail "the master's DELs never reached the replica"
+    }
+    if {$persistence eq "aof"} {
+      cn $r config set appendonly no
+      dict set ::cnodes($r) extra {}
+    }
+    set kept
+  } {20}
+}
+
 cnodes_stop_all
 }

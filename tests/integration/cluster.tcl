@@ -395,6 +395,39 @@ test {A master cut off from the others stops taking writes after the node timeou
   cn $victim set $k v
 } {OK}
 
+test {An announced RDMA port reaches our nodes' CLUSTER SHARDS; Redis's nodes ignore it} {
+  # cluster-announce-rdma-port rides in bytes of the bus header Redis 7.0
+  # leaves zero (RDMA.md, Cluster); no RDMA device is needed to announce.
+  set ours [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}]
+  set theirs [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "debian" ? $n : [continue]}}]
+  lassign $ours x y
+  set xid [cnode_id $x]
+  proc rdma_port_seen {by id} {
+    foreach shard [cn $by cluster shards] {
+      foreach node [dict get $shard nodes] {
+        if {[dict get $node id] eq $id} {
+          return [expr {[dict exists $node rdma-port] ? [dict get $node rdma-port] : 0}]
+        }
+      }
+    }
+    return -1
+  }
+  cn $x config set cluster-announce-rdma-port 7777
+  wait_for_condition 100 50 {[rdma_port_seen $y $xid] == 7777} {
+    fail "node $y never saw the announced RDMA port"
+  }
+  assert_equal 7777 [rdma_port_seen $x $xid]
+  # Redis's view of the node is unchanged, and it logged nothing about it.
+  set t [lindex $theirs 0]
+  assert_equal 0 [rdma_port_seen $t $xid]
+  assert_no_match {*unknown*} [clog $t]
+  cn $x config set cluster-announce-rdma-port 0
+  wait_for_condition 100 50 {[rdma_port_seen $y $xid] == 0} {
+    fail "the RDMA port stayed announced"
+  }
+  cluster_wait_ok $::all
+} {}
+
 test {CLUSTER SHARDS and CLUSTER SLOTS of our node match a Redis node's} {
   set ours [lindex [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}] 0]
   set theirs [lindex [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "debian" ? $n : [continue]}}] 0]

@@ -82,6 +82,53 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0 rd
   }
 }
 
+# repl-diskless-load swapdb loads asynchronously when the master continues
+# the replica's own history (same replication id: a reconnect beyond the
+# backlog): while the RDB arrives and loads, the replica serves its old data
+# set (INFO async_loading:1, loading:0) and refuses only commands flagged
+# no-async-loading; a master lost mid-transfer leaves the old data in place.
+start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0 repl-backlog-size 16384}} {
+  set pairs {}
+  for {set i 0} {$i < 2000} {incr i} { lappend pairs old:$i $i }
+  r mset {*}$pairs
+  start_server {overrides {repl-diskless-load swapdb}} {
+    test {swapdb: old data served during the transfer (async_loading); a lost master keeps it} {
+      r replicaof 127.0.0.1 [srv -1 port]
+      wait_caught_up -1 0
+      # Cut the link and write past the master's backlog: the reconnect is
+      # a full sync of the same history, slowed down by the master.
+      r -1 config set rdb-key-save-delay 2000
+      r client kill type master
+      r -1 set big [string repeat x 100000]
+      wait_for_condition 200 20 {[info_field [r info persistence] async_loading] == 1} {
+        fail "no asynchronous load: [r info persistence]"
+      }
+      assert_equal 0 [info_field [r info persistence] loading]
+      assert_equal 7 [r get old:7]
+      assert_error {LOADING*} {r bgsave}
+      exec kill -9 [srv -1 pid]
+      mark_server_killed -1
+      wait_for_condition 200 20 {[info_field [r info persistence] async_loading] == 0} {
+        fail "still loading asynchronously after the master died"
+      }
+      list [r get old:7] [r exists big] [r dbsize]
+    } {7 0 2000}
+    r replicaof no one
+  }
+}
+
+start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0}} {
+  r set new-key 1
+  start_server {overrides {repl-diskless-load swapdb}} {
+    r set old-key 1
+    test {swapdb: a completed transfer replaces the old data set} {
+      r replicaof 127.0.0.1 [srv -1 port]
+      wait_caught_up -1 0
+      list [r exists old-key] [r get new-key] [info_field [r info persistence] async_loading]
+    } {0 1 0}
+  }
+}
+
 start_server {tags {repl external:skip}} {
   test {repl-transport: tcp or rdma, CONFIG SET, and an RDMA link that cannot be made is logged and retried} {
     assert_equal [r config get repl-transport] {repl-transport tcp}

@@ -107,7 +107,10 @@ void Db::expireNow(Entry* e) {
 Entry* Db::find(std::string_view key, bool for_write) {
   Entry* e = keys_.find(key);
   if (e == nullptr) return nullptr;
-  if (e->hasExpire() && isExpired(e) && !(expiry_replica && master_view)) {
+  // Under master_view (the master's stream on a replica, an AOF replayed
+  // at load) a key whose TTL passed is still there, as for Redis while
+  // loading: the DEL, or the first access afterwards, removes it.
+  if (e->hasExpire() && isExpired(e) && !master_view) {
     // On a replica only its own clients' writes delete it; reads hide it.
     if (expiry_replica && !for_write) return nullptr;
     if (!expiry_paused) expireNow(e);
@@ -208,7 +211,7 @@ int64_t Db::expireOf(const Entry* e) {
   return x ? x->when_ms : -1;
 }
 
-void Db::setExpire(Entry* e, int64_t when_ms) {
+void Db::setExpire(Entry* e, int64_t when_ms, bool from_data) {
   if (e->hasExpire()) {
     ExpireNode* x = expires_.find(e);
     if (x != nullptr) {
@@ -220,7 +223,8 @@ void Db::setExpire(Entry* e, int64_t when_ms) {
   expires_.insert(x);
   e->flags |= Entry::kHasExpire;
   // A writable replica's own TTL: its active cycle will expire the key.
-  if (expiry_replica && !master_view) replica_own_ttl_.insert(std::string(e->keyView()));
+  if (expiry_replica && !master_view && !from_data)
+    replica_own_ttl_.insert(std::string(e->keyView()));
 }
 
 size_t Db::expireReplicaOwnKeys(size_t max_visits) {

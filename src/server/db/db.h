@@ -124,7 +124,10 @@ class Db {
 
   // Absolute expiry in ms since the epoch; -1 when none.
   int64_t expireOf(const Entry* e);
-  void setExpire(Entry* e, int64_t when_ms);
+  // from_data: the TTL comes with loaded data (an RDB, the master's), not
+  // from a writable replica's own client, so a replica never expires it on
+  // its own.
+  void setExpire(Entry* e, int64_t when_ms, bool from_data = false);
   bool removeExpire(Entry* e);
   bool isExpired(const Entry* e);
 
@@ -217,13 +220,19 @@ class Db {
   static bool expiry_paused;
   // A replica (server/repl/replica/): expired keys read as absent but are
   // not deleted by reads or the active cycle; the master's DEL removes
-  // them. While master_view is set (a command of the master's stream runs)
-  // they are still seen, as the master may not have expired them yet. Keys
+  // them. While master_view is set (a command of the master's stream runs,
+  // or an AOF is replayed at load, on any server) they are still seen, as
+  // the master may not have expired them yet. Keys
   // a writable replica's own clients gave a TTL are the exception, as in
   // Redis: they are remembered (setExpire without master_view) and the
   // active cycle deletes them once expired.
   static bool expiry_replica;
   static bool master_view;
+  // A TTL given already past (EXPIRE with a past time, SET ... PXAT in the
+  // past) deletes the key at once, except on a replica and while data is
+  // replayed (master_view: the master's stream, an AOF at load), where the
+  // key stays, logically expired, until a DEL (Redis's checkAlreadyExpired).
+  static bool pastTtlDeletes() { return !expiry_replica && !master_view; }
 
  private:
   // A new entry; kWithLinks: in a block with room for its slot links

@@ -47,9 +47,22 @@ namespace server::persist {
 // Runs the event loop every few milliseconds meanwhile, so clients can
 // connect and get -LOADING; a shutdown requested meanwhile abandons it.
 bool loadAtStart();
-// True while loadAtStart() runs: commands without the "loading" flag are
-// refused with -LOADING (dispatch).
-bool loading();
+// What load is under way: none; a load that refuses commands without the
+// "loading" flag with -LOADING (at start, DEBUG RELOAD, a replica's full
+// sync); or repl-diskless-load swapdb's asynchronous load, during which the
+// old data set keeps serving and only commands flagged no-async-loading get
+// -LOADING (INFO async_loading:1). One byte the request path reads.
+enum class Loading : uint8_t { kNone, kSync, kAsync };
+extern Loading g_loading;
+inline bool loading() {
+  return g_loading == Loading::kSync;
+}
+inline bool asyncLoading() {
+  return g_loading == Loading::kAsync;
+}
+// The replica side marks a swapdb full sync's transfer (the RDB arriving)
+// as asynchronous loading, and clears it when the sync ends either way.
+void setAsyncLoading(bool on);
 void cron();
 // Before the loop sleeps and before replies are written: the AOF's write
 // (and fsync with appendfsync always) of what this iteration changed.
@@ -112,6 +125,7 @@ struct ReplicaRdb {
   std::string path;
   bool lazy_flush = false;
   bool keep_on_error = false;
+  bool async = false;  // swapdb: serve the old data set meanwhile (asyncLoading())
   std::function<void()> serve_events;
 };
 struct ReplicaRdbResult {

@@ -114,6 +114,13 @@ bool debugSubcommand(Client* c) {
       c->addError(err);
     return true;
   }
+  if (common::strutil::equalsIgnoreCase(sub, "AOF-FLUSH-SLEEP") && c->argc() == 3) {
+    int64_t us;
+    if (!c->argInt64(2, &us)) return true;
+    aof::setFlushSleepUs(us);
+    c->addOk();
+    return true;
+  }
   if (common::strutil::equalsIgnoreCase(sub, "DIGEST") && c->argc() == 2) {
     c->addStatus(datasetDigest(serverDbs()));
     return true;

@@ -257,7 +257,7 @@ class Loader {
         size_t before = cur->size();
         db::Entry* e = cur->set(key, std::move(v), false);
         if (cur->size() == before) return r_.fail("duplicate key '" + key + "'");
-        if (expire >= 0) cur->setExpire(e, expire);
+        if (expire >= 0) cur->setExpire(e, expire, true);
         st_->keys++;
       }
       expire = -1;

@@ -38,7 +38,8 @@ void dropContents(db::Db& d, bool lazy) {
 bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* err) {
   server::Server& srv = *server::g_server;
   SnapshotState& st = state();
-  st.loading = true;
+  // swapdb: the old data set keeps serving (asynchronous load).
+  g_loading = in.async ? Loading::kAsync : Loading::kSync;
   st.loading_start = static_cast<int64_t>(time(nullptr));
   st.loading_loaded_bytes = 0;
   st.loading_total_bytes = in.data != nullptr ? in.len : 0;
@@ -76,7 +77,7 @@ bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* er
       *err = "no such file: " + in.path;
     }
   }
-  st.loading = false;
+  g_loading = Loading::kNone;
   if (ok && !applyFunctions(stats, err)) ok = false;
   if (!ok) {
     if (!in.keep_on_error) {

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,6 +54,8 @@ int64_t monoUs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
 }
 
+pid_t g_parent_pid = 0;  // the server, as the child saw it at the fork
+
 [[noreturn]] void childMain(SaveOptions opt, int out_fd, const std::string& trailer) {
   closeListeningSockets();
   std::string err;
@@ -66,6 +69,11 @@ int64_t monoUs() {
     // A broken pipe (the parent dropped every replica) must end the child
     // with an error, not a signal.
     signal(SIGPIPE, SIG_IGN);
+    // Without the server nothing reads the pipe, and the replicas' sockets
+    // this child inherited would stay open (the replicas waiting) until it
+    // ended on its own: it ends with the server.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != g_parent_pid) _exit(1);
     ok = writeRdb(out_fd, opt.skip_data ? std::vector<db::Db*>() : serverDbs(), opt, &err);
     size_t off = 0;
     while (ok && off < trailer.size()) {
@@ -276,6 +284,7 @@ bool startBgsaveWith(const SaveOptions& opt, int out_fd, const std::string& trai
     st.dirty_before_bgsave = server::g_server->dirty;
     st.last_bgsave_try = nowSec();
   }
+  g_parent_pid = getpid();
   pid_t pid = forkChild(ChildKind::kRdb, out_fd < 0 ? "redis-rdb-bgsave" : "redis-rdb-to-slaves");
   if (pid == 0) childMain(opt, out_fd, trailer);
   if (pid < 0) {
@@ -380,7 +389,7 @@ bool reloadInto(const std::string& path, bool merge, std::string* err) {
       int64_t expire_ms = -1;
       db::Value v = fresh[i]->take(e, &expire_ms);
       db::Entry* ne = live.set(k, std::move(v), false);
-      if (expire_ms >= 0) live.setExpire(ne, expire_ms);
+      if (expire_ms >= 0) live.setExpire(ne, expire_ms, true);
       server::keyModifiedInDb(&live, k);
     }
   }
@@ -399,7 +408,7 @@ bool loadAtStart() {
   // Redis 7.0).
   if (srv.config.appendonly) return aof::loadAtStart();
   aof::readManifestAtStart();
-  st.loading = true;
+  g_loading = Loading::kSync;
   st.loading_start = nowSec();
   st.loading_loaded_bytes = 0;
   int64_t t0 = monoUs();
@@ -434,10 +443,10 @@ bool loadAtStart() {
   // A replica (replicaof set, or a cluster replica) keeps expired keys, as
   // Redis does: they go when its master's DELs arrive.
   bool replica = db::Db::expiry_replica || !srv.config.replicaof.empty();
-  bool ok = loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases),
-                        loadLimits(), srv.config.rdbchecksum, replica ? 0 : db::Clock::nowMs,
-                        &fresh, &stats, &missing, &err, &hooks);
-  st.loading = false;
+  bool ok = loadRdbFile(srv.config.dbfilename, static_cast<int>(srv.config.databases), loadLimits(),
+                        srv.config.rdbchecksum, replica ? 0 : db::Clock::nowMs, &fresh, &stats,
+                        &missing, &err, &hooks);
+  g_loading = Loading::kNone;
   if (!ok && srv.shutdown_asap) {
     LOG_WARNING("Loading abandoned: shutdown requested");
     return true;
@@ -474,8 +483,9 @@ void cron() {
   SnapshotState& st = state();
   server::Server& srv = *server::g_server;
   // While loading (the loop runs for -LOADING replies) nothing may save or
-  // rewrite: the data set is incomplete.
-  if (st.loading) return;
+  // rewrite: the data set is incomplete. An asynchronous load leaves the
+  // old data set whole (and a save of it is killed when the new one lands).
+  if (loading()) return;
   if (st.child_pid > 0) {
     pollChildInfo();  // current_cow_size and friends
     int status;
@@ -540,8 +550,18 @@ void killRdbChild() {
   if (g_child_done_hook) g_child_done_hook(false, to_fd);
 }
 
-bool loading() {
-  return state().loading;
+Loading g_loading = Loading::kNone;
+
+void setAsyncLoading(bool on) {
+  SnapshotState& st = state();
+  if (on && g_loading == Loading::kNone) {
+    g_loading = Loading::kAsync;
+    st.loading_start = nowSec();
+    st.loading_loaded_bytes = 0;
+    st.loading_total_bytes = 0;
+  } else if (!on && g_loading == Loading::kAsync) {
+    g_loading = Loading::kNone;
+  }
 }
 
 void afterFlushAll() {
@@ -551,7 +571,7 @@ void afterFlushAll() {
 }
 
 bool shutdownSave(bool save, bool nosave, bool force) {
-  if (state().loading) {
+  if (g_loading == Loading::kSync) {
     // A half-loaded dataset must never replace the file it comes from.
     killChild();
     LOG_WARNING("Shutdown during loading: not saving");
@@ -580,7 +600,8 @@ void appendInfoPersistence(std::string* o) {
   SnapshotState& st = state();
   server::Server& s = *server::g_server;
   bool in_progress = st.child_pid > 0;
-  server::appendFormat(o, "loading:%d\r\nasync_loading:0\r\n", st.loading ? 1 : 0);
+  server::appendFormat(o, "loading:%d\r\nasync_loading:%d\r\n", loading() ? 1 : 0,
+                       asyncLoading() ? 1 : 0);
   appendInfoCurrentChild(o);
   server::appendFormat(o, "rdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n",
                        static_cast<ll>(s.dirty), in_progress ? 1 : 0);
@@ -597,7 +618,7 @@ void appendInfoPersistence(std::string* o) {
   server::appendFormat(o, "rdb_last_load_keys_loaded:%llu\r\n",
                        static_cast<unsigned long long>(st.last_load_keys_loaded));
   aof::appendInfo(o);
-  if (st.loading) {
+  if (g_loading != Loading::kNone) {
     double perc = st.loading_total_bytes ? 100.0 * static_cast<double>(st.loading_loaded_bytes) /
                                                static_cast<double>(st.loading_total_bytes)
                                          : 0;

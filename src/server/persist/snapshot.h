@@ -29,7 +29,6 @@ struct SnapshotState {
   uint64_t rdb_saves = 0;
   uint64_t last_load_keys_loaded = 0;
   uint64_t last_load_keys_expired = 0;
-  bool loading = false;
   int64_t loading_start = 0;  // unix seconds
   uint64_t loading_total_bytes = 0;
   uint64_t loading_loaded_bytes = 0;

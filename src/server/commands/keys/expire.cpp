@@ -83,7 +83,7 @@ void expireGeneric(Client* c, bool seconds, int64_t basetime_ms) {
     c->addInteger(0);
     return;
   }
-  bool past = when <= db::Clock::nowMs;
+  bool past = when <= db::Clock::nowMs && db::Db::pastTtlDeletes();
   if (past)
     d->removeEntry(e);
   else

@@ -1,7 +1,7 @@
 // DEBUG: SLEEP, PROTOCOL, SEGFAULT, ASSERT and HELP here; OBJECT, POPULATE
-// and the internal knobs in debug_inspect.cpp; RELOAD, LOADAOF, DIGEST and
-// DIGEST-VALUE in src/server/persist/. Like Redis 7.0 the command is refused unless
-// enable-debug-command is "yes" (or "local" for loopback/unix clients).
+// and the internal knobs in debug_inspect.cpp; RELOAD, LOADAOF,
+// AOF-FLUSH-SLEEP, DIGEST and DIGEST-VALUE in src/server/persist/. Like Redis 7.0 the command is
+// refused unless enable-debug-command is "yes" (or "local" for loopback/unix clients).
 #include <sys/mman.h>
 #include <time.h>
 
@@ -115,6 +115,8 @@ void debugHelp(Client* c) {
       "    Output a hex signature of the values of all the specified keys.",
       "LOADAOF",
       "    Flush the AOF buffers on disk and reload the AOF in memory.",
+      "AOF-FLUSH-SLEEP <microsec>",
+      "    Server will sleep before flushing the AOF, this is used for testing.",
       "OBJECT <key>",
       "    Show low level info about the `key` and associated value.",
       "DROP-CLUSTER-PACKET-FILTER <packet-type>",

@@ -134,7 +134,7 @@ void storeString(Client* c, std::string_view key, std::string_view value, bool k
   notify::keyEvent(c, notify::kString, "set", key);
   if (when_ms != -1) {
     notify::keyEvent(c, notify::kGeneric, "expire", key);
-    if (when_ms <= db::Clock::nowMs) {
+    if (when_ms <= db::Clock::nowMs && db::Db::pastTtlDeletes()) {
       d->removeEntry(e);
       notify::keyEvent(c, notify::kExpired, "expired", key);
     } else {
@@ -149,7 +149,7 @@ void storeString(Client* c, std::string_view key, std::string_view value, bool k
 // is, so that a replica does not keep a dead key a later KEEPTTL revives.
 // Out of line to keep SET's hot path short.
 [[gnu::noinline]] void propagateSet(Client* c, int flags, int64_t when_ms) {
-  if (when_ms != -1 && when_ms <= db::Clock::nowMs)
+  if (when_ms != -1 && when_ms <= db::Clock::nowMs && db::Db::pastTtlDeletes())
     propagate::asDel(c->arg(1), db::Db::lazy_expire);
   else if (when_ms != -1)
     propagate::asSetPxat(c->arg(1), c->arg(2), when_ms);
@@ -249,7 +249,7 @@ void getexCommand(Client* c) {
   if (!expireFromFlags(c, flags, expire_arg, &when_ms)) return;
   replyStringValue(c, e);
   db::Db* d = c->db();
-  if (when_ms != -1 && when_ms <= db::Clock::nowMs) {
+  if (when_ms != -1 && when_ms <= db::Clock::nowMs && db::Db::pastTtlDeletes()) {
     d->removeEntry(e);  // EXAT/PXAT in the past
     keyModified(c, c->arg(1));
     notify::keyEvent(c, notify::kGeneric, "del", c->arg(1));

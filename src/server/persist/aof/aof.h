@@ -31,6 +31,9 @@ void shutdown();
 // DEBUG LOADAOF: writes what is buffered, empties the databases and loads
 // the AOF again. False with *err when the files do not load.
 bool debugLoadAof(std::string* err);
+// DEBUG AOF-FLUSH-SLEEP <microseconds>: each write of the AOF buffer is
+// preceded by this sleep (0: none), a test aid as in Redis.
+void setFlushSleepUs(int64_t us);
 // True while CONFIG SET appendonly yes waits for its first rewrite.
 bool writingInitialAof();
 // "-MISCONF Errors writing to the AOF file: ..." while writes fail.

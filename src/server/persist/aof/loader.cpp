@@ -18,6 +18,7 @@
 #include "server/core/command.h"
 #include "server/core/state.h"
 #include "server/persist/aof/state.h"
+#include "server/persist/persist.h"
 #include "server/persist/rdb_file.h"
 #include "server/persist/snapshot.h"
 #include "server/script/functions.h"
@@ -365,7 +366,7 @@ LoadStatus loadFromDisk() {
   uint64_t total = 0;
   for (auto& [f, b] : files) total += fileSize(f.name);
   SnapshotState& ps = persist::state();
-  ps.loading = true;
+  persist::g_loading = persist::Loading::kSync;
   ps.loading_start = static_cast<int64_t>(time(nullptr));
   ps.loading_total_bytes = total;
   ps.loading_loaded_bytes = 0;
@@ -383,11 +384,16 @@ LoadStatus loadFromDisk() {
   Replayer r;
   uint64_t loaded = 0;
   bool ok = true;
+  // The log's commands are data, as the master's stream is: on a replica
+  // their TTLs are not its own to expire (db::Db::master_view).
+  bool saved_view = db::Db::master_view;
+  db::Db::master_view = true;
   for (size_t i = 0; i < files.size() && ok; i++) {
     ok = loadFile(files[i].first.name, i == 0, i + 1 == files.size(), files[i].second, r, &loaded,
                   progress);
   }
-  ps.loading = false;
+  db::Db::master_view = saved_view;
+  persist::g_loading = persist::Loading::kNone;
   if (!ok && srv.shutdown_asap) {
     LOG_WARNING("Loading abandoned: shutdown requested");
     return LoadStatus::kAbandoned;

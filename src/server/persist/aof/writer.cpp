@@ -66,6 +66,14 @@ void unregisterSink() {
   server::propagate::removeSink(&g_sink);
 }
 
+namespace {
+int64_t g_flush_sleep_us = 0;
+}  // namespace
+
+void setFlushSleepUs(int64_t us) {
+  g_flush_sleep_us = us > 0 ? us : 0;
+}
+
 void flush(bool force) {
   State& st = state();
   if (st.mode == Mode::kOff || st.fd < 0) return;
@@ -97,6 +105,7 @@ void flush(bool force) {
         "without waiting for fsync to complete, this may slow down Redis.");
   }
   {
+    if (g_flush_sleep_us > 0) usleep(static_cast<useconds_t>(g_flush_sleep_us));
     size_t done = 0;
     int err = 0;
     while (done < st.buf.size()) {

@@ -66,6 +66,7 @@ struct Link {
   int fd = -1;
   std::string tmpfile;
   std::string full_replid;  // from +FULLRESYNC
+  bool async = false;       // the transfer loads asynchronously (swapdb)
   int64_t full_offset = 0;
 };
 

@@ -141,6 +141,7 @@ void finish(std::string_view rest) {
     in.data = reinterpret_cast<const uint8_t*>(l.body.data());
     in.len = l.body.size();
     in.keep_on_error = cfg.repl_diskless_load == "swapdb";
+    in.async = l.async;
     LOG_NOTICE("MASTER <-> REPLICA sync: Loading DB in memory");
   } else {
     bool ok = ftruncate(l.fd, static_cast<off_t>(len)) == 0 && fsync(l.fd) == 0;
@@ -162,6 +163,7 @@ void finish(std::string_view rest) {
   persist::ReplicaRdbResult res;
   std::string err;
   bool ok = persist::loadReplicaRdb(in, &res, &err);
+  persist::setAsyncLoading(false);
   l.body = std::string();
   if (l.conn != conn || l.state != State::kTransfer) return;  // REPLICAOF meanwhile
   if (!ok) {
@@ -255,12 +257,19 @@ void beginTransfer(const std::string& replid, int64_t offset, std::string_view r
   l.full_offset = offset;
   l.diskless = cfg.repl_diskless_load == "swapdb" ||
                (cfg.repl_diskless_load == "on-empty-db" && allDbsEmpty());
+  // swapdb, when the master continues the history this replica's data
+  // comes from (same replication id, as after a PSYNC beyond the backlog):
+  // from the first byte on, the sync is an asynchronous load, the old data
+  // set serving clients until the new one replaces it, as Redis decides.
+  l.async = cfg.repl_diskless_load == "swapdb" && replid == replId();
+  if (l.async) persist::setAsyncLoading(true);
   l.conn->setReadHandler(onReadable);
   if (!rest.empty()) consume(rest.data(), rest.size());
 }
 
 void abortTransfer() {
   Link& l = link();
+  persist::setAsyncLoading(false);
   if (l.fd >= 0) close(l.fd);
   l.fd = -1;
   if (!l.tmpfile.empty()) unlink(l.tmpfile.c_str());
