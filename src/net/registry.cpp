@@ -124,6 +124,10 @@ bool openListeners(event::EventLoop* loop, const SettingLookup& get, AcceptCallb
     if (!wanted) continue;
     Listener* l = t->listen(loop, spec, cb, cb_data, err);
     if (l == nullptr) return false;  // `opened` closes the others
+    if (l->describe().empty()) {     // every address skipped: not listening
+      delete l;
+      continue;
+    }
     opened.push_back({t->name(), t->announce(*l), std::unique_ptr<Listener>(l)});
   }
   *out = std::move(opened);

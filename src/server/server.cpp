@@ -185,6 +185,10 @@ bool Instance::start() {
     LOG_WARNING("%s", err.c_str());
     return false;
   }
+  if (listeners_.empty()) {
+    LOG_WARNING("Configured to not listen anywhere, exiting.");
+    return false;
+  }
   // Cluster mode: nodes.conf and the bus (cluster.h); the slot index of
   // db 0 must exist before any key is loaded.
   if (!cluster::init(&err)) {
@@ -212,6 +216,7 @@ bool Instance::start() {
     if (!script::running()) db::Clock::update();
   });
   cron_timer_ = loop.addTimer(1, [this](event::EventLoop*, event::TimerId) { return cron(); });
+  script::startEngines();
   LOG_NOTICE("Server initialized");
   // Clients may connect while the RDB loads: they get -LOADING, INFO shows
   // the progress (persist.h).
@@ -237,8 +242,6 @@ bool Instance::openListeners(std::string* err) {
     LOG_NOTICE("%s", o.announcement.c_str());
     fresh.push_back({o.type, std::move(o.listener)});
   }
-  if (fresh.empty())
-    LOG_WARNING("No listener is configured (every transport's port or socket is off)");
   listeners_ = std::move(fresh);
   return true;
 }

@@ -283,6 +283,17 @@ start_server [list tags {repl external:skip} overrides $::master_overrides] {
       wait_caught_up -1 0
       list $evicted [r dbsize]
     } {0 31}
+
+    test {A big write through the stream does not leave its buffer on the replica} {
+      r -1 set huge [string repeat y 8000000]
+      wait_caught_up -1 0
+      # The master link stays quiet (its next PING is seconds away); the
+      # replica still gives the request's buffer back within a cron tick or two.
+      wait_for_condition 40 50 {
+        [info_field [r info memory] mem_clients_normal] < 1000000
+      } { fail "the master link kept its query buffer: [r client list]" }
+      r strlen huge
+    } {8000000}
   }
 }
 

@@ -41,6 +41,12 @@ proc ce_wait_mem {name bytes} {
 
 proc ce_evicted {} { info_field [r info stats] evicted_clients }
 
+# One field of the CLIENT LIST line of the client named $name.
+proc client_field_of {name field} {
+  if {[regexp " $field=(\[0-9\]+)" [ce_line $name] -> v]} { return $v }
+  return -1
+}
+
 start_server {tags {maxmemory external:skip}} {
   test {A client over maxmemory-clients is closed and counted} {
     r config resetstat
@@ -112,4 +118,140 @@ start_server {tags {maxmemory external:skip}} {
     r config set maxmemory 0
     ce_evicted
   } {1}
+}
+
+start_server {tags {maxmemory external:skip}} {
+  test {Watched keys count in a client's memory (tot-mem, not multi-mem)} {
+    set c [redis_client]
+    $c client setname watcher
+    set before [ce_tot_mem watcher]
+    set multi_before [client_field_of watcher multi-mem]
+    for {set i 0} {$i < 1000} {incr i} { $c watch key:$i }
+    set grown [expr {[ce_tot_mem watcher] - $before}]
+    set multi_grown [expr {[client_field_of watcher multi-mem] - $multi_before}]
+    $c close
+    # Each watched key takes some tens of bytes of the client's list.
+    assert {$grown >= 20000}
+    # multi-mem is the queued commands' arguments only.
+    assert_equal $multi_grown 0
+  }
+
+  test {Subscriptions count in a client's memory (tot-mem)} {
+    set out {}
+    foreach cmd {subscribe psubscribe ssubscribe} {
+      set c [redis_deferring_client]
+      $c client setname sub$cmd
+      $c read
+      set before [ce_tot_mem sub$cmd]
+      for {set i 0} {$i < 3000} {incr i} { $c $cmd ch:$i }
+      for {set i 0} {$i < 3000} {incr i} { $c read }
+      # Some tens of bytes per subscription (the buffers the burst used
+      # shrink back meanwhile).
+      set ok 0
+      wait_for_condition 50 20 {[ce_tot_mem sub$cmd] - $before >= 60000} { set ok -1 }
+      if {$ok == 0} { set ok 1 }
+      $c close
+      lappend out $ok
+    }
+    set out
+  } {1 1 1}
+
+  test {A client watching many keys is evicted by maxmemory-clients} {
+    r config resetstat
+    r config set maxmemory-clients 200000
+    set c [redis_client]
+    set err ""
+    catch {
+      for {set i 0} {$i < 50000} {incr i} { $c watch key:$i }
+    } err
+    catch {$c close}
+    r config set maxmemory-clients 0
+    assert_match {*I/O error*} $err
+    ce_evicted
+  } {1}
+
+  test {A client with many subscriptions is evicted by maxmemory-clients} {
+    r config resetstat
+    r config set maxmemory-clients 200000
+    set out {}
+    foreach cmd {subscribe psubscribe ssubscribe} {
+      set c [redis_client]
+      set err ""
+      catch {
+        for {set i 0} {$i < 50000} {incr i} { $c $cmd ch:$i }
+      } err
+      catch {$c close}
+      lappend out [string match {*I/O error*} $err]
+    }
+    r config set maxmemory-clients 0
+    lappend out [ce_evicted]
+  } {1 1 1 3}
+}
+
+start_server {tags {maxmemory external:skip}} {
+  test {BCAST tracking prefixes count in a client's memory; many get it evicted} {
+    set c [redis_client]
+    $c client setname prefixes
+    set before [ce_tot_mem prefixes]
+    for {set i 0} {$i < 1000} {incr i} { $c client tracking on prefix [format p%08d $i] bcast }
+    set grown [expr {[ce_tot_mem prefixes] - $before}]
+    assert {$grown >= 20000}
+    r config resetstat
+    r config set maxmemory-clients 200000
+    set err ""
+    catch {
+      for {set i 1000} {$i < 50000} {incr i} {
+        $c client tracking on prefix [format p%08d $i] bcast
+      }
+    } err
+    catch {$c close}
+    r config set maxmemory-clients 0
+    assert_match {*I/O error*} $err
+    ce_evicted
+  } {1}
+}
+
+start_server {tags {maxmemory external:skip}} {
+  test {A big argument still arriving takes about its own size, not the next power of two} {
+    set c [redis_deferring_client]
+    $c client setname bigarg
+    $c read
+    set n 300000
+    $c write "*3\r\n\$3\r\nset\r\n\$1\r\nk\r\n\$$n\r\n"
+    $c write [string repeat x [expr {$n - 1000}]]
+    $c flush
+    wait_for_condition 100 20 {
+      [string match "* qbuf=[expr {$n - 1000}] *" [ce_line bigarg]]
+    } { fail "the argument did not arrive: [ce_line bigarg]" }
+    set mem [ce_tot_mem bigarg]
+    $c close
+    assert_range $mem $n [expr {$n + 100000}]
+  }
+}
+
+start_server {tags {maxmemory external:skip}} {
+  test {Clients evicted for their replies free them at once: no key is evicted for them} {
+    r config set maxmemory 11mb
+    r config set maxmemory-policy allkeys-lru
+    r config set maxmemory-clients 3mb
+    r client no-evict on
+    for {set i 0} {$i < 50} {incr i} { r setrange key$i 100000 x }
+    r config resetstat
+    set clients {}
+    for {set i 0} {$i < 20} {incr i} { lappend clients [redis_deferring_client] }
+    # Replies of 100 KB nobody reads, until client eviction steps in.
+    set deadline [expr {[clock seconds] + 20}]
+    while {[ce_evicted] == 0 && [clock seconds] < $deadline} {
+      foreach c $clients {
+        if {[catch {$c mget key1; $c flush}]} { set clients [lsearch -all -inline -not -exact $clients $c] }
+      }
+    }
+    foreach c $clients { catch {$c close} }
+    set keys_evicted [info_field [r info stats] evicted_keys]
+    set dbsize [r dbsize]
+    r config set maxmemory 0
+    r config set maxmemory-clients 0
+    assert {[ce_evicted] > 0}
+    list $keys_evicted $dbsize
+  } {0 50}
 }

@@ -123,6 +123,28 @@ tags {crash external:skip} {
     }
   }
 
+  test {A second SIGINT during the shutdown save exits at once and drops its temp file} {
+    with_crash_server {} {
+      set c [crash_client $srv]
+      $c config set save {900 1}
+      for {set i 0} {$i < 30} {incr i} { $c set key$i $i }
+      # 30 keys at 100 ms each: the save lasts about 3 seconds.
+      $c config set rdb-key-save-delay 100000
+      $c close
+      set pid [dict get $srv pid]
+      set temp [file join [dict get $srv dir] temp-$pid.rdb]
+      exec kill -INT $pid
+      wait_for_condition 100 20 {[file exists $temp]} {
+        fail "the shutdown save never started"
+      }
+      exec kill -INT $pid
+      assert_equal [crash_wait_exit $srv] 1
+      assert_match "*You insist... exiting now.*" [read_file [dict get $srv stdout]]
+      assert {![file exists $temp]}
+      assert {![file exists [file join [dict get $srv dir] dump.rdb]]}
+    }
+  }
+
   test {SIGTERM shuts down cleanly and is logged as SIGTERM} {
     with_crash_server {} {
       exec kill -TERM [dict get $srv pid]

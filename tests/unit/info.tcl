@@ -136,3 +136,20 @@ start_server {tags {info}} {
     list [dict get $d keyspace_misses] [dict get $d expired_keys] [expr {[dict get $d total_commands_processed] <= 2}]
   } {0 0 1}
 }
+
+start_server {tags {info external:skip} overrides {latency-tracking no enable-debug-command yes}} {
+  test {The first INFO memory creates nothing: used_memory holds still across calls} {
+    # The Lua states of EVAL and FUNCTION exist from the start (as in
+    # Redis), and again right after SCRIPT FLUSH / FUNCTION FLUSH. (This
+    # client's reply buffer keeps its size meanwhile.)
+    r debug replybuffer resizing 0
+    set a [info_field [r info memory] used_memory]
+    set b [info_field [r info memory] used_memory]
+    r script flush
+    r function flush
+    set c [info_field [r info memory] used_memory]
+    set d [info_field [r info memory] used_memory]
+    assert_range [expr {$b - $a}] -2000 2000
+    assert_range [expr {$d - $c}] -2000 2000
+  }
+}

@@ -2,6 +2,14 @@
 # COMMAND, TIME, ECHO, PING, QUIT, RESET, DEBUG SLEEP and SHUTDOWN.
 
 # Field value from one CLIENT LIST / CLIENT INFO line.
+# The CLIENT LIST line of the client named $name ("" when none).
+proc client_line_named {name} {
+  foreach l [split [r client list] "\n"] {
+    if {[string match "* name=$name *" $l]} { return $l }
+  }
+  return ""
+}
+
 proc client_field {line field} {
   foreach kv [split [string trim $line] " "] {
     set idx [string first = $kv]
@@ -69,6 +77,21 @@ start_server {tags {introspection}} {
     # The request being run still counts in its query buffer, as in Redis:
     # "*2\r\n$6\r\nclient\r\n$4\r\ninfo\r\n" is 26 bytes.
     assert_equal [client_field $line qbuf] 26
+  }
+
+  test {CLIENT LIST qbuf of a request still arriving counts only its unparsed bytes} {
+    set c [redis_deferring_client]
+    $c client setname partial
+    $c read
+    # The header and the first two arguments are parsed; 3 bytes of the
+    # third wait for the rest.
+    $c write "*3\r\n\$3\r\nset\r\n\$1\r\nk\r\n\$10\r\nabc"
+    $c flush
+    set line ""
+    wait_for_condition 50 20 {
+      [string match "* qbuf=3 *" [set line [client_line_named partial]]]
+    } { fail "qbuf of the partial request: $line" }
+    $c close
   }
 
   test {CLIENT LIST shows every connection, one line each} {

@@ -30,4 +30,18 @@ start_server {tags {modules external:skip} overrides {enable-module-command yes}
       [read_file [srv stdout]]
     r module list
   } {}
+
+  test {enable-module-command is a working option, not logged as one without effect} {
+    assert_no_match {*enable-module-command*} [read_file [srv stdout]]
+    r config get enable-module-command
+  } {enable-module-command yes}
+}
+
+start_server {tags {modules external:skip} overrides {enable-module-command local}} {
+  test {With enable-module-command local, a loopback client may try to load} {
+    assert_error {ERR Error loading the extension. Please check the server logs.} \
+      {r module load /tmp/m.so}
+    assert_no_match {*enable-module-command*} [read_file [srv stdout]]
+    r config get enable-module-command
+  } {enable-module-command local}
 }

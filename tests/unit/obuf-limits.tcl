@@ -193,3 +193,25 @@ start_server {tags {obuf-limits}} {
     string length $v
   } [expr {8 * 1024 * 1024}]
 }
+
+start_server {tags {obuf-limits}} {
+  test {Random picks with a huge negative count stop at the hard limit} {
+    r hset h f v
+    r sadd s m
+    r zadd z 1 m
+    r config set client-output-buffer-limit "normal 1mb 0 0"
+    set out {}
+    foreach cmd {{hrandfield h -999999999} {srandmember s -999999999} {zrandmember z -999999999}} {
+      set c [redis_client]
+      set t0 [clock milliseconds]
+      catch {$c {*}$cmd} err
+      catch {$c close}
+      lappend out $err
+      # Stopped early: the whole run would take minutes.
+      assert {[clock milliseconds] - $t0 < 5000}
+    }
+    r config set client-output-buffer-limit "normal 0 0 0"
+    assert_equal [r ping] PONG
+    set out
+  } {{I/O error: connection closed} {I/O error: connection closed} {I/O error: connection closed}}
+}

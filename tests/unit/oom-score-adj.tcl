@@ -17,3 +17,24 @@ start_server {tags {oom-score-adj external:skip} overrides {oom-score-adj absolu
     list $main $child_adj
   } {10 800}
 }
+
+start_server {tags {oom-score-adj external:skip} overrides {oom-score-adj absolute oom-score-adj-values {10 200 800}}} {
+  test {REPLICAOF moves the server into the replica class and back} {
+    set adj {}
+    lappend adj [string trim [read_file /proc/[srv pid]/oom_score_adj]]
+    # Port 1: nothing answers there, the server stays a replica all the same.
+    r replicaof 127.0.0.1 1
+    lappend adj [string trim [read_file /proc/[srv pid]/oom_score_adj]]
+    # A new value of the current class applies at once.
+    r config set oom-score-adj-values {10 300 800}
+    lappend adj [string trim [read_file /proc/[srv pid]/oom_score_adj]]
+    r replicaof no one
+    lappend adj [string trim [read_file /proc/[srv pid]/oom_score_adj]]
+  } {10 200 300 10}
+}
+
+start_server {tags {oom-score-adj external:skip} overrides {oom-score-adj absolute oom-score-adj-values {10 200 800} replicaof {127.0.0.1 1}}} {
+  test {A server started as a replica starts in the replica class} {
+    string trim [read_file /proc/[srv pid]/oom_score_adj]
+  } {200}
+}

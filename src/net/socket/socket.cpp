@@ -46,12 +46,15 @@ int listenTcp(const std::string& addr_in, int port, int backlog, std::string* er
   int rc = getaddrinfo(node, portstr.c_str(), &hints, &res);
   if (rc != 0) {
     *err = "getaddrinfo(" + addr + "): " + gai_strerror(rc);
+    errno = rc == EAI_SYSTEM ? errno : EINVAL;
     return -1;
   }
   int fd = -1;
+  int failure = 0;  // the errno of the last failed step
   for (auto* p = res; p != nullptr; p = p->ai_next) {
     fd = socket(p->ai_family, p->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, p->ai_protocol);
     if (fd == -1) {
+      failure = errno;
       *err = sysError("socket() for " + joinHostPort(addr, port));
       continue;
     }
@@ -59,12 +62,14 @@ int listenTcp(const std::string& addr_in, int port, int backlog, std::string* er
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (p->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     if (bind(fd, p->ai_addr, p->ai_addrlen) == -1) {
+      failure = errno;
       *err = sysError("bind(" + joinHostPort(addr.empty() ? "*" : addr, port) + ")");
       ::close(fd);
       fd = -1;
       continue;
     }
     if (::listen(fd, backlog) == -1) {
+      failure = errno;
       *err = sysError("listen(" + joinHostPort(addr, port) + ")");
       ::close(fd);
       fd = -1;
@@ -73,6 +78,7 @@ int listenTcp(const std::string& addr_in, int port, int backlog, std::string* er
     break;
   }
   freeaddrinfo(res);
+  if (fd == -1) errno = failure != 0 ? failure : EADDRNOTAVAIL;
   return fd;
 }
 

@@ -10,6 +10,7 @@ namespace net::sock {
 
 // Binds and listens on addr:port ("*" or "" = all IPv4 addresses, "::" /
 // "::*" = all IPv6; a leading '-' marks the address optional as in Redis).
+// On failure (-1, *err set) errno tells why (EADDRNOTAVAIL, EAFNOSUPPORT...).
 int listenTcp(const std::string& addr, int port, int backlog, std::string* err);
 // Removes a stale socket file first; perm 0 leaves the umask's mode.
 int listenUnix(const std::string& path, unsigned perm, int backlog, std::string* err);

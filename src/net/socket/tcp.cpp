@@ -1,6 +1,9 @@
 // The "tcp" connection type: IPv4/IPv6 stream sockets.
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "common/log.h"
 #include "net/socket/socket.h"
 #include "net/socket/socket_connection.h"
 #include "net/transports.h"
@@ -47,25 +50,34 @@ class TcpType : public ConnectionType {
 
 void tcpListenSpecFrom(const SettingLookup& get, int port, ListenSpec* spec, bool* wanted) {
   long long backlog = 511;
-  *wanted = port != 0;
   spec->port = port;
   spec->addrs = settingWords(get("bind"));
+  // An empty bind list listens on no address at all, as in Redis.
+  *wanted = port != 0 && !spec->addrs.empty();
   if (settingInt(get("tcp-backlog"), &backlog)) spec->backlog = static_cast<int>(backlog);
 }
 
 Listener* listenTcpSpec(const ConnectionType* type, event::EventLoop* loop, const ListenSpec& spec,
                         AcceptCallback cb, void* cb_data, const char* what, std::string* err,
                         SocketConnFactory factory, void* factory_data) {
-  std::vector<std::string> addrs = spec.addrs;
-  if (addrs.empty()) addrs = {"*", "-::*"};
   std::vector<int> fds;
   std::string desc;
-  for (const auto& a : addrs) {
+  for (const auto& a : spec.addrs) {
     std::string e;
     int fd = sock::listenTcp(a, spec.port, spec.backlog, &e);
     if (fd == -1) {
-      // "-addr" marks an optional address (e.g. IPv6 on a host without it).
-      if (!a.empty() && a[0] == '-') continue;
+      int why = errno;
+      bool optional = !a.empty() && a[0] == '-';
+      std::string shown = optional ? a.substr(1) : a;
+      LOG_WARNING("Warning: Could not create server %s listening socket %s:%d: %s", what,
+                  shown.c_str(), spec.port, e.c_str());
+      // As Redis: an optional ("-addr") address the host lacks is skipped,
+      // and so is any address of a protocol or family the host lacks (IPv6
+      // turned off). Every other failure fails the whole listener.
+      if (why == EADDRNOTAVAIL && optional) continue;
+      if (why == ENOPROTOOPT || why == EPROTONOSUPPORT || why == ESOCKTNOSUPPORT ||
+          why == EPFNOSUPPORT || why == EAFNOSUPPORT)
+        continue;
       for (int f : fds) ::close(f);
       *err = std::string("Could not create server ") + what + " listening socket " + e;
       return nullptr;
@@ -74,11 +86,7 @@ Listener* listenTcpSpec(const ConnectionType* type, event::EventLoop* loop, cons
     if (!desc.empty()) desc += " ";
     desc += (a[0] == '-' ? a.substr(1) : a) + ":" + std::to_string(spec.port);
   }
-  if (fds.empty()) {
-    *err = std::string("Could not create server ") + what +
-           " listening socket: no address could be bound";
-    return nullptr;
-  }
+  // Every address skipped: a listener on nothing, as Redis allows.
   return new SocketListener(type, loop, std::move(fds), desc, cb, cb_data, true, factory,
                             factory_data);
 }

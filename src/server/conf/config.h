@@ -193,10 +193,12 @@ struct Config {
   int64_t stream_node_max_bytes = 4096;
   int64_t stream_node_max_entries = 100;
   int64_t zset_max_listpack_value = 64;
-  // "no", "yes" or "local" (only from loopback/unix peers): DEBUG and the
-  // protected options (CONFIG SET dir) are refused by default, as in Redis.
+  // "no", "yes" or "local" (only from loopback/unix peers): DEBUG, the
+  // protected options (CONFIG SET dir) and MODULE LOAD/LOADEX/UNLOAD are
+  // refused by default, as in Redis.
   std::string enable_debug_command = "no";
   std::string enable_protected_configs = "no";
+  std::string enable_module_command = "no";
   // Lists: per-node limit (negative: -1..-5 = 4..64 KiB; positive: element
   // count) and the compression depth (stored and reported; not applied).
   int64_t list_max_listpack_size = -2;

@@ -58,13 +58,8 @@ std::string optionLine(const Option& o, const Config& cfg) {
   return std::string(o.name) + " " + quoteConfigValue(v);
 }
 
-// Values made of several words (replicaof) are written bare,
-// one argument each, as for bind and save.
 std::string unimplementedLine(const conf::UnimplementedOption& u, const Config& cfg) {
-  std::string v = conf::getUnimplemented(cfg, u);
-  bool words = u.kind == conf::Kind::kReplicaOf;
-  if (words && !v.empty()) return std::string(u.name) + " " + v;
-  return std::string(u.name) + " " + quoteConfigValue(v);
+  return std::string(u.name) + " " + quoteConfigValue(conf::getUnimplemented(cfg, u));
 }
 
 }  // namespace

@@ -377,6 +377,7 @@ std::vector<Option> builtinOptions() {
       MEM_OPT("zset-max-listpack-value", zset_max_listpack_value, 0, INT64_MAX, true),
       ENUM_OPT("enable-debug-command", enable_debug_command, kProtectedModes, false),
       ENUM_OPT("enable-protected-configs", enable_protected_configs, kProtectedModes, false),
+      ENUM_OPT("enable-module-command", enable_module_command, kProtectedModes, false),
       INT_OPT("list-max-listpack-size", list_max_listpack_size, INT_MIN, INT_MAX, true),
       INT_OPT("list-compress-depth", list_compress_depth, 0, INT_MAX, true),
   };
@@ -504,11 +505,6 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
 
 std::string configValue(const Config& cfg, const std::string& name) {
   if (const Option* o = findOption(name)) return o->get(cfg);
-  // The directives of features not built keep their values too (MODULE
-  // reads enable-module-command).
-  if (const conf::UnimplementedOption* u = conf::findUnimplemented(name)) {
-    return conf::getUnimplemented(cfg, *u);
-  }
   return std::string();
 }
 

@@ -11,7 +11,6 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
-#include "resp/request_parser.h"
 #include "server/conf/config.h"
 
 namespace server::conf {
@@ -21,7 +20,6 @@ namespace {
 constexpr int64_t kIntMax = INT_MAX;
 
 constexpr int64_t kLongMax = LONG_MAX;
-constexpr int64_t kPortMax = 65535;
 
 // Shorthands for the table rows.
 UnimplementedOption hiddenOpt(UnimplementedOption o) {
@@ -31,30 +29,25 @@ UnimplementedOption hiddenOpt(UnimplementedOption o) {
 
 UnimplementedOption boolOpt(const char* name, const char* alias, const char* def, bool mut,
                             const char* feature) {
-  return {name, alias, Kind::kBool, def, mut, 0, 0, nullptr, feature};
+  return {name, alias, Kind::kBool, def, mut, 0, 0, feature};
 }
 UnimplementedOption intOpt(const char* name, const char* alias, const char* def, bool mut,
                            int64_t lo, int64_t hi, const char* feature) {
-  return {name, alias, Kind::kInt, def, mut, lo, hi, nullptr, feature};
+  return {name, alias, Kind::kInt, def, mut, lo, hi, feature};
 }
 UnimplementedOption memOpt(const char* name, const char* def, bool mut, int64_t lo, int64_t hi,
                            const char* feature) {
-  return {name, nullptr, Kind::kMemory, def, mut, lo, hi, nullptr, feature};
+  return {name, nullptr, Kind::kMemory, def, mut, lo, hi, feature};
 }
 UnimplementedOption strOpt(const char* name, const char* alias, bool mut, const char* feature,
                            const char* def = "") {
-  return {name, alias, Kind::kString, def, mut, 0, 0, nullptr, feature};
-}
-UnimplementedOption enumOpt(const char* name, const char* def, bool mut, const char* choices,
-                            const char* feature) {
-  return {name, nullptr, Kind::kEnum, def, mut, 0, 0, choices, feature};
+  return {name, alias, Kind::kString, def, mut, 0, 0, feature};
 }
 UnimplementedOption fileOnly(const char* name, int64_t min_args, int64_t max_args,
                              const char* feature) {
-  return {name, nullptr, Kind::kFileOnly, "", false, min_args, max_args, nullptr, feature};
+  return {name, nullptr, Kind::kFileOnly, "", false, min_args, max_args, feature};
 }
 
-const char kRepl[] = "replication";
 const char kDefrag[] = "active defragmentation";
 const char kModules[] = "modules";
 const char kAffinity[] = "CPU affinity of background work";
@@ -72,9 +65,7 @@ std::vector<UnimplementedOption> buildTable() {
       intOpt("active-defrag-cycle-min", nullptr, "1", true, 1, 99, kDefrag),
       intOpt("active-defrag-cycle-max", nullptr, "25", true, 1, 99, kDefrag),
       intOpt("active-defrag-max-scan-fields", nullptr, "1000", true, 1, kLongMax, kDefrag),
-      // Streams.
-      // Modules.
-      enumOpt("enable-module-command", "no", false, "no|yes|local", kModules),
+      // Modules (enable-module-command is a real option: MODULE reads it).
       fileOnly("loadmodule", 1, -1, kModules),
       // CPU affinity of the threads and children this server does not have.
       strOpt("bio_cpulist", nullptr, false, kAffinity),
@@ -103,44 +94,11 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::vector<std::string> splitChoices(const char* choices) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char* p = choices; *p; p++) {
-    if (*p == '|') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += *p;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-std::string choicesError(const char* choices) {
-  std::string err = "argument(s) must be one of the following: ";
-  std::vector<std::string> all = splitChoices(choices);
-  for (size_t i = 0; i < all.size(); i++) err += (i ? ", " : "") + all[i];
-  return err;
-}
-
 bool rangeError(int64_t n, int64_t lo, int64_t hi, std::string* err) {
   if (n >= lo && n <= hi) return false;
   *err = "argument must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
          " inclusive";
   return true;
-}
-
-// The words of every value ("a b" given as one argument or as two).
-std::vector<std::string> words(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (const auto& v : values) {
-    std::vector<std::string> sub;
-    resp::splitArgs(v, &sub);
-    out.insert(out.end(), sub.begin(), sub.end());
-  }
-  return out;
 }
 
 // Normalizes one value; false with Redis's message.
@@ -180,54 +138,17 @@ bool normalize(const UnimplementedOption& o, const std::vector<std::string>& val
         return false;
       }
       if (rangeError(n, o.lo, o.hi, err)) return false;
-      // Redis never makes the backlog smaller than 16 KiB.
       *out = std::to_string(n);
       return true;
     }
-    case Kind::kEnum:
-      for (const std::string& c : splitChoices(o.choices)) {
-        if (strcasecmp(c.c_str(), v.c_str()) == 0) {
-          *out = c;
-          return true;
-        }
-      }
-      *err = choicesError(o.choices);
-      return false;
     case Kind::kString:
       *out = v;
       return true;
-    case Kind::kReplicaOf: {
-      std::vector<std::string> w = words(values);
-      if (w.size() != 2) {
-        *err = "wrong number of arguments";
-        return false;
-      }
-      if (strcasecmp(w[0].c_str(), "no") == 0 && strcasecmp(w[1].c_str(), "one") == 0) {
-        out->clear();
-        return true;
-      }
-      int64_t port;
-      if (!common::strutil::parseInt64(w[1], &port) || port < 0 || port > kPortMax) {
-        *err = "Invalid master port";
-        return false;
-      }
-      *out = w[0] + " " + w[1];
-      return true;
-    }
     case Kind::kFileOnly:
       break;
   }
   *err = "not a configuration parameter";
   return false;
-}
-
-// Passwords are not written to the log.
-std::string shownValue(const UnimplementedOption& o, const std::string& value) {
-  static const char* const kSecret[] = {"masterauth"};
-  for (const char* name : kSecret) {
-    if (strcmp(o.name, name) == 0) return "(redacted)";
-  }
-  return value;
 }
 
 }  // namespace
@@ -252,14 +173,8 @@ const UnimplementedOption* findUnimplemented(std::string_view name) {
 
 bool unimplementedArity(const UnimplementedOption& o, size_t nvalues) {
   int64_t n = static_cast<int64_t>(nvalues);
-  switch (o.kind) {
-    case Kind::kFileOnly:
-      return n >= o.lo && (o.hi == -1 || n <= o.hi);
-    case Kind::kReplicaOf:
-      return n == 1 || n == 2;
-    default:
-      return n == 1;
-  }
+  if (o.kind == Kind::kFileOnly) return n >= o.lo && (o.hi == -1 || n <= o.hi);
+  return n == 1;
 }
 
 bool setUnimplemented(Config* cfg, const UnimplementedOption& o,
@@ -294,7 +209,7 @@ void logUnimplemented(const Config& cfg) {
     warned().insert(o.name);
     if (o.kind != Kind::kFileOnly) {
       LOG_WARNING("'%s %s': %s is not implemented yet; this option has no effect", o.name,
-                  shownValue(o, it->second).c_str(), o.feature);
+                  it->second.c_str(), o.feature);
       continue;
     }
     size_t pos = 0;
@@ -319,7 +234,7 @@ void noteUnimplementedSet(const Config& cfg, const UnimplementedOption& o) {
   auto it = cfg.unimplemented.find(o.name);
   if (it == cfg.unimplemented.end() || !warned().insert(o.name).second) return;
   LOG_WARNING("CONFIG SET '%s %s': %s is not implemented yet; this option has no effect", o.name,
-              shownValue(o, it->second).c_str(), o.feature);
+              it->second.c_str(), o.feature);
 }
 
 }  // namespace server::conf

@@ -22,13 +22,11 @@ struct Config;
 namespace server::conf {
 
 enum class Kind {
-  kBool,       // yes | no
-  kInt,        // integer in [lo, hi]
-  kMemory,     // memory value ("64mb") in [lo, hi]; shown in bytes
-  kEnum,       // one of `choices` ("a|b|c")
-  kString,     // any single value
-  kReplicaOf,  // "<host> <port>" or "no one"
-  kFileOnly,   // config-file directive, not a CONFIG parameter
+  kBool,      // yes | no
+  kInt,       // integer in [lo, hi]
+  kMemory,    // memory value ("64mb") in [lo, hi]; shown in bytes
+  kString,    // any single value
+  kFileOnly,  // config-file directive, not a CONFIG parameter
 };
 
 struct UnimplementedOption {
@@ -38,7 +36,6 @@ struct UnimplementedOption {
   const char* def;  // what CONFIG GET shows by default
   bool is_mutable;
   int64_t lo, hi;       // kInt, kMemory; kFileOnly: min and max (-1: any) args
-  const char* choices;  // kEnum, kFlags
   const char* feature;  // what is missing ("replication", "TLS", ...)
   bool hidden = false;  // Redis's hidden configs: CONFIG GET by exact name only
 };

@@ -128,10 +128,11 @@ std::string Client::eventsString() const {
   return s;
 }
 
-void Client::ensureQueryCapacity(size_t need) {
+void Client::ensureQueryCapacity(size_t need, bool exact) {
   if (qcap_ >= need) return;
   size_t cap = qcap_ ? qcap_ : kReadChunk;
   while (cap < need) cap = cap < (64u << 20) ? cap * 2 : cap + (64u << 20);
+  if (exact) cap = need;
   char* p = static_cast<char*>(realloc(qbuf_, cap));
   if (p == nullptr) throw std::bad_alloc();
   qbuf_ = p;
@@ -166,9 +167,12 @@ ssize_t Client::readInput(char* scratch, size_t scratch_len, const char** base, 
       qlen_ -= qpos_;
       qpos_ = 0;
     }
-    size_t want = qlen_ + kReadChunk;
-    if (parser_.bytesHint() > want) want = parser_.bytesHint();
-    ensureQueryCapacity(want);
+    // A big argument's length is known: room for exactly the rest of the
+    // request, as Redis sizes its buffer for a big bulk (no doubling past
+    // it); what follows it is read once it ran.
+    size_t hint = parser_.bytesHint();
+    bool exact = hint > qlen_;
+    ensureQueryCapacity(exact ? hint : qlen_ + kReadChunk, exact);
     dst = qbuf_ + qlen_;
     room = qcap_ - qlen_;
   }
@@ -217,7 +221,17 @@ resp::RequestParser::Result Client::parseRequest(const char* data, size_t len,
 
 void Client::trimArgs() {
   if (argv_.capacity() > kKeepArgs) std::vector<std::string_view>().swap(argv_);
-  if (qlen_ == qpos_) parser_.trim(kKeepArgs);  // no request half-parsed
+  if (qlen_ != qpos_) return;  // a request half-read or held: all stays
+  parser_.trim(kKeepArgs);
+  // The private buffer of a big request, drained: freed now rather than at
+  // the next read, which may be seconds away (a master link after a big
+  // write). Redis's clients cron trims such query buffers too.
+  if (qbuf_ != nullptr && qcap_ > kKeepQueryBuffer) {
+    free(qbuf_);
+    qbuf_ = nullptr;
+    qcap_ = 0;
+    qlen_ = qpos_ = 0;
+  }
 }
 
 int Client::resizeReplyBuffer(int64_t now_ms, int64_t peak_reset_ms) {

@@ -233,9 +233,19 @@ class Client {
 
   bool hasPendingReplies() const { return !replies_.empty(); }
   size_t queryBufferBytes() const { return qlen_ - qpos_; }
+  // CLIENT LIST qbuf, as Redis shows it: of a request still arriving, only
+  // what is not parsed yet (Redis drops the parsed part from its buffer).
+  size_t queryBufferUnparsed() const {
+    size_t n = qlen_ - qpos_, parsed = parser_.consumed();
+    return n > parsed ? n - parsed : 0;
+  }
   size_t queryBufferCapacity() const { return qcap_; }
   size_t outputBytes() const { return replies_.pending(); }
   size_t outputMemory() const { return replies_.allocated(); }
+  // Drops every reply not sent yet and gives their memory back: for a
+  // client scheduled to close that will be sent nothing more. Never for the
+  // client whose command is running (it may hold a deferred length slot).
+  void dropPendingReplies() { replies_.clear(); }
   // CLIENT LIST's rbs and rbp: the reply buffer's first chunk and its peak.
   size_t replyBufferSize() const { return replies_.firstCapacity(); }
   size_t replyBufferPeak() const { return replies_.peak(); }
@@ -245,8 +255,9 @@ class Client {
   // `peak_reset_ms` (-1: never). Returns -1 shrunk, 1 grown, 0 neither.
   int resizeReplyBuffer(int64_t now_ms, int64_t peak_reset_ms);
   // Gives back the argument lists a request of many arguments grew (SADD
-  // of 100,000 members): Redis frees its argv after each command. From the
-  // cron, between requests.
+  // of 100,000 members): Redis frees its argv after each command; and the
+  // drained private query buffer of a big request. From the cron, between
+  // requests.
   void trimArgs();
   // For CLIENT LIST: "r", "rw", "w" or "".
   std::string eventsString() const;
@@ -255,7 +266,9 @@ class Client {
 
  private:
   void keepLeftover(const char* data, size_t len);
-  void ensureQueryCapacity(size_t need);
+  // Grows the private query buffer to at least `need` bytes: doubling, or
+  // to exactly `need` when `exact` (a request of known size).
+  void ensureQueryCapacity(size_t need, bool exact = false);
 
   uint64_t id_;
   net::Connection* conn_;

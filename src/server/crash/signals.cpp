@@ -21,12 +21,29 @@ volatile sig_atomic_t g_shutdown = 0;  // the signal that asked, 0: none
 constexpr size_t kAltStackBytes = 64 * 1024;
 alignas(16) char g_alt_stack[kAltStackBytes];
 
+// Removes the foreground save's temp file (temp-<pid>.rdb in the working
+// directory, which is `dir`): a second SIGINT may land in the middle of the
+// shutdown's own save. Only async-signal-safe calls.
+void removeSaveTempFile() {
+  char digits[24];
+  int n = 0;
+  for (long v = static_cast<long>(getpid()); v > 0 && n < 24; v /= 10)
+    digits[n++] = static_cast<char>('0' + v % 10);
+  char name[48] = "temp-";
+  size_t len = 5;
+  while (n > 0) name[len++] = digits[--n];
+  for (const char* t = ".rdb"; *t;) name[len++] = *t++;
+  name[len] = '\0';
+  unlink(name);
+}
+
 void onShutdownSignal(int sig) {
   SafeOut out(common::logging::outputFd());
   out.dec(getpid()).str(":signal-handler (").dec(static_cast<int64_t>(time(nullptr))).str(") ");
   if (g_shutdown && sig == SIGINT) {
     out.str("You insist... exiting now.\n");
     out.flush();
+    removeSaveTempFile();
     _exit(1);
   }
   out.str(sig == SIGINT    ? "Received SIGINT scheduling shutdown...\n"

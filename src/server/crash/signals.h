@@ -3,7 +3,9 @@
 // - SIGTERM and SIGINT schedule an orderly shutdown; the handler itself logs
 //   "<pid>:signal-handler (<unix time>) Received SIGINT scheduling
 //   shutdown..." (or SIGTERM). A second SIGINT while the shutdown is
-//   pending logs "You insist... exiting now." and exits at once with 1.
+//   pending logs "You insist... exiting now.", removes the temp file of a
+//   save under way in this process (temp-<pid>.rdb) and exits at once
+//   with 1.
 // - SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT write a bug report
 //   (crash_report.h), then the process dies by the same signal, so its exit
 //   status and core dump are the ones the fault would have given.

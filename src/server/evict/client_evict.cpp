@@ -7,6 +7,8 @@
 #include "server/core/client.h"
 #include "server/core/state.h"
 #include "server/evict/evict.h"
+#include "server/pubsub/pubsub.h"
+#include "server/pubsub/tracking.h"
 #include "server/request/multi.h"
 
 namespace server::evict {
@@ -45,7 +47,8 @@ size_t clientMemory(const server::Client* c) {
     for (std::string_view a : c->argv()) argv += a.size();
   }
   return sizeof(server::Client) + c->queryBufferCapacity() + c->outputMemory() + argv +
-         server::multiQueuedBytes(c);
+         server::multiMemory(c) + server::pubsubStateMemory(c) +
+         server::tracking::clientStateMemory(c);
 }
 
 bool evictClients(server::Client* current) {
@@ -76,6 +79,10 @@ bool evictClients(server::Client* current) {
     total -= u.mem;
     if (u.c == current) current_evicted = true;
     s.freeClientAsync(u.c);
+    // Its queued replies go at once, not when it is freed before the loop
+    // sleeps: key eviction, which may run before that, must not count them
+    // (Redis frees an evicted client at once).
+    if (u.c != current && u.c != s.current_client) u.c->dropPendingReplies();
   }
   return current_evicted;
 }

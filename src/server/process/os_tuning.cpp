@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "server/conf/config.h"
 
 namespace server::process {
 
@@ -63,6 +64,11 @@ bool applyOomScoreAdj(const std::string& mode, const int64_t values[3], OomClass
   int64_t v = values[cls];
   if (mode != "absolute") v += g_oom_base;
   return writeOomScore(static_cast<int>(std::clamp<int64_t>(v, -1000, 1000)));
+}
+
+bool applyServerOomScoreAdj(const Config& cfg) {
+  return applyOomScoreAdj(cfg.oom_score_adj, cfg.oom_score_adj_values,
+                          cfg.replicaof.empty() ? kOomMaster : kOomReplica);
 }
 
 bool thpAlways() {

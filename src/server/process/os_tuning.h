@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace server {
+struct Config;
+}
+
 namespace server::process {
 
 // The classes of oom-score-adj-values, in its order. A forked child (a
@@ -20,6 +24,10 @@ enum OomClass { kOomMaster = 0, kOomReplica = 1, kOomBgChild = 2 };
 // Returns false (logged) if /proc/self/oom_score_adj cannot be read or
 // written, e.g. lowering the score without CAP_SYS_RESOURCE.
 bool applyOomScoreAdj(const std::string& mode, const int64_t values[3], OomClass cls);
+// The same for the server process itself, with its class as Redis picks it:
+// kOomReplica while it replicates from a master (cfg.replicaof set),
+// kOomMaster otherwise. Called at start, on CONFIG SET and on REPLICAOF.
+bool applyServerOomScoreAdj(const Config& cfg);
 
 // True when the kernel gives every process transparent huge pages
 // (/sys/kernel/mm/transparent_hugepage/enabled is "always").

@@ -76,7 +76,7 @@ void afterListen(const Config& cfg, const std::string& executable, const std::st
   logo.to_terminal = !cfg.syslog_enabled && cfg.logfile.empty() && isatty(STDOUT_FILENO);
   showLogo(logo);
   if (cfg.oom_score_adj != "no") {
-    if (!applyOomScoreAdj(cfg.oom_score_adj, cfg.oom_score_adj_values, kOomMaster)) {
+    if (!applyServerOomScoreAdj(cfg)) {
       LOG_WARNING("Failed to apply oom-score-adj %s", cfg.oom_score_adj.c_str());
     }
   }

@@ -386,6 +386,18 @@ std::vector<std::pair<std::string, bool>> pubsubSubscriptions(const Client* c) {
   return out;
 }
 
+size_t pubsubStateMemory(const Client* c) {
+  const PubSubState* s = c->pubsub_state;
+  if (s == nullptr) return 0;
+  // A node of an unordered_set: the name, the next pointer, the cached hash.
+  constexpr size_t kNode = sizeof(std::string) + 2 * sizeof(void*);
+  auto set_bytes = [](const NameSet& set) {
+    return set.size() * kNode + set.bucket_count() * sizeof(void*);
+  };
+  return sizeof(PubSubState) + set_bytes(s->channels) + set_bytes(s->shard_channels) +
+         s->patterns.capacity() * sizeof(std::string);
+}
+
 size_t pubsubShardChannelCount(const Client* c) {
   return c->pubsub_state != nullptr ? c->pubsub_state->shard_channels.size() : 0;
 }

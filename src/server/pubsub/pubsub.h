@@ -59,6 +59,10 @@ void setClusterPublishHook(ClusterPublishHook h);
 size_t pubsubChannelCount(const Client* c);
 size_t pubsubPatternCount(const Client* c);
 size_t pubsubShardChannelCount(const Client* c);
+// Bytes the client's subscription sets take (their entries and buckets;
+// the names' own heap bytes are left out, as Redis leaves them out): part
+// of the client's memory (CLIENT LIST tot-mem, maxmemory-clients).
+size_t pubsubStateMemory(const Client* c);
 // Subscribed to anything: CLIENT LIST flag 'P', client type "pubsub" for
 // output-buffer limits and CLIENT LIST/KILL TYPE.
 bool isPubSubClient(const Client* c);

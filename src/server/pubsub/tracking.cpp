@@ -382,4 +382,12 @@ size_t totalPrefixes() {
   return tables().prefixes.size();
 }
 
+size_t clientStateMemory(const Client* c) {
+  const State* st = c->tracking_state;
+  if (st == nullptr) return 0;
+  // A node of a std::set: three links and a colour word, then the name.
+  constexpr size_t kNode = 4 * sizeof(void*) + sizeof(std::string);
+  return sizeof(State) + st->prefixes.size() * kNode;
+}
+
 }  // namespace server::tracking

@@ -82,6 +82,10 @@ size_t clientCount();
 size_t totalKeys();
 size_t totalItems();
 size_t totalPrefixes();
+// Bytes of the client's own tracking state (its BCAST prefix set's nodes;
+// the names' heap bytes are left out): part of its memory (CLIENT LIST
+// tot-mem, maxmemory-clients), as Redis counts its prefix tree's nodes.
+size_t clientStateMemory(const Client* c);
 
 // CLIENT TRACKING / CACHING / GETREDIR / TRACKINGINFO subcommand procs.
 void clientTrackingCommand(Client* c);

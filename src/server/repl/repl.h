@@ -3,8 +3,8 @@
 // and PSYNC to a replica, to `redis-cli --rdb/--functions-rdb/--replica`
 // and to tools that read the replication stream; and the replica side
 // (replica/: REPLICAOF, the link to a master, reading and running its
-// stream through request/call.h). repl/ may include core/,
-// request/, propagate/, persist/ and below; commands/ and the top include
+// stream through request/call.h). repl/ may include core/, request/,
+// propagate/, persist/, process/ and below; commands/ and the top include
 // it. The entry points the rest of the server uses:
 //
 //   commands     registerReplCommands(): SYNC PSYNC REPLCONF.

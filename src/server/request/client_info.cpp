@@ -81,7 +81,7 @@ ClientLine describeClient(Client* c) {
   f.ssub = pubsubShardChannelCount(c);
   f.multi = multiQueuedCount(c);
   f.multi_mem = multiQueuedBytes(c);
-  f.qbuf = c->queryBufferBytes();
+  f.qbuf = c->queryBufferUnparsed();
   bool running = c == g_server->current_client;
   if (running) {
     for (std::string_view a : c->argv()) f.argv_mem += a.size();
@@ -93,8 +93,8 @@ ClientLine describeClient(Client* c) {
   f.omem = c->outputBytes();
   f.obl = c->outputBytes();
   f.oll = 0;
-  f.tot_mem =
-      sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem + f.multi_mem;
+  f.tot_mem = sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem +
+              multiMemory(c) + pubsubStateMemory(c) + tracking::clientStateMemory(c);
   f.events = c->eventsString();
   const Command* cmd = running ? c->cur_cmd : c->last_cmd;
   if (cmd != nullptr) f.cmd = cmd->name;

@@ -274,6 +274,12 @@ size_t multiQueuedBytes(const Client* c) {
   return c->multi_state != nullptr ? c->multi_state->queued_bytes : 0;
 }
 
+size_t multiMemory(const Client* c) {
+  const MultiState* m = c->multi_state;
+  if (m == nullptr) return 0;
+  return m->queued_bytes + m->watched.capacity() * sizeof(WatchedKey);
+}
+
 void multiExecAbort(Client* c, std::string_view error) {
   c->flags &= ~kExecChecking;
   discardTransaction(c);

@@ -43,6 +43,11 @@ bool multiDirtyCas(const Client* c);
 // Queued commands (CLIENT LIST multi=, -1 outside MULTI) and their bytes.
 long multiQueuedCount(const Client* c);
 size_t multiQueuedBytes(const Client* c);
+// The transaction's part of the client's memory (CLIENT LIST tot-mem,
+// maxmemory-clients), as Redis counts it: the queued commands' bytes plus
+// the client's list of watched keys (its entries; the names' own heap bytes
+// are left out, as Redis leaves them out). multi-mem shows only the first.
+size_t multiMemory(const Client* c);
 // The union of the queued commands' flags (EXEC of a queue holding a
 // denyoom command is refused when out of memory).
 uint32_t multiQueuedFlags(const Client* c);

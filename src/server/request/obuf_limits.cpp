@@ -4,9 +4,9 @@
 
 #include "common/log.h"
 #include "server/core/client.h"
-#include "server/request/client_info.h"
-#include "server/pubsub/pubsub.h"
 #include "server/core/state.h"
+#include "server/pubsub/pubsub.h"
+#include "server/request/client_info.h"
 
 namespace server {
 
@@ -52,6 +52,11 @@ bool enforceOutputBufferLimits(Client* c) {
   // kAuthenticated is clear only while requirepass is set and not given.
   bool unauth_over = !(c->flags & kAuthenticated) && used > kUnauthenticatedOutputLimit;
   return closeIfOverLimit(c, cfg.obuf_limits[cls], used, unauth_over, &c->obuf_soft_since_ms);
+}
+
+int64_t outputHardLimit(const Client* c) {
+  int cls = isPubSubClient(c) ? Config::kClassPubSub : Config::kClassNormal;
+  return g_server->config.obuf_limits[cls].hard;
 }
 
 }  // namespace server

@@ -26,6 +26,8 @@ inline constexpr int64_t kUnauthenticatedOutputLimit = 16 * 1024;
 
 // Returns true when the client was scheduled to close now.
 bool enforceOutputBufferLimits(Client* c);
+// The hard limit of the client's class now (0: none).
+int64_t outputHardLimit(const Client* c);
 
 // Whether enforceOutputBufferLimits can do anything for a client with
 // `used` pending bytes whose soft-limit clock reads soft_since_ms: only

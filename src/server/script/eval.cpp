@@ -41,12 +41,14 @@ class EvalEngine {
     if (L_ == nullptr) open();
     return L_;
   }
-  // Drops every script and starts a fresh state (SCRIPT FLUSH).
+  // Drops every script and starts a fresh state (SCRIPT FLUSH), at once
+  // as Redis does.
   void reset() {
     if (L_ != nullptr) lua_close(L_);
     L_ = nullptr;
     scripts_.clear();
     body_bytes_ = 0;
+    open();
   }
   const CachedScript* find(const std::string& sha) const {
     auto it = scripts_.find(sha);

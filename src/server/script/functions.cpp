@@ -353,6 +353,7 @@ void FunctionsEngine::flush() {
   funcs_.clear();
   if (L_ != nullptr) lua_close(L_);
   L_ = nullptr;
+  open();  // the fresh state now, not at the next use (used_memory counts it)
 }
 
 bool FunctionsEngine::load(std::string_view code, bool replace, std::string* name,

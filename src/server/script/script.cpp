@@ -34,6 +34,11 @@ Client* runningCaller() {
   return current() != nullptr ? current()->caller : nullptr;
 }
 
+void startEngines() {
+  evalVmMemory();
+  functionsVmMemory();
+}
+
 void appendMemoryInfo(std::string* o) {
   using ull = unsigned long long;
   size_t eval_vm = evalVmMemory();

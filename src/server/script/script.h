@@ -72,4 +72,10 @@ Client* runningCaller();
 // INFO memory lines (used_memory_lua ... used_memory_scripts_human).
 void appendMemoryInfo(std::string* out);
 
+// Creates the Lua states of EVAL and FUNCTION now, as Redis does at start:
+// used_memory counts them from the start (otherwise the first INFO memory,
+// which measures them, would create them and add their memory after it
+// read used_memory).
+void startEngines();
+
 }  // namespace server::script

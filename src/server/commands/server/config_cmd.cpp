@@ -47,9 +47,16 @@ bool applyConfig(const std::string& name, std::string* err) {
     return true;
   }
   if (name == "port" || name == "bind") {
+    // Redis's replies; what failed is in the log.
     std::string why;
     if (!s.rebindListeners(&why)) {
-      *err = "Unable to listen on this port: " + why;
+      LOG_WARNING("%s", why.c_str());
+      if (name == "bind") {
+        LOG_WARNING("Failed to bind");
+        *err = "Failed to bind to specified addresses.";
+      } else {
+        *err = "Unable to listen on this port. Check server logs.";
+      }
       return false;
     }
     return true;
@@ -73,8 +80,7 @@ bool applyConfig(const std::string& name, std::string* err) {
   }
   if (name == "maxclients") return limits::applyMaxclients(&s.config.maxclients, err);
   if (name == "oom-score-adj" || name == "oom-score-adj-values") {
-    if (!process::applyOomScoreAdj(s.config.oom_score_adj, s.config.oom_score_adj_values,
-                                   process::kOomMaster)) {
+    if (!process::applyServerOomScoreAdj(s.config)) {
       *err = "Failed to set current oom_score_adj. Check server logs.";
       return false;
     }

@@ -22,7 +22,7 @@ constexpr const char* kNotAllowed =
     "configuration file, and then restart the server.";
 
 bool allowed(Client* c) {
-  std::string mode = configValue(g_server->config, "enable-module-command");
+  const std::string& mode = g_server->config.enable_module_command;
   if (mode == "yes") return true;
   return mode == "local" && c->conn() != nullptr && c->conn()->isLocal();
 }

@@ -296,6 +296,7 @@ void hrandfieldWithCount(Client* c) {
       std::string_view f, v;
       h->randomPair(fs, vs, &f, &v);
       writePair(w, withvalues, f, v);
+      if (repeatPicksStopped(c, static_cast<uint64_t>(i))) return;
     }
     return;
   }

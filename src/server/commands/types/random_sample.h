@@ -16,6 +16,7 @@
 #include "common/hash.h"
 #include "server/core/client.h"
 #include "server/core/state.h"
+#include "server/request/obuf_limits.h"
 
 namespace server {
 
@@ -60,8 +61,10 @@ inline size_t bulkReplyBytes(size_t len) {
 // the reply is built whole before any of it is sent: -2^62 would exhaust
 // memory (Redis 7.0 dies of it). Such a reply is refused when its expected
 // size, n picks times the mean size of a few sampled picks, exceeds
-// proto-max-bulk-len. sample_bytes() draws one pick and returns its reply
-// bytes. Returns true after replying with the error.
+// proto-max-bulk-len, unless the client's output hard limit is lower: that
+// limit then stops the picks midway (repeatPicksStopped), as in Redis.
+// sample_bytes() draws one pick and returns its reply bytes. Returns true
+// after replying with the error.
 template <class SampleBytes>
 bool refuseOversizedRepeatReply(Client* c, uint64_t n, SampleBytes sample_bytes) {
   constexpr int kSamples = 8;
@@ -70,11 +73,22 @@ bool refuseOversizedRepeatReply(Client* c, uint64_t n, SampleBytes sample_bytes)
   double expected = total / kSamples * static_cast<double>(n);
   int64_t limit = g_server->config.proto_max_bulk_len;
   if (expected <= static_cast<double>(limit)) return false;
+  int64_t hard = outputHardLimit(c);
+  if (hard > 0 && hard < limit) return false;
   c->addErrorFormat(
       "count is too large: the reply would take about %.0f bytes, more than proto-max-bulk-len "
       "(%lld)",
       expected, static_cast<long long>(limit));
   return true;
+}
+
+// Called after pick i of a repeating pick loop: every 1024 picks the output
+// limits are applied, and true means the client was scheduled to close by
+// them, so the loop stops (the rest of the reply would go nowhere).
+inline bool repeatPicksStopped(Client* c, uint64_t i) {
+  if ((i & 1023) != 1023) return false;
+  enforceOutputBufferLimits(c);
+  return (c->flags & kCloseAsap) != 0;
 }
 
 }  // namespace server

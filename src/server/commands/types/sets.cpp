@@ -220,7 +220,10 @@ void srandmemberCommand(Client* c) {
                                    [&] { return bulkReplyBytes(s->random(scratch).size()); }))
       return;
     w.arrayLen(-count);
-    for (int64_t i = 0; i < -count; i++) w.bulk(s->random(scratch));
+    for (int64_t i = 0; i < -count; i++) {
+      w.bulk(s->random(scratch));
+      if (repeatPicksStopped(c, static_cast<uint64_t>(i))) return;
+    }
     return;
   }
   size_t size = s->size();

@@ -297,6 +297,7 @@ void zrandmemberWithCount(Client* c, db::ZSet* z, int64_t count, bool withscores
     for (uint64_t i = 0; i < n; i++) {
       randomElement(z, &m, &s);
       rep.add(m, s);
+      if (repeatPicksStopped(c, i)) return;
     }
     rep.end();
     return;

@@ -14,6 +14,7 @@
 #include "server/core/state.h"
 #include "server/db/db.h"
 #include "server/persist/persist.h"
+#include "server/process/os_tuning.h"
 #include "server/repl/master/replicas.h"
 #include "server/repl/repl.h"
 #include "server/request/blocking.h"
@@ -93,6 +94,7 @@ void setMaster(const std::string& host, int port) {
   db::Db::expiry_replica = true;
   common::logging::setRole('S');
   g_server->config.replicaof = host + " " + std::to_string(port);
+  process::applyServerOomScoreAdj(g_server->config);  // the replica class
   if (was_master) {
     LOG_NOTICE(
         "Before turning into a replica, using my own master parameters to synthesize a cached "
@@ -118,6 +120,7 @@ void unsetMaster() {
   db::Db::expiry_replica = false;
   common::logging::setRole('M');
   g_server->config.replicaof.clear();
+  process::applyServerOomScoreAdj(g_server->config);  // the master class
   // Our history continues under a new id; the old one stays valid as the
   // secondary id up to this offset, so our replicas can continue.
   shiftReplId(std::string());
