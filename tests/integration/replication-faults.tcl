@@ -106,6 +106,8 @@ start_server {tags {repl external:skip} overrides {repl-diskless-sync-delay 0 re
       assert_equal 0 [info_field [r info persistence] loading]
       assert_equal 7 [r get old:7]
       assert_error {LOADING*} {r bgsave}
+      assert_error {LOADING*} {r replicaof no one}
+      assert_error {LOADING*} {r config set appendonly no}
       exec kill -9 [srv -1 pid]
       mark_server_killed -1
       wait_for_condition 200 20 {[info_field [r info persistence] async_loading] == 0} {

@@ -171,6 +171,13 @@ void configSetCommand(Client* c) {
           given.c_str());
       return;
     }
+    // Settings a load in progress depends on (Redis's DENY_LOADING_CONFIG):
+    // refused while any load runs, an asynchronous one included.
+    if (persist::g_loading != persist::Loading::kNone &&
+        (name == "appendonly" || name == "repl-diskless-load" || name == "dir")) {
+      c->addError("-LOADING Redis is loading the dataset in memory");
+      return;
+    }
     for (std::string_view n : given_names) {
       if (common::strutil::equalsIgnoreCase(n, given)) {
         c->addErrorFormat(
