@@ -16,6 +16,21 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
     assert_error {ERR no such key} {r debug object nokey}
   }
 
+  test {Small integers are shared objects, except with maxmemory under an LRU or LFU policy} {
+    r set n 12
+    set shared [r object refcount n]
+    r config set maxmemory 1gb
+    set got {}
+    foreach policy {allkeys-lru volatile-lfu allkeys-random} {
+      r config set maxmemory-policy $policy
+      r set n 12
+      lappend got [r object refcount n]
+    }
+    r config set maxmemory 0
+    r config set maxmemory-policy noeviction
+    list $shared {*}$got
+  } {2147483647 1 1 2147483647}
+
   test {DEBUG OBJECT keeps the same address while INCR changes a big integer in place} {
     r set big 20000
     set a [lindex [split [r debug object big]] 1]

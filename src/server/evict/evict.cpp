@@ -1,5 +1,6 @@
 #include "server/evict/evict.h"
 
+#include <climits>
 #include <cmath>
 #include <string>
 
@@ -226,6 +227,16 @@ void resetStats() {
 
 Policy policy() {
   return g_cfg.policy;
+}
+
+int reportedRefcount(const db::Value& v) {
+  constexpr int64_t kSharedIntegers = 10000;
+  if (!v.isInt() || v.intValue() < 0 || v.intValue() >= kSharedIntegers) return 1;
+  Policy p = g_cfg.policy;
+  bool own_objects =
+      g_cfg.maxmemory != 0 && (p == Policy::kAllKeysLru || p == Policy::kAllKeysLfu ||
+                               p == Policy::kVolatileLru || p == Policy::kVolatileLfu);
+  return own_objects ? 1 : INT_MAX;
 }
 
 const char* policyName(Policy p) {

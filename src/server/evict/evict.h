@@ -117,4 +117,11 @@ bool overMaxmemory(double* level = nullptr);
 Policy policy();
 const char* policyName(Policy p);
 
+// OBJECT REFCOUNT / DEBUG OBJECT of a value: Redis shares one object for
+// each integer 0..9999 (reported with the shared refcount, INT_MAX), except
+// with maxmemory set under an LRU or LFU policy, where every key keeps its
+// own object (for its access time). Values here never share; this is the
+// figure Redis would show under the current settings.
+int reportedRefcount(const db::Value& v);
+
 }  // namespace server::evict

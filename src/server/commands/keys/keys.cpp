@@ -12,6 +12,7 @@
 #include "server/core/state.h"
 #include "server/db/lfu.h"
 #include "server/evict/allocator.h"
+#include "server/evict/evict.h"
 #include "server/evict/lazyfree.h"
 #include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
@@ -330,11 +331,7 @@ void objectRefcountCommand(Client* c) {
     c->addNull();
     return;
   }
-  // Redis shares one object for the integers 0..9999 and reports them with
-  // its "shared" refcount; every other value has a single owner.
-  constexpr int64_t kSharedIntegers = 10000;
-  bool shared = e->val.isInt() && e->val.intValue() >= 0 && e->val.intValue() < kSharedIntegers;
-  c->addInteger(shared ? INT_MAX : 1);
+  c->addInteger(evict::reportedRefcount(e->val));
 }
 
 void objectFreqCommand(Client* c) {

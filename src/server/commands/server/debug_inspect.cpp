@@ -16,6 +16,7 @@
 #include "server/core/state.h"
 #include "server/db/list.h"
 #include "server/db/quicklist.h"
+#include "server/evict/evict.h"
 #include "server/persist/dump_payload.h"
 #include "server/propagate/propagate.h"
 #include "server/repl/master/replicas.h"
@@ -23,12 +24,6 @@
 namespace server {
 
 namespace {
-
-// Redis shares one object for the integers 0..9999 and reports it with the
-// refcount of shared objects (OBJECT REFCOUNT says the same).
-int refcountOf(const db::Value& v) {
-  return v.isInt() && v.intValue() >= 0 && v.intValue() < 10000 ? INT_MAX : 1;
-}
 
 // " ql_nodes:... ql_uncompressed_size:..." for a list, as Redis prints
 // its quicklist (a list kept in one listpack is a quicklist of one node).
@@ -73,8 +68,8 @@ void debugObject(Client* c) {
   snprintf(buf, sizeof(buf),
            "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
            "lru_seconds_idle:%u%s",
-           static_cast<const void*>(&e->val), refcountOf(v), v.encodingName(), serialized,
-           static_cast<unsigned>(e->lru), idle, extra.c_str());
+           static_cast<const void*>(&e->val), evict::reportedRefcount(v), v.encodingName(),
+           serialized, static_cast<unsigned>(e->lru), idle, extra.c_str());
   c->addStatus(buf);
 }
 
