@@ -48,11 +48,23 @@ net::ConnectionType* busType() {
 }
 
 // The type cluster-bus-transport names when it is not the bus's own type;
-// nullptr when it names none (tcp) or no such type is built in.
-net::ConnectionType* altBusType() {
+// nullptr when it names none (tcp) or no such type is built in. The
+// setting is fixed at start: openBus() reads it once (State::alt_type).
+net::ConnectionType* configuredAltType() {
   std::string name = configValue(g_server->config, "cluster-bus-transport");
   if (name.empty() || name == "tcp" || name == busType()->name()) return nullptr;
   return net::findType(name.c_str());
+}
+
+net::ConnectionType* altBusType() {
+  return st().alt_type;
+}
+
+// The client port the bus port derives from, as Redis: tls-port with
+// tls-cluster yes, else port.
+int busBasePort(const Config& cfg) {
+  if (configValue(cfg, "tls-cluster") == "yes") return atoi(configValue(cfg, "tls-port").c_str());
+  return static_cast<int>(cfg.port);
 }
 
 // How long a peer is reached over the bus's own type after a link over the
@@ -191,8 +203,7 @@ void sendMessage(Link* l, const std::string& msg) {
 void announcedPorts(int* port, int* pport, int* cport) {
   const Config& cfg = g_server->config;
   bool tls = configValue(cfg, "tls-cluster") == "yes";
-  int tls_port = atoi(configValue(cfg, "tls-port").c_str());
-  *port = tls ? tls_port : static_cast<int>(cfg.port);
+  *port = busBasePort(cfg);
   *pport = tls ? static_cast<int>(cfg.port) : 0;
   *cport = cfg.cluster_port ? static_cast<int>(cfg.cluster_port) : *port + 10000;
   if (tls && cfg.cluster_announce_tls_port) {
@@ -234,9 +245,8 @@ bool openBus(std::string* err) {
   int port, pport, cport;
   announcedPorts(&port, &pport, &cport);
   // As Redis: the bus's port is cluster-port, else the port clients of
-  // the bus's type use (tls-port with tls-cluster yes) plus 10000.
-  bool tls = configValue(cfg, "tls-cluster") == "yes";
-  int base = tls ? atoi(configValue(cfg, "tls-port").c_str()) : static_cast<int>(cfg.port);
+  // the bus's type use plus 10000.
+  int base = busBasePort(cfg);
   int listen_port = cfg.cluster_port ? static_cast<int>(cfg.cluster_port) : base + 10000;
   if (listen_port > 65535 || (cfg.cluster_port == 0 && base == 0)) {
     *err =
@@ -257,6 +267,7 @@ bool openBus(std::string* err) {
   LOG_NOTICE("Cluster bus listening on %s", l->describe().c_str());
   st().listeners.emplace_back(l);
   st().alt_cport = 0;
+  st().alt_type = configuredAltType();
   if (net::ConnectionType* alt = altBusType()) {
     // Optional: without it (no device, port taken) the bus stays on its
     // own type and this node announces no bus port of the other.

@@ -164,7 +164,6 @@ void closeLink(const std::string& name) {
   links().erase(name);
 }
 
-// The kept link to host:port, or a new one; nullptr after replying the error.
 // A target named by another client port a node of this cluster announces
 // (its RDMA port, or a TLS cluster's plaintext port: what the cluster tells
 // such clients, e.g. redis-cli --cluster reshard --rdma) is that node:
@@ -179,6 +178,7 @@ int nodePortForClientPort(const std::string& host, int port) {
   return port;
 }
 
+// The kept link to host:port, or a new one; nullptr after replying the error.
 Link* getLink(Client* c, std::string_view host, std::string_view port, int64_t timeout_ms) {
   std::string name = linkName(host, port);
   auto& m = links();

@@ -24,6 +24,7 @@
 
 namespace net {
 class Connection;
+class ConnectionType;
 class Listener;
 }  // namespace net
 namespace server {
@@ -156,8 +157,9 @@ struct State {
   uint64_t links_buffer_limit_exceeded = 0;
   size_t links_memory = 0;  // buffers of every link, as of the last cron
   std::vector<std::unique_ptr<net::Listener>> listeners;
-  int alt_cport = 0;                 // a bus listener over cluster-bus-transport's type is open
-  std::vector<Link*> inbound_links;  // not yet tied to a node, or tied
+  net::ConnectionType* alt_type = nullptr;  // cluster-bus-transport's, if not the bus's own
+  int alt_cport = 0;                        // a bus listener over it is open
+  std::vector<Link*> inbound_links;         // not yet tied to a node, or tied
   std::string config_file;
   int lock_fd = -1;
 };
