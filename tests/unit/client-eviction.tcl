@@ -41,6 +41,20 @@ proc ce_wait_mem {name bytes} {
 
 proc ce_evicted {} { info_field [r info stats] evicted_clients }
 
+# Sends $c the command [format $template $i] for i from $from up to 50000
+# under maxmemory-clients 200000, until the server cuts the connection;
+# closes $c and returns 1 when it was cut (the client evicted).
+proc ce_flooded {c from template} {
+  r config set maxmemory-clients 200000
+  set err ""
+  catch {
+    for {set i $from} {$i < 50000} {incr i} { $c {*}[format $template $i] }
+  } err
+  catch {$c close}
+  r config set maxmemory-clients 0
+  string match {*I/O error*} $err
+}
+
 # One field of the CLIENT LIST line of the client named $name.
 proc client_field_of {name field} {
   if {[regexp " $field=(\[0-9\]+)" [ce_line $name] -> v]} { return $v }
@@ -158,32 +172,16 @@ start_server {tags {maxmemory external:skip}} {
 
   test {A client watching many keys is evicted by maxmemory-clients} {
     r config resetstat
-    r config set maxmemory-clients 200000
-    set c [redis_client]
-    set err ""
-    catch {
-      for {set i 0} {$i < 50000} {incr i} { $c watch key:$i }
-    } err
-    catch {$c close}
-    r config set maxmemory-clients 0
-    assert_match {*I/O error*} $err
+    assert_equal 1 [ce_flooded [redis_client] 0 {watch key:%d}]
     ce_evicted
   } {1}
 
   test {A client with many subscriptions is evicted by maxmemory-clients} {
     r config resetstat
-    r config set maxmemory-clients 200000
     set out {}
     foreach cmd {subscribe psubscribe ssubscribe} {
-      set c [redis_client]
-      set err ""
-      catch {
-        for {set i 0} {$i < 50000} {incr i} { $c $cmd ch:$i }
-      } err
-      catch {$c close}
-      lappend out [string match {*I/O error*} $err]
+      lappend out [ce_flooded [redis_client] 0 "$cmd ch:%d"]
     }
-    r config set maxmemory-clients 0
     lappend out [ce_evicted]
   } {1 1 1 3}
 }
@@ -197,16 +195,7 @@ start_server {tags {maxmemory external:skip}} {
     set grown [expr {[ce_tot_mem prefixes] - $before}]
     assert {$grown >= 20000}
     r config resetstat
-    r config set maxmemory-clients 200000
-    set err ""
-    catch {
-      for {set i 1000} {$i < 50000} {incr i} {
-        $c client tracking on prefix [format p%08d $i] bcast
-      }
-    } err
-    catch {$c close}
-    r config set maxmemory-clients 0
-    assert_match {*I/O error*} $err
+    assert_equal 1 [ce_flooded $c 1000 {client tracking on prefix p%08d bcast}]
     ce_evicted
   } {1}
 }
