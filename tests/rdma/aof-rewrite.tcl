@@ -38,8 +38,8 @@ set ::aof_rdma_overrides [rdma_overrides $::rdma_port \
 start_server [list tags {needs:rdma external:skip} overrides $::aof_rdma_overrides] {
   set dir [lindex [r config get dir] 1]
   test {BGREWRITEAOF while an rdma client moves large values: data, AOF and server intact} {
-    for {set i 0} {$i < 3000} {incr i} { r set fill:$i [string repeat v 1000] }
-    # 1 ms per key: each rewrite child lives ~3 s while the client writes.
+    for {set i 0} {$i < 1500} {incr i} { r set fill:$i [string repeat v 1000] }
+    # 1 ms per key: each rewrite child lives ~1.5 s while the client writes.
     r config set rdb-key-save-delay 1000
     set fd [open_rdma_session]
     assert_equal [session_cmd $fd "SET warm [random_alnum 1000]"] OK
@@ -62,7 +62,7 @@ start_server [list tags {needs:rdma external:skip} overrides $::aof_rdma_overrid
     assert_equal [rdma_cli PING] PONG
     set digest [r debug digest]
     set dbsize [r dbsize]
-    assert_equal $dbsize [expr {3000 + 1 + $rounds}]
+    assert_equal $dbsize [expr {1500 + 1 + $rounds}]
     catch {r shutdown nosave}
     wait_server_exit [srv dir] 10000
     # The new base and the incr file written meanwhile rebuild the data.

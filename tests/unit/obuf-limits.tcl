@@ -133,8 +133,8 @@ start_server {tags {obuf-limits}} {
     set rd [obuf_subscriber quietsub quiet]
     # Messages well under the limit fill the socket, then the buffer; once
     # it is just over the soft limit, silence: only the cron can act.
-    set payload [string repeat z 10000]
-    for {set i 0} {$i < 2000} {incr i} {
+    set payload [string repeat z 40000]
+    for {set i 0} {$i < 1000} {incr i} {
       r publish quiet $payload
       if {[obuf_field [obuf_client_line quietsub] omem] > 100000} break
     }
