@@ -7,8 +7,8 @@ set -euo pipefail
 
 build_pkgs=(g++ make pkg-config libjemalloc-dev libedit-dev liblzf-dev libibverbs-dev librdmacm-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libsystemd-dev libssl-dev)
 test_pkgs=(tcl libgtest-dev libgmock-dev libhiredis-dev python3 python3-redis redis-tools redis-server redis-sentinel procps util-linux iproute2 openssl)
-rdmavm_pkgs=(qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers iproute2 ibverbs-utils rdmacm-utils strace)
-bench_pkgs=(redis-server redis-tools valgrind util-linux procps strace python3 openssl)
+rdmavm_pkgs=(qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers iproute2 ibverbs-utils rdmacm-utils strace libcap2-bin)
+bench_pkgs=(redis-server redis-tools valgrind util-linux procps strace python3 openssl perftest)
 
 want=()
 for group in "$@"; do

@@ -30,6 +30,8 @@ void printUsage() {
           " --rdma-keepalive-interval <ms>  Liveness probe period over RDMA (default\n"
           "                    3000, 0 = off): a server that vanished without a\n"
           "                    disconnect fails its clients within two periods.\n"
+          " --rdma-flow-control <yes|no>  Offer our server flow control (credited\n"
+          "                    rings that grow and shrink; default yes). See RDMA.md.\n"
           "%s"
           " -a <password>      Password for AUTH.\n"
           " --user <username>  ACL user name: sends AUTH <user> <pass>. Needs -a.\n"

@@ -33,6 +33,8 @@ void printUsage(FILE* out) {
           "  --rdma-keepalive-interval <ms>  Liveness probe period over RDMA (default\n"
           "                     3000, 0 = off): a server that vanished without a\n"
           "                     disconnect is an error within two periods.\n"
+          "  --rdma-flow-control <yes|no>  Offer our server flow control (credited\n"
+          "                     rings that grow and shrink; default yes). See RDMA.md.\n"
           "%s"
           "  -a <password>      Password for AUTH (REDISCLI_AUTH in the environment\n"
           "                     keeps it off the command line; -a wins if both are set).\n"

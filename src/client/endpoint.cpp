@@ -16,6 +16,7 @@ struct SettingFlag {
 constexpr SettingFlag kRdmaFlags[] = {
     {"--rdma-dialect", "dialect"},
     {"--rdma-keepalive-interval", "keepalive-interval"},
+    {"--rdma-flow-control", "flow-control"},
 };
 
 // --tls and its options, with their usage text.

@@ -88,11 +88,12 @@ start_server [list tags {needs:rdma external:skip} \
     # direction here, and each of the five transfers below costs its time).
     set size [expr {8 * 1024 * 1024}]
     random_file $src $size
-    set reregs [rdma_info rdma_reregistrations]
+    set credits [rdma_info rdma_credits_sent]
     cli_set_file rdma rdma:huge $src
     assert_equal [r strlen rdma:huge] $size
-    # The server drained its 64 KiB RX buffer about 128 times.
-    assert_morethan [rdma_info rdma_reregistrations] [expr {$reregs + 110}]
+    # The server's ring (grown to 64 KiB) went around 128 times: it credits
+    # at least once per ring's worth consumed (RDMA.md, "Flow control").
+    assert_morethan [rdma_info rdma_credits_sent] [expr {$credits + 120}]
     cli_get_file rdma rdma:huge $out
     assert_same_bytes $src $out
     cli_get_file tcp rdma:huge $out

@@ -9,7 +9,8 @@
 # 200000) over each transport; last, replication over RDMA against TCP
 # (utils/rxe-vm/bench-repl.sh, its own master and replica; BENCH_REPL_*), and a
 # cluster of three masters over RDMA against TCP (utils/rxe-vm/bench-cluster.sh;
-# BENCH_CLUSTER_*).
+# BENCH_CLUSTER_*), and flow control against none (utils/rxe-vm/bench-flow.sh;
+# BENCH_FLOW_*).
 # Prints Markdown on stdout. Builds nothing.
 # Knobs: BENCH_N (requests per run, default 20000), BENCH_ROUNDS (default 3),
 # BENCH_BUSY_POLL_US (default 1000: longer than a round trip in this VM).
@@ -180,4 +181,11 @@ fi
 echo
 if ! utils/rxe-vm/bench-cluster.sh; then
   echo "**The cluster section failed** (utils/rxe-vm/bench-cluster.sh; its reason is on stderr)."
+fi
+
+# Flow control against none: idle connections' pinned memory, a large
+# value's throughput next to ib_write_bw, small requests (its own servers).
+echo
+if ! utils/rxe-vm/bench-flow.sh; then
+  echo "**The flow-control section failed** (utils/rxe-vm/bench-flow.sh; its reason is on stderr)."
 fi

@@ -45,15 +45,15 @@ std::string cmError(rdma_cm_event_type type, int status) {
 }
 
 // `hello`: carry kHello in the private data (our own peers recognise it;
-// the prototype and Valkey ignore private data).
-rdma_conn_param connParam(bool hello) {
+// the prototype and Valkey ignore private data); `flow`: with kFeatureFlow.
+rdma_conn_param connParam(bool hello, bool flow) {
   rdma_conn_param p = {};
   // No RDMA reads are used: no responder resources or initiator depth.
   p.retry_count = kRetryCount;
   p.rnr_retry_count = kRnrRetryCount;
   if (hello) {
-    p.private_data = kHello;
-    p.private_data_len = sizeof kHello;
+    p.private_data = flow ? kHelloFlow : kHello;
+    p.private_data_len = flow ? sizeof kHelloFlow : sizeof kHello;
   } else {
     // Speaking another implementation's dialect: ask what its clients ask
     // (libvalkey: one read each way), which also keeps our own server from
@@ -64,8 +64,11 @@ rdma_conn_param connParam(bool hello) {
   return p;
 }
 
-bool eventHello(const rdma_cm_event* ev) {
-  return hasHello(ev->param.conn.private_data, ev->param.conn.private_data_len);
+Hello eventHello(const rdma_cm_event* ev) {
+  const void* d = ev->param.conn.private_data;
+  uint8_t len = ev->param.conn.private_data_len;
+  if (!hasHello(d, len)) return Hello::kNone;
+  return helloOffersFlow(d, len) ? Hello::kFlow : Hello::kPlain;
 }
 
 // A connect request asking for no RDMA-read resources: what builds of our
@@ -140,7 +143,7 @@ RdmaConnection* RdmaConnection::connectTo(const ConnectionType* type, Shared* sh
 }
 
 RdmaConnection* RdmaConnection::fromRequest(const ConnectionType* type, Shared* shared,
-                                            event::EventLoop* loop, rdma_cm_id* id, bool hello,
+                                            event::EventLoop* loop, rdma_cm_id* id, Hello hello,
                                             bool no_reads, std::string* err) {
   auto* c = new RdmaConnection(type, shared, loop);
   c->state_ = ConnState::kAccepting;
@@ -148,13 +151,17 @@ RdmaConnection* RdmaConnection::fromRequest(const ConnectionType* type, Shared* 
   // us to speak first. So does an older build of it, which sends no kHello
   // but asks for no read resources. Anyone else is identified by its first
   // message.
-  if (hello || no_reads) c->dialect_ = dialectFor(DialectId::kOurs);
-  c->dialect_assumed_ = !hello && no_reads;
+  // Flow control when our client offers it and we take it (rdma-flow-control):
+  // the rings start small.
+  c->flow_ = hello == Hello::kFlow && shared->opts.flow;
+  if (hello != Hello::kNone || no_reads) c->dialect_ = dialectFor(DialectId::kOurs, c->flow_);
+  c->dialect_assumed_ = hello == Hello::kNone && no_reads;
   c->ep_.id = adoptCmId(id);
   id->context = c;
   c->peer_addr_ = formatSockaddr(rdma_get_peer_addr(id));
   c->local_addr_ = formatSockaddr(rdma_get_local_addr(id));
-  bool ok = c->ep_.createVerbs(shared->opts.rx_size, shared->opts.completion_vector, err);
+  uint32_t ring = c->flow_ ? kFlowMinRing : shared->opts.rx_size;
+  bool ok = c->ep_.createVerbs(ring, ring, shared->opts.completion_vector, err);
   if (ok) {
     c->ep_.channel = makeEventChannel(err);
     ok = c->ep_.channel != nullptr;
@@ -207,7 +214,7 @@ int RdmaConnection::doAccept(ConnHandler cb) {
   if (state_ != ConnState::kAccepting || accept_called_) return -1;
   // Always tell the peer we are this implementation: our client then knows
   // it may wait for us to speak first, in our dialect.
-  rdma_conn_param p = connParam(true);
+  rdma_conn_param p = connParam(true, flow_);
   if (rdma_accept(ep_.id.get(), &p) != 0) {
     setError(callFailed("rdma_accept"));
     shared_->stats.errors++;
@@ -225,13 +232,13 @@ void RdmaConnection::onCmEvent(event::EventLoop*, int, void* data, int) {
   while (c->ep_.channel && rdma_get_cm_event(c->ep_.channel.get(), &ev) == 0) {
     rdma_cm_event_type type = ev->event;
     int status = ev->status;
-    bool hello = eventHello(ev);  // private data dies with the ack
+    Hello hello = eventHello(ev);  // private data dies with the ack
     rdma_ack_cm_event(ev);
     if (!c->handleCmEvent(type, status, hello)) return;
   }
 }
 
-bool RdmaConnection::handleCmEvent(rdma_cm_event_type type, int status, bool hello) {
+bool RdmaConnection::handleCmEvent(rdma_cm_event_type type, int status, Hello hello) {
   LOG_DEBUG("RDMA %s: %s", peer_addr_.c_str(), cmError(type, status).c_str());
   switch (type) {
     case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -270,7 +277,13 @@ bool RdmaConnection::handleCmEvent(rdma_cm_event_type type, int status, bool hel
 
 bool RdmaConnection::onRouteResolved() {
   std::string err;
-  bool ok = ep_.createVerbs(shared_->opts.rx_size, shared_->opts.completion_vector, &err);
+  // Offering flow control, the rings start small; flow_ then means
+  // "offered" until the server's accept says whether it took it.
+  DialectId want = shared_->opts.client_dialect;
+  bool hello = want == DialectId::kUnknown || want == DialectId::kOurs;
+  flow_ = hello && shared_->opts.flow;
+  uint32_t ring = flow_ ? kFlowMinRing : shared_->opts.rx_size;
+  bool ok = ep_.createVerbs(ring, ring, shared_->opts.completion_vector, &err);
   if (!ok) {
     fail("RDMA connect to " + peer_addr_ + ": " + err, false);
     return notifyHandshake();
@@ -280,8 +293,7 @@ bool RdmaConnection::onRouteResolved() {
   if (ok) ok = watchFds();
   // kHello unless told to speak another dialect: a server that knows it
   // (ours) speaks first in our dialect; the others ignore it.
-  DialectId want = shared_->opts.client_dialect;
-  rdma_conn_param p = connParam(want == DialectId::kUnknown || want == DialectId::kOurs);
+  rdma_conn_param p = connParam(hello, flow_);
   if (ok && rdma_connect(ep_.id.get(), &p) != 0) {
     fail("RDMA connect to " + peer_addr_ + ": " + callFailed("rdma_connect"), false);
     ok = false;
@@ -289,14 +301,18 @@ bool RdmaConnection::onRouteResolved() {
   return ok ? true : notifyHandshake();
 }
 
-bool RdmaConnection::onEstablished(bool hello) {
+bool RdmaConnection::onEstablished(Hello hello) {
   established_ = true;
   startProbeTimer();
   if (outbound_) {
+    // Flow control if we offered it and the server took it; otherwise the
+    // rings, small for the offer, take their full size before we announce.
+    flow_ = flow_ && hello == Hello::kFlow;
+    if (!flow_ && !fullSizeRings()) return notifyHandshake();
     DialectId want = shared_->opts.client_dialect;
-    if (want == DialectId::kUnknown && hello) want = DialectId::kOurs;
+    if (want == DialectId::kUnknown && hello != Hello::kNone) want = DialectId::kOurs;
     if (want == DialectId::kUnknown) return true;  // the server's first message tells
-    dialect_ = dialectFor(want);
+    dialect_ = dialectFor(want, flow_);
     // The prototype's and Valkey's servers announce on ESTABLISHED without
     // waiting, and so do we when speaking their dialect; our own server
     // speaks first and we answer (notifyHandshake).
@@ -361,6 +377,10 @@ bool RdmaConnection::notifyHandshake() {
 
 void RdmaConnection::doClose() {
   stopKickTimer();
+  if (idle_timer_ != 0) {
+    loop_->deleteTimer(idle_timer_);
+    idle_timer_ = 0;
+  }
   if (probe_timer_ != 0) {
     loop_->deleteTimer(probe_timer_);
     probe_timer_ = 0;
@@ -513,8 +533,9 @@ void RdmaListener::onCmEvent(event::EventLoop*, int, void* data, int) {
     rdma_cm_event_type type = ev->event;
     int status = ev->status;
     rdma_cm_id* id = ev->id;
-    bool hello = type == RDMA_CM_EVENT_CONNECT_REQUEST && eventHello(ev);
-    bool no_reads = type == RDMA_CM_EVENT_CONNECT_REQUEST && !hello && eventNoReads(ev);
+    Hello hello = type == RDMA_CM_EVENT_CONNECT_REQUEST ? eventHello(ev) : Hello::kNone;
+    bool no_reads =
+        type == RDMA_CM_EVENT_CONNECT_REQUEST && hello == Hello::kNone && eventNoReads(ev);
     rdma_ack_cm_event(ev);
     if (type != RDMA_CM_EVENT_CONNECT_REQUEST) {
       if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {

@@ -15,11 +15,11 @@ namespace {
 
 constexpr uint32_t kCtrlSize = sizeof(wire::CtrlMsg);
 
+}  // namespace
+
 std::string postFailed(const char* what, int rc) {
   return std::string("ibv_post_") + what + " failed: " + strerror(rc);
 }
-
-}  // namespace
 
 void RdmaConnection::fail(const std::string& why, bool protocol) {
   if (state_ == ConnState::kError || state_ == ConnState::kClosed) return;
@@ -83,7 +83,7 @@ bool RdmaConnection::postControl(const wire::CtrlMsg& msg, uint64_t wr_id, const
 bool RdmaConnection::postRegister() {
   wire::Region mine{reinterpret_cast<uintptr_t>(ep_.rx.data()), ep_.rx.size, ep_.rx.mr->rkey};
   announced_ = true;
-  return postControl(dialect_->encodeRegister(mine), kWrCtrl, "register");
+  return postControl(dialect_->encodeRing(mine, rx_gen_), kWrCtrl, "register");
 }
 
 bool RdmaConnection::adoptDialect(DialectId id) {
@@ -220,12 +220,16 @@ bool RdmaConnection::handleCompletion(const ibv_wc& wc) {
         inflight_bytes_ -= done.len;
         if (done.signaled) break;
       }
-      if (inflight_.empty()) st_head_ = 0;
+      if (inflight_.empty()) {
+        st_head_ = 0;
+        if (staging_want_ != 0) resizeStaging(staging_want_);
+      }
       return true;
     case IBV_WC_SEND:
       if (ctrl_inflight_ > 0) ctrl_inflight_--;
       if (wc.wr_id == kWrProbeCtrl) probe_outstanding_ = false;
-      return true;
+      if (credit_due_ || next_remote_due_) flushDeferredControl();
+      return state_ != ConnState::kError;
     default:
       fail("unexpected completion opcode " + std::to_string(wc.opcode), true);
       return false;
@@ -240,12 +244,17 @@ bool RdmaConnection::onData(uint32_t imm, uint32_t byte_len) {
     fail("protocol error: data write before any control message", true);
     return false;
   }
-  if (!dialect_->dataLength(imm, byte_len, &bytes, &err) ||
-      !wire::checkImmediate(bytes, rx_tail_, ep_.rx.size, &err)) {
+  if (!dialect_->dataLength(imm, byte_len, &bytes, &err)) {
+    fail("protocol error: " + err, true);
+    return false;
+  }
+  if (flow_) return onFlowData(bytes);
+  if (!wire::checkImmediate(bytes, rx_tail_, ep_.rx.size, &err)) {
     fail("protocol error: " + err, true);
     return false;
   }
   rx_tail_ += bytes;
+  rx_unread_ += bytes;
   shared_->stats.bytes_received += bytes;
   return true;
 }
@@ -285,6 +294,7 @@ bool RdmaConnection::onControl(uint32_t slot, uint32_t bytes) {
   // A valid first message: answer in its dialect (nothing is answered to
   // one that is not).
   if (dialect_ == nullptr && !adoptDialect(d->id())) return false;
+  if (flow_) return onFlowControl(c);
   switch (c.kind) {
     case Control::Kind::kRegister:
       // The peer consumed everything we wrote (or this is its first buffer).
@@ -311,56 +321,20 @@ bool RdmaConnection::onControl(uint32_t slot, uint32_t bytes) {
         return false;
       }
       return true;
+    case Control::Kind::kCredit:
+    case Control::Kind::kSwitched:
+      break;  // decoded only under flow control (onFlowControl)
   }
   return true;
 }
 
-void RdmaConnection::startProbeTimer() {
-  if (probe_timer_ != 0 || shared_->opts.keepalive_ms <= 0) return;
-  probe_ms_ = shared_->opts.keepalive_ms;
-  probe_timer_ =
-      loop_->addTimer(probe_ms_, [this](event::EventLoop*, event::TimerId) { return probeTick(); });
-}
-
-int RdmaConnection::probeTick() {
-  int period = probe_ms_;
-  if (state_ != ConnState::kConnected || peer_closed_) return period;
-  // A loop that was busy (or a client blocked outside it) may not have
-  // reaped the acknowledgement yet: look before judging.
-  if (probe_outstanding_ && !drainCq()) return dispatch() ? period : event::kNoMore;
-  if (probe_outstanding_) {
-    // A whole period without the peer's HCA acknowledging a zero-length
-    // write (or keepalive): it is gone, whatever the transport retries say.
-    shared_->stats.dead_peers++;
-    fail("peer unreachable: liveness probe unacknowledged for " + std::to_string(period) + " ms",
-         true);
-    if (!dispatch()) return event::kNoMore;  // closed inside: timer deleted
-    return period;
-  }
-  if (dialect_ == nullptr || !tx_ready_) return period;  // nothing to aim at yet
-  wire::CtrlMsg ka;
-  if (!outbound_ && dialect_->serverSendsKeepalive() && dialect_->encodeKeepalive(&ka)) {
-    // Valkey's clients expect the server's keepalive; its completion is
-    // the probe.
-    if (!postControl(ka, kWrProbeCtrl, "keepalive")) return dispatch() ? period : event::kNoMore;
-    shared_->stats.keepalives_sent++;
-  } else {
-    // Zero bytes to the peer's registered buffer: nothing is written, no
-    // receive is consumed and no peer software runs, but its HCA acks it.
-    ibv_send_wr wr = {};
-    wr.wr_id = kWrProbe;
-    wr.opcode = IBV_WR_RDMA_WRITE;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    wr.wr.rdma.remote_addr = remote_.addr;
-    wr.wr.rdma.rkey = remote_.key;
-    ibv_send_wr* bad = nullptr;
-    if (int rc = ibv_post_send(ep_.qp.get(), &wr, &bad); rc != 0) {
-      fail(postFailed("send (liveness probe)", rc), false);
-      return dispatch() ? period : event::kNoMore;
-    }
-  }
-  probe_outstanding_ = true;
-  return period;
+uint32_t RdmaConnection::peerRoom() const {
+  if (!tx_ready_) return 0;
+  if (!flow_) return remote_.length - tx_off_;  // 0 once full: wait for its next register
+  // Under flow control: what the credits leave of the ring, up to its end
+  // (a write never wraps; tx_off_ is back at 0 once it reached the end).
+  uint32_t free = remote_.length - static_cast<uint32_t>(tx_sent_ - tx_credit_);
+  return std::min(free, remote_.length - tx_off_);
 }
 
 uint32_t RdmaConnection::stagingSlot(uint32_t* off) const {
@@ -384,8 +358,8 @@ uint32_t RdmaConnection::stagingSlot(uint32_t* off) const {
 
 bool RdmaConnection::writable() const {
   uint32_t off;
-  return state_ == ConnState::kConnected && !peer_closed_ && tx_ready_ &&
-         tx_off_ < remote_.length && inflight_.size() < kMaxWritesInFlight && stagingSlot(&off) > 0;
+  return state_ == ConnState::kConnected && !peer_closed_ && peerRoom() > 0 &&
+         inflight_.size() < kMaxWritesInFlight && stagingSlot(&off) > 0;
 }
 
 size_t RdmaConnection::signalLastWrite() {
@@ -425,9 +399,12 @@ ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
   size_t done = 0;
   int cur = 0;
   size_t cur_off = 0;
+  if (staging_want_ != 0 && inflight_.empty()) resizeStaging(staging_want_);
   while (done < total) {
-    if (!tx_ready_ || tx_off_ >= remote_.length) {
-      // The peer's RX buffer is full: wait for its RegisterLocalAddr.
+    uint32_t peer = peerRoom();
+    if (peer == 0) {
+      // The peer's RX buffer is full: wait for its RegisterLocalAddr (or,
+      // under flow control, its Credit).
       if (!tx_waiting_) {
         tx_waiting_ = true;
         counters().tx_full_waits++;
@@ -437,7 +414,16 @@ ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
     if (inflight_.size() >= kMaxWritesInFlight) break;
     uint32_t off = 0;
     uint32_t room = stagingSlot(&off);
-    size_t n = std::min<size_t>({total - done, room, remote_.length - tx_off_});
+    size_t n = std::min<size_t>({total - done, room, peer});
+    if (flow_ && n < std::min<size_t>(total - done, peer) && staging_want_ == 0 && !grow_failed_) {
+      // Our staging buffer, not the peer, holds the stream back: a bigger
+      // one once the writes in flight completed (never past the peer's ring).
+      uint32_t cap = std::min(shared_->opts.rx_size, remote_.length);
+      if (ep_.tx.size < cap) {
+        uint64_t bigger = static_cast<uint64_t>(ep_.tx.size) * kFlowGrowFactor;
+        staging_want_ = static_cast<uint32_t>(std::min<uint64_t>(bigger, cap));
+      }
+    }
     if (n == 0) break;
     // Gather the chunk from the iovecs into the staging buffer.
     uint8_t* dst = ep_.tx.data() + off;
@@ -477,6 +463,11 @@ ssize_t RdmaConnection::writeChunks(const struct iovec* iov, int iovcnt) {
     inflight_bytes_ += static_cast<uint32_t>(n);
     st_head_ = off + static_cast<uint32_t>(n);
     tx_off_ += static_cast<uint32_t>(n);
+    if (flow_) {
+      tx_sent_ += n;
+      activity_ += n;
+      if (tx_off_ == remote_.length) tx_off_ = 0;  // around the ring
+    }
     done += n;
     counters().writes_posted++;
     counters().bytes_sent += n;
@@ -506,9 +497,15 @@ ssize_t RdmaConnection::doRead(void* buf, size_t len) {
     }
     return state_ == ConnState::kClosed ? 0 : -1;
   }
+  if (flow_) {
+    size_t got = readFlow(static_cast<uint8_t*>(buf), len);
+    updatePending();
+    return static_cast<ssize_t>(got);
+  }
   size_t n = std::min<size_t>(len, avail);
   memcpy(buf, ep_.rx.data() + rx_head_, n);
   rx_head_ += static_cast<uint32_t>(n);
+  rx_unread_ -= static_cast<uint32_t>(n);
   if (rx_head_ == rx_tail_ && rx_tail_ == ep_.rx.size && !peer_closed_) {
     // The peer filled the buffer and stopped; all of it is consumed now.
     rx_head_ = rx_tail_ = 0;
@@ -553,7 +550,14 @@ void RdmaConnection::doAfterForeignIo() {
   t.writes_posted += f.writes_posted;
   t.bytes_sent += f.bytes_sent;
   t.reregistrations += f.reregistrations;
+  t.credits_sent += f.credits_sent;
+  t.ring_grows += f.ring_grows;
+  t.ring_shrinks += f.ring_shrinks;
   f = Stats();
+  if (idle_due_) {
+    idle_due_ = false;
+    startIdleTimer();
+  }
   if (pending_stale_) {
     pending_stale_ = false;
     updatePending();
@@ -596,23 +600,6 @@ bool RdmaConnection::dispatch() {
 
 bool RdmaConnection::service() {
   return dispatch();
-}
-
-void RdmaConnection::startKickTimer() {
-  if (kick_timer_ != 0) return;
-  kick_timer_ = loop_->addTimer(kWriteKickMs, [this](event::EventLoop*, event::TimerId) {
-    // Safety net: even if a completion event were lost, completions get
-    // reaped and a waiting writer runs (and readers hear of what arrived).
-    if (state_ == ConnState::kConnected) drainCq();
-    if (!dispatch()) return event::kNoMore;  // closed inside: timer deleted
-    return kWriteKickMs;
-  });
-}
-
-void RdmaConnection::stopKickTimer() {
-  if (kick_timer_ == 0) return;
-  loop_->deleteTimer(kick_timer_);
-  kick_timer_ = 0;
 }
 
 }  // namespace net::rdma

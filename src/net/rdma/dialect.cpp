@@ -40,6 +40,35 @@ class Ours : public Dialect {
   }
 };
 
+// ours under flow control: the same head, two more opcodes, a ring
+// generation, rings from kFlowMinRing.
+class OursFlow : public Ours {
+ public:
+  bool flow() const override { return true; }
+  wire::CtrlMsg encodeRing(const wire::Region& r, uint32_t gen) const override {
+    return wire::encodeRegister(r, gen);
+  }
+  bool decode(const void* buf, size_t len, Control* out, std::string* err) const override {
+    wire::FlowMsg m;
+    if (!wire::decodeFlow(buf, len, &m, err)) return false;
+    out->gen = m.gen;
+    switch (m.opcode) {
+      case wire::kRegisterLocalAddr:
+        out->kind = Control::Kind::kRegister;
+        out->region = m.region;
+        return true;
+      case wire::kCredit:
+        out->kind = Control::Kind::kCredit;
+        out->consumed = m.consumed;
+        return true;
+      case wire::kSwitched:
+        out->kind = Control::Kind::kSwitched;
+        return true;
+    }
+    return false;
+  }
+};
+
 // seed: the 2021 prototype. Its head is 'R', version 0, opcode 0; it reads
 // neither magic nor version, so we send ours (version 1) and accept 0 or 1.
 class Seed : public Dialect {
@@ -145,6 +174,7 @@ class Valkey : public Dialect {
 };
 
 const Ours kOursDialect;
+const OursFlow kOursFlowDialect;
 const Seed kSeedDialect;
 const Valkey kValkeyDialect;
 
@@ -182,6 +212,11 @@ bool hasHello(const void* data, size_t len) {
   return data != nullptr && len >= sizeof kHello && memcmp(data, kHello, sizeof kHello) == 0;
 }
 
+bool helloOffersFlow(const void* data, size_t len) {
+  return hasHello(data, len) && len > kFeatureByte &&
+         (static_cast<const uint8_t*>(data)[kFeatureByte] & kFeatureFlow) != 0;
+}
+
 bool Dialect::dataLength(uint32_t imm, uint32_t byte_len, uint32_t* out, std::string* err) const {
   if (imm == 0) {
     *err = "data write with zero length";
@@ -196,10 +231,10 @@ bool Dialect::dataLength(uint32_t imm, uint32_t byte_len, uint32_t* out, std::st
   return true;
 }
 
-const Dialect* dialectFor(DialectId id) {
+const Dialect* dialectFor(DialectId id, bool flow) {
   switch (id) {
     case DialectId::kOurs:
-      return &kOursDialect;
+      return flow ? static_cast<const Dialect*>(&kOursFlowDialect) : &kOursDialect;
     case DialectId::kSeed:
       return &kSeedDialect;
     case DialectId::kValkey:

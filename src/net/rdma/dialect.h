@@ -48,6 +48,14 @@ bool parseDialect(const std::string& s, DialectId* out);
 // reply. rdma_cm zero-fills the rest of the private data area.
 constexpr uint8_t kHello[8] = {'r', 'e', 'd', 'i', 's', 'R', 'D', '1'};
 bool hasHello(const void* data, size_t len);
+// The byte after kHello: feature bits. A client sets those it offers, the
+// server those it takes of them; builds from before flow control send and
+// read none (rdma_cm zero-fills the area, and they compare kHello only).
+constexpr size_t kFeatureByte = sizeof kHello;
+constexpr uint8_t kFeatureFlow = 0x01;  // credited rings that grow and shrink (wire.h)
+constexpr uint8_t kHelloFlow[9] = {'r', 'e', 'd', 'i', 's', 'R', 'D', '1', kFeatureFlow};
+// Whether private data carrying kHello also offers flow control.
+bool helloOffersFlow(const void* data, size_t len);
 
 // ---- Valkey's layouts (u16 opcode first, big-endian) ----
 namespace valkey {
@@ -86,11 +94,13 @@ static_assert(sizeof(Memory) == sizeof(wire::CtrlMsg));
 
 // A received control message, decoded (host byte order).
 struct Control {
-  enum class Kind : uint8_t { kRegister, kKeepalive, kGetFeature, kSetFeature };
+  enum class Kind : uint8_t { kRegister, kKeepalive, kGetFeature, kSetFeature, kCredit, kSwitched };
   Kind kind = Kind::kRegister;
   wire::Region region;    // kRegister
   uint16_t select = 0;    // kGetFeature / kSetFeature
   uint64_t features = 0;  // kSetFeature
+  uint32_t gen = 0;       // flow control: kRegister, kCredit, kSwitched
+  uint64_t consumed = 0;  // kCredit
 };
 
 // One dialect's encoding rules. The datapath holds a pointer to the
@@ -122,10 +132,19 @@ class Dialect {
   // Whether the server sends the dialect's keepalive message periodically
   // (Valkey's clients expect one every 3 s).
   virtual bool serverSendsKeepalive() const { return false; }
+  // Flow control (wire.h): the RX buffer is a credited ring; "ours" only,
+  // once both sides offered kFeatureFlow.
+  virtual bool flow() const { return false; }
+  // "My RX ring is now r, generation gen" (flow control).
+  virtual wire::CtrlMsg encodeRing(const wire::Region& r, uint32_t gen) const {
+    (void)gen;
+    return encodeRegister(r);
+  }
 };
 
-// The dialect object of a known id (kUnknown: nullptr).
-const Dialect* dialectFor(DialectId id);
+// The dialect object of a known id (kUnknown: nullptr); `flow`: our own
+// dialect under flow control.
+const Dialect* dialectFor(DialectId id, bool flow = false);
 
 // The dialect a first control message is written in (for a peer that sent
 // no kHello): 'R' at byte 0 is the seed dialect, a big-endian opcode 0..3 at

@@ -141,5 +141,40 @@ TEST(RdmaDialect, HelloAndNames) {
   EXPECT_STREQ(dialectName(DialectId::kSeed), "seed");
 }
 
+TEST(RdmaDialect, FlowIsOfferedAfterHelloAndDecodedOnlyWhenAgreed) {
+  uint8_t pd[56] = {};
+  memcpy(pd, kHello, sizeof kHello);
+  // An older build's private data: kHello, then zeros.
+  EXPECT_FALSE(helloOffersFlow(pd, sizeof pd));
+  memcpy(pd, kHelloFlow, sizeof kHelloFlow);
+  EXPECT_TRUE(hasHello(pd, sizeof pd));  // older builds still see our kHello
+  EXPECT_TRUE(helloOffersFlow(pd, sizeof pd));
+  EXPECT_FALSE(helloOffersFlow(pd, sizeof kHello));  // cut before the feature byte
+  pd[0] = 'x';
+  EXPECT_FALSE(helloOffersFlow(pd, sizeof pd));
+
+  const Dialect* plain = dialectFor(DialectId::kOurs);
+  const Dialect* flow = dialectFor(DialectId::kOurs, true);
+  EXPECT_FALSE(plain->flow());
+  EXPECT_TRUE(flow->flow());
+  EXPECT_EQ(flow->id(), DialectId::kOurs);
+  wire::CtrlMsg credit = wire::encodeCredit(2, 4096);
+  Control c;
+  std::string err;
+  EXPECT_FALSE(plain->decode(&credit, sizeof credit, &c, &err));
+  ASSERT_TRUE(flow->decode(&credit, sizeof credit, &c, &err)) << err;
+  EXPECT_EQ(c.kind, Control::Kind::kCredit);
+  EXPECT_EQ(c.gen, 2u);
+  EXPECT_EQ(c.consumed, 4096u);
+  wire::CtrlMsg ring = flow->encodeRing({0x1000, kFlowMinRing, 9}, 4);
+  ASSERT_TRUE(flow->decode(&ring, sizeof ring, &c, &err)) << err;
+  EXPECT_EQ(c.kind, Control::Kind::kRegister);
+  EXPECT_EQ(c.gen, 4u);
+  EXPECT_EQ(c.region.length, kFlowMinRing);
+  // Without flow control the generation is not sent (reserved, zero).
+  wire::CtrlMsg old = plain->encodeRing({0x1000, kMinRxSize, 9}, 4);
+  EXPECT_EQ(old.gen, 0u);
+}
+
 }  // namespace
 }  // namespace net::rdma

@@ -371,7 +371,7 @@ TEST(RdmaClient, HandshakeTimesOutWhenServerNeverRegisters) {
           if (id == nullptr) continue;
           std::string e;
           s->ep.id = adoptCmId(id);
-          if (!s->ep.createVerbs(kMinRxSize, 0, &e)) ADD_FAILURE() << e;
+          if (!s->ep.createVerbs(kMinRxSize, kMinRxSize, 0, &e)) ADD_FAILURE() << e;
           rdma_conn_param p = {};
           p.rnr_retry_count = kRnrRetryCount;
           rdma_accept(id, &p);

@@ -5,7 +5,9 @@
 // Files: cm.cpp (rdma_cm events: listen, connect, accept, disconnect,
 // teardown), linger.cpp (closed connections finishing their last writes),
 // datapath.cpp (posting, completions, read/write, handler
-// dispatch), rdma_type.cpp (the ConnectionType table, options, INFO).
+// dispatch), flow.cpp (flow control: credited rings that grow and shrink),
+// timers.cpp (liveness probe, write kick), rdma_type.cpp (the
+// ConnectionType table, options, INFO).
 //
 // Handler delivery: there is no POLLOUT and received data sits in user
 // space, so readiness is tracked here. A connection "wants service" while it
@@ -42,6 +44,10 @@ namespace net::rdma {
 class RdmaConnection;
 class Linger;
 
+// What an rdma_cm event's private data says of the peer: nothing (another
+// implementation), kHello (our own build), kHello offering flow control.
+enum class Hello : uint8_t { kNone, kPlain, kFlow };
+
 struct Options {
   uint32_t rx_size = kDefaultRxSize;
   int completion_vector = -1;  // -1: spread over the device's vectors
@@ -49,6 +55,8 @@ struct Options {
   DialectId client_dialect = DialectId::kUnknown;
   // Period of the liveness probe (and of Valkey's keepalive); 0: none.
   int keepalive_ms = kDefaultKeepaliveMs;
+  // Offer (client) / take (server) flow control with our own peers.
+  bool flow = true;
 };
 
 // wr_id of send-queue work requests (receives carry their slot number).
@@ -56,6 +64,7 @@ constexpr uint64_t kWrData = 1;       // data writes and the closing fence
 constexpr uint64_t kWrCtrl = 2;       // control messages
 constexpr uint64_t kWrProbe = 3;      // zero-length liveness write
 constexpr uint64_t kWrProbeCtrl = 4;  // keepalive control message
+constexpr uint64_t kWrCredit = 5;     // flow control: Credit / Switched
 
 // Totals since start (INFO's rdma section).
 struct Stats {
@@ -73,6 +82,12 @@ struct Stats {
   uint64_t keepalives_sent = 0;
   uint64_t keepalives_received = 0;
   uint64_t dialect_errors = 0;  // first control messages matching no dialect
+  // Flow control (flow.cpp).
+  uint64_t credits_sent = 0;
+  uint64_t credits_received = 0;
+  uint64_t ring_grows = 0;          // RX rings announced bigger, TX staging grown
+  uint64_t ring_shrinks = 0;        // both back to the smallest size after idling
+  uint64_t ring_grow_failures = 0;  // a bigger ring could not be registered
 };
 
 // State shared by the connections of one thread's event loop; the type owns
@@ -136,11 +151,12 @@ class RdmaConnection : public Connection, private event::Poller {
   // Inbound (cm.cpp): takes a CONNECT_REQUEST's id (event already acked),
   // creates its resources and moves it to an event channel of its own. On
   // failure rejects and destroys the id and returns nullptr.
-  // `hello`: the request's private data carried kHello (our own client).
+  // `hello`: the request's private data carried kHello (our own client),
+  // perhaps offering flow control.
   // `no_reads`: without kHello, it asked for no RDMA-read resources, as
   // builds of our client from before the dialects do (cm.cpp, eventNoReads).
   static RdmaConnection* fromRequest(const ConnectionType* type, Shared* shared,
-                                     event::EventLoop* loop, rdma_cm_id* id, bool hello,
+                                     event::EventLoop* loop, rdma_cm_id* id, Hello hello,
                                      bool no_reads, std::string* err);
 
   // Called by processPendingData(): runs due handlers. Returns false if the
@@ -148,6 +164,8 @@ class RdmaConnection : public Connection, private event::Poller {
   bool service();
   // The dialect spoken; kUnknown until the peer's first control message.
   DialectId dialectId() const { return dialect_ != nullptr ? dialect_->id() : DialectId::kUnknown; }
+  // Under flow control (wire.h): negotiated with our own peer.
+  bool flowControl() const { return flow_; }
 
  protected:
   int doAccept(ConnHandler cb) override;
@@ -170,10 +188,10 @@ class RdmaConnection : public Connection, private event::Poller {
   // ---- cm.cpp ----
   static void onCmEvent(event::EventLoop* loop, int fd, void* data, int mask);
   // Returns false if the connection was closed inside.
-  // `hello`: the event's private data carried kHello.
-  bool handleCmEvent(rdma_cm_event_type type, int status, bool hello);
+  // `hello`: what the event's private data carried.
+  bool handleCmEvent(rdma_cm_event_type type, int status, Hello hello);
   bool onRouteResolved();
-  bool onEstablished(bool hello);
+  bool onEstablished(Hello hello);
   // Server: closes a connection whose peer has not spoken within
   // kHandshakeTimeoutMs (its dialect is still unknown).
   void armIdentifyTimer();
@@ -218,7 +236,9 @@ class RdmaConnection : public Connection, private event::Poller {
   // Contiguous free staging bytes for the next write, at *off.
   uint32_t stagingSlot(uint32_t* off) const;
   bool writable() const;
-  uint32_t readable() const { return rx_tail_ - rx_head_; }
+  uint32_t readable() const { return rx_unread_ + old_unread_; }
+  // Contiguous bytes the peer's RX buffer takes at tx_off_ now.
+  uint32_t peerRoom() const;
   bool wantsService() const;
   // Puts the connection in the type's pending list or out of it. On an I/O
   // thread (net::onIoThread) it only notes that doAfterForeignIo must.
@@ -234,6 +254,27 @@ class RdmaConnection : public Connection, private event::Poller {
   void fail(const std::string& why, bool protocol);
   void startKickTimer();
   void stopKickTimer();
+
+  // ---- flow.cpp (flow control, wire.h) ----
+  // The client's rings at their full size when the peer turned out not to
+  // take flow control (they start small when it is offered).
+  bool fullSizeRings();
+  bool onFlowData(uint32_t bytes);
+  bool onFlowControl(const Control& c);
+  size_t readFlow(uint8_t* dst, size_t len);
+  // Credits what the application consumed once it is worth a message.
+  void maybeCredit();
+  // Sends what waited for a free control slot (a Credit, a Switched).
+  void flushDeferredControl();
+  // Announces a new RX ring of `size` bytes (rx_next); false if it could
+  // not be had (the connection goes on with the ring it has).
+  bool announceRing(uint32_t size);
+  // Starts writing into the peer's announced ring.
+  bool switchRemote();
+  // Grows or shrinks the TX staging buffer when no write uses it.
+  void resizeStaging(uint32_t size);
+  void startIdleTimer();
+  int idleTick();
 
   Shared* shared_;
   Stats foreign_stats_;
@@ -267,6 +308,36 @@ class RdmaConnection : public Connection, private event::Poller {
   // RX: the peer writes [rx_tail_, ...) of ep_.rx; we hand out from rx_head_.
   uint32_t rx_head_ = 0;
   uint32_t rx_tail_ = 0;
+  uint32_t rx_unread_ = 0;
+
+  // Flow control (flow.cpp). RX: a ring the peer writes around (rx_tail_
+  // wraps to 0 at its end) as far as our credits allow; while a ring
+  // replacing it is announced it sits in ep_.rx_next, and after the peer's
+  // Switched the previous one drains from ep_.rx_old before ep_.rx is read.
+  bool flow_ = false;
+  uint32_t rx_gen_ = 0;
+  uint64_t rx_received_ = 0;     // bytes landed in ring rx_gen_
+  uint64_t rx_consumed_ = 0;     // of them, read by the application
+  uint64_t rx_credited_ = 0;     // the last Credit sent: the peer may reach this + ring size
+  bool ring_announced_ = false;  // ring rx_gen_ + 1 waits for the peer's Switched
+  bool credit_due_ = false;      // a Credit waits for a control slot
+  bool grow_failed_ = false;     // until the next idle tick: do not retry
+  uint32_t old_head_ = 0;
+  uint32_t old_unread_ = 0;
+  // TX: the peer's ring tx_gen_, of which tx_sent_ bytes were written and
+  // tx_credit_ credited back; a newly announced ring waits in next_remote_
+  // until a control slot carries our Switched.
+  uint32_t tx_gen_ = 0;
+  uint64_t tx_sent_ = 0;
+  uint64_t tx_credit_ = 0;
+  bool next_remote_due_ = false;
+  wire::Region next_remote_;
+  uint32_t next_gen_ = 0;
+  uint32_t staging_want_ = 0;  // staging size to move to once no write is in flight
+  uint64_t activity_ = 0;      // bytes moved either way; the idle timer compares
+  uint64_t activity_seen_ = 0;
+  event::TimerId idle_timer_ = 0;
+  bool idle_due_ = false;  // startIdleTimer on an I/O thread: doAfterForeignIo starts it
 
   // TX target: the peer's RX buffer, valid once it registered.
   bool tx_ready_ = false;
@@ -314,5 +385,7 @@ class RdmaListener : public Listener {
 
 // "ip:port" of a sockaddr ("" if unknown).
 std::string formatSockaddr(const sockaddr* sa);
+// "ibv_post_<what> failed: <strerror(rc)>"
+std::string postFailed(const char* what, int rc);
 
 }  // namespace net::rdma

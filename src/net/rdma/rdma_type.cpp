@@ -28,6 +28,7 @@ bool parseOption(const std::string& name, const std::string& value, Options* o, 
     return true;
   }
   if (name == "keepalive-interval") return parseKeepaliveMs(value, &o->keepalive_ms, err);
+  if (name == "flow-control") return parseFlowControl(value, &o->flow, err);
   *err = "unknown rdma option '" + name + "'";
   return false;
 }
@@ -118,19 +119,31 @@ class RdmaType : public ConnectionType {
     line("rdma_keepalives_sent", s.keepalives_sent);
     line("rdma_keepalives_received", s.keepalives_received);
     line("rdma_dialect_errors", s.dialect_errors);
+    line("rdma_credits_sent", s.credits_sent);
+    line("rdma_credits_received", s.credits_received);
+    line("rdma_ring_grows", s.ring_grows);
+    line("rdma_ring_shrinks", s.ring_shrinks);
+    line("rdma_ring_grow_failures", s.ring_grow_failures);
     line("rdma_rx_size", opts_.rx_size);
     line("rdma_keepalive_interval", static_cast<uint64_t>(opts_.keepalive_ms));
+    line("rdma_flow_control", opts_.flow ? 1 : 0);
     line("rdma_connections", own != nullptr ? own->live.size() : 0);
     // Connections now, by dialect (unknown: accepted, the peer has not
     // spoken yet).
     uint64_t by[kDialectCount] = {};
+    uint64_t flow = 0;
     if (own != nullptr) {
-      for (const RdmaConnection* c : own->live) by[static_cast<int>(c->dialectId())]++;
+      for (const RdmaConnection* c : own->live) {
+        by[static_cast<int>(c->dialectId())]++;
+        flow += c->flowControl() ? 1 : 0;
+      }
     }
     for (DialectId d :
          {DialectId::kOurs, DialectId::kSeed, DialectId::kValkey, DialectId::kUnknown}) {
       line((std::string("rdma_dialect_") + dialectName(d)).c_str(), by[static_cast<int>(d)]);
     }
+    // Of the "ours" connections, those under flow control.
+    line("rdma_flow_connections", flow);
     line("rdma_pinned_bytes", static_cast<uint64_t>(r.pinned_bytes));
     line("rdma_verbs_objects", static_cast<uint64_t>(r.objects));
     out += "rdma_fork_safety:";
@@ -161,9 +174,10 @@ class RdmaType : public ConnectionType {
 
  private:
   // The server's rdma-<option> settings (rx-size, completion-vector,
-  // keepalive-interval) into the type's options; unset ones stay.
+  // keepalive-interval, flow-control) into the type's options; unset ones
+  // stay.
   bool applyServerOptions(const SettingLookup& get, std::string* err) {
-    for (const char* opt : {"rx-size", "completion-vector", "keepalive-interval"}) {
+    for (const char* opt : {"rx-size", "completion-vector", "keepalive-interval", "flow-control"}) {
       std::string v = get(std::string("rdma-") + opt);
       if (!v.empty() && !configure(opt, v, err)) return false;
     }

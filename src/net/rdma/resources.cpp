@@ -246,6 +246,8 @@ void Endpoint::reset() {
   ctrl_tx.reset();
   ctrl_rx.reset();
   tx.reset();
+  rx_old.reset();
+  rx_next.reset();
   rx.reset();
   qp.reset();
   cq.reset();
@@ -255,7 +257,20 @@ void Endpoint::reset() {
   channel.reset();
 }
 
-bool Endpoint::createVerbs(uint32_t rx_size, int vector, std::string* err) {
+bool Endpoint::replace(Region* r, uint32_t size, std::string* err) {
+  if (!pd) {
+    *err = "no protection domain";
+    return false;
+  }
+  int access = r == &tx ? 0 : IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  Region fresh;
+  if (!fresh.create(pd.get(), size, access, err)) return false;
+  r->reset();  // deregister, then free: a plain move-assignment frees first
+  *r = std::move(fresh);
+  return true;
+}
+
+bool Endpoint::createVerbs(uint32_t rx_size, uint32_t tx_size, int vector, std::string* err) {
   ibv_context* ctx = id->verbs;
   if (ctx == nullptr) {
     *err = "rdma_cm id has no device (address not on an RDMA device)";
@@ -298,7 +313,7 @@ bool Endpoint::createVerbs(uint32_t rx_size, int vector, std::string* err) {
   if (!qp.create(id.get(), p, c, err)) return false;
   constexpr uint32_t kCtrl = sizeof(wire::CtrlMsg);
   return rx.create(p, rx_size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, err) &&
-         tx.create(p, rx_size, 0, err) &&
+         tx.create(p, tx_size, 0, err) &&
          ctrl_rx.create(p, kRecvDepth * kCtrl, IBV_ACCESS_LOCAL_WRITE, err) &&
          ctrl_tx.create(p, kCtrlSlots * kCtrl, 0, err);
 }

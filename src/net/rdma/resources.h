@@ -110,13 +110,18 @@ struct Endpoint {
   Cq cq;
   Qp qp;
   Region rx;       // peer writes here: LOCAL_WRITE | REMOTE_WRITE
+  Region rx_next;  // flow control: the ring announced to replace rx
+  Region rx_old;   // flow control: the replaced ring, until read to its end
   Region tx;       // staging for our writes: local access only
   Region ctrl_rx;  // kRecvDepth control slots: LOCAL_WRITE
   Region ctrl_tx;  // kCtrlSlots control slots: local only
 
   // Creates pd..ctrl_tx on id's device (id must have a route or be a
   // connect request). vector < 0 spreads CQs over the device's vectors.
-  bool createVerbs(uint32_t rx_size, int vector, std::string* err);
+  bool createVerbs(uint32_t rx_size, uint32_t tx_size, int vector, std::string* err);
+  // Replaces *r (rx, rx_next or tx) by a new region of `size` bytes:
+  // remote-writable for the RX rings. On failure *r is left as it was.
+  bool replace(Region* r, uint32_t size, std::string* err);
   // Frees everything, newest first. Idempotent.
   void reset();
 };
@@ -128,7 +133,8 @@ struct Endpoint {
 // cost of a system call per completion event.
 bool takeCqEvent(ibv_comp_channel* ch);
 
-// Bytes one connection pins with the given RX size.
+// Bytes one connection pins with the given RX size (its most under flow
+// control, where it starts at 2 x kFlowMinRing).
 uint64_t pinnedPerConnection(uint32_t rx_size);
 // Fails (with a sentence saying what is needed) when RLIMIT_MEMLOCK cannot
 // cover `bytes` and the process lacks CAP_IPC_LOCK.

@@ -58,6 +58,13 @@ bool parseCompletionVector(const Words& w, std::string* canonical, std::string* 
   return true;
 }
 
+bool parseFlowControl(const Words& w, std::string* canonical, std::string* err) {
+  bool v = true;
+  if (!rdma::parseFlowControl(w[0], &v, err)) return false;
+  *canonical = v ? "yes" : "no";
+  return true;
+}
+
 bool parseKeepalive(const Words& w, std::string* canonical, std::string* err) {
   int v = 0;
   if (!rdma::parseKeepaliveMs(w[0], &v, err)) return false;
@@ -101,6 +108,7 @@ const std::vector<SettingSpec>& table() {
         {"rdma-rx-size", "1048576", true, false, parseRxSize},
         {"rdma-completion-vector", "-1", true, false, parseCompletionVector},
         {"rdma-keepalive-interval", "3000", true, false, parseKeepalive},
+        {"rdma-flow-control", "yes", true, false, parseFlowControl},
         {"repl-transport", "tcp", true, false, parseTransport},
         {"cluster-bus-transport", "tcp", false, false, parseTransport},
         {"cluster-announce-rdma-port", "0", true, false, parsePort},

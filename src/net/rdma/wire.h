@@ -9,6 +9,14 @@
 // - Data: IBV_WR_RDMA_WRITE_WITH_IMM at the current TX offset of the peer's RX
 //   buffer; the 32-bit immediate is the byte count of that write.
 // Every multi-byte field travels in network byte order.
+//
+// Flow control (negotiated: kFeatureFlow in both sides' private data, see
+// dialect.h): the RX buffer is a ring the sender writes around, as far as
+// the receiver's credits allow. RegisterLocalAddr carries a ring generation
+// and replaces the ring (to grow or shrink it); Credit says "of ring `gen`
+// I consumed `consumed` bytes in all"; Switched says "from here on I write
+// only into ring `gen`", so the receiver knows where the old ring's data
+// ends and may free it once read.
 #pragma once
 
 #include <endian.h>
@@ -61,7 +69,19 @@ constexpr int kLingerMs = 2000;
 constexpr uint8_t kRnrRetryCount = 7;
 constexpr uint8_t kRetryCount = 7;
 
+// Flow control: a connection starts with rings of kFlowMinRing bytes (RX,
+// and TX staging), grows them towards rdma-rx-size while data streams, and
+// shrinks them back after kFlowIdleMs without traffic.
+constexpr uint32_t kFlowMinRing = 16 * 1024;
+constexpr int kFlowIdleMs = 2000;
+// A ring grows (x kFlowGrowFactor) once the bytes written into it and not
+// yet credited back reach this fraction of it; the receiver credits
+// consumed bytes once they reach 1/kCreditDivisor of the ring.
+constexpr uint32_t kFlowGrowFactor = 4;
+constexpr uint32_t kCreditDivisor = 4;
+
 static_assert(kMinRxSize <= kDefaultRxSize && kDefaultRxSize <= kMaxRxSize);
+static_assert(kFlowMinRing <= kMinRxSize && kFlowMinRing % 4096 == 0);
 static_assert(kMaxRxSize <= UINT32_MAX / 2, "offsets and immediates are 32-bit");
 static_assert(kMaxWritesInFlight < kRecvDepth, "peer writes must find posted receives");
 static_assert(kCtrlSlots >= 2 && kPollBatch > 0 && kWriteKickMs > 0);
@@ -73,21 +93,26 @@ namespace wire {
 
 constexpr uint8_t kMagic = 'R';
 constexpr uint8_t kVersion = 1;
-enum Opcode : uint8_t { kRegisterLocalAddr = 0 };
+// kCredit and kSwitched exist only under flow control.
+enum Opcode : uint8_t { kRegisterLocalAddr = 0, kCredit = 1, kSwitched = 2 };
 
-// Exactly as on the wire (fields in network byte order).
+// Exactly as on the wire (fields in network byte order). `gen` is the ring
+// generation under flow control, zero (reserved) otherwise. A Credit puts
+// its byte count in `addr`.
 struct CtrlMsg {
   uint8_t magic;
   uint8_t version;
   uint8_t opcode;
-  uint8_t rsvd[13];
+  uint8_t rsvd0;
+  uint32_t gen;
+  uint8_t rsvd[8];
   uint64_t addr;
   uint32_t length;
   uint32_t key;
 };
 static_assert(sizeof(CtrlMsg) == 32, "control message is 32 bytes on the wire");
-static_assert(offsetof(CtrlMsg, addr) == 16 && offsetof(CtrlMsg, length) == 24 &&
-              offsetof(CtrlMsg, key) == 28);
+static_assert(offsetof(CtrlMsg, gen) == 4 && offsetof(CtrlMsg, addr) == 16 &&
+              offsetof(CtrlMsg, length) == 24 && offsetof(CtrlMsg, key) == 28);
 
 // A decoded RegisterLocalAddr, host byte order.
 struct Region {
@@ -96,28 +121,51 @@ struct Region {
   uint32_t key = 0;
 };
 
-inline CtrlMsg encodeRegister(const Region& r) {
+inline CtrlMsg encodeRegister(const Region& r, uint32_t gen = 0) {
   CtrlMsg m = {};
   m.magic = kMagic;
   m.version = kVersion;
   m.opcode = kRegisterLocalAddr;
+  m.gen = htobe32(gen);
   m.addr = htobe64(r.addr);
   m.length = htobe32(r.length);
   m.key = htobe32(r.key);
   return m;
 }
 
+// Flow control: "of ring `gen` I consumed `consumed` bytes in all".
+inline CtrlMsg encodeCredit(uint32_t gen, uint64_t consumed) {
+  CtrlMsg m = {};
+  m.magic = kMagic;
+  m.version = kVersion;
+  m.opcode = kCredit;
+  m.gen = htobe32(gen);
+  m.addr = htobe64(consumed);
+  return m;
+}
+
+// Flow control: "my writes go to ring `gen` from here on".
+inline CtrlMsg encodeSwitched(uint32_t gen) {
+  CtrlMsg m = {};
+  m.magic = kMagic;
+  m.version = kVersion;
+  m.opcode = kSwitched;
+  m.gen = htobe32(gen);
+  return m;
+}
+
 // Region checks every dialect's register message shares (address, length
 // bounds, wrap-around); false with *err naming the problem, `what` naming
-// the message.
-inline bool checkRegion(const Region& r, const char* what, std::string* err) {
+// the message. `min_length`: kFlowMinRing under flow control.
+inline bool checkRegion(const Region& r, const char* what, std::string* err,
+                        uint32_t min_length = kMinRxSize) {
   if (r.addr == 0) {
     *err = std::string(what) + " with zero address";
     return false;
   }
-  if (r.length < kMinRxSize || r.length > kMaxRxSize) {
+  if (r.length < min_length || r.length > kMaxRxSize) {
     *err = std::string(what) + " with length " + std::to_string(r.length) + " outside [" +
-           std::to_string(kMinRxSize) + ", " + std::to_string(kMaxRxSize) + "]";
+           std::to_string(min_length) + ", " + std::to_string(kMaxRxSize) + "]";
     return false;
   }
   if (r.addr + r.length < r.addr) {
@@ -152,6 +200,47 @@ inline bool decodeRegister(const void* buf, size_t len, Region* out, std::string
   if (!checkRegion(r, "RegisterLocalAddr", err)) return false;
   *out = r;
   return true;
+}
+
+// A decoded control message under flow control, host byte order.
+struct FlowMsg {
+  Opcode opcode = kRegisterLocalAddr;
+  uint32_t gen = 0;
+  Region region;          // kRegisterLocalAddr
+  uint64_t consumed = 0;  // kCredit
+};
+
+// Validates a control message of a connection under flow control: the same
+// head as decodeRegister, any of the three opcodes, rings from kFlowMinRing.
+inline bool decodeFlow(const void* buf, size_t len, FlowMsg* out, std::string* err) {
+  if (len != sizeof(CtrlMsg)) {
+    *err = "control message of " + std::to_string(len) + " bytes (expected 32)";
+    return false;
+  }
+  CtrlMsg m;
+  __builtin_memcpy(&m, buf, sizeof m);
+  if (m.magic != kMagic || m.version != kVersion) {
+    *err = "control message with bad magic " + std::to_string(m.magic) + " or version " +
+           std::to_string(m.version);
+    return false;
+  }
+  out->gen = be32toh(m.gen);
+  switch (m.opcode) {
+    case kRegisterLocalAddr:
+      out->opcode = kRegisterLocalAddr;
+      out->region = {be64toh(m.addr), be32toh(m.length), be32toh(m.key)};
+      return checkRegion(out->region, "RegisterLocalAddr", err, kFlowMinRing);
+    case kCredit:
+      out->opcode = kCredit;
+      out->consumed = be64toh(m.addr);
+      return true;
+    case kSwitched:
+      out->opcode = kSwitched;
+      return true;
+    default:
+      *err = "control message with unknown opcode " + std::to_string(m.opcode);
+      return false;
+  }
 }
 
 // Validates the immediate of a data write: `bytes` landed at offset `tail`

@@ -87,5 +87,55 @@ TEST(RdmaWire, ImmediateNeverPastBufferEnd) {
   EXPECT_NE(err.find("zero length"), std::string::npos) << err;
 }
 
+TEST(RdmaWire, FlowMessagesRoundTripWithTheirGeneration) {
+  std::string err;
+  FlowMsg f;
+  CtrlMsg reg = encodeRegister({0x7f0012345000ull, kFlowMinRing, 7}, 3);
+  const auto* b = reinterpret_cast<const uint8_t*>(&reg);
+  EXPECT_EQ(b[4], 0);  // gen is big-endian at offset 4
+  EXPECT_EQ(b[7], 3);
+  ASSERT_TRUE(decodeFlow(&reg, sizeof reg, &f, &err)) << err;
+  EXPECT_EQ(f.opcode, kRegisterLocalAddr);
+  EXPECT_EQ(f.gen, 3u);
+  EXPECT_EQ(f.region.length, kFlowMinRing);
+  // A 16 KiB ring is valid under flow control only.
+  Region r;
+  EXPECT_FALSE(decodeRegister(&reg, sizeof reg, &r, &err));
+
+  CtrlMsg credit = encodeCredit(5, 0x123456789ull);
+  ASSERT_TRUE(decodeFlow(&credit, sizeof credit, &f, &err)) << err;
+  EXPECT_EQ(f.opcode, kCredit);
+  EXPECT_EQ(f.gen, 5u);
+  EXPECT_EQ(f.consumed, 0x123456789ull);
+  // Credit and Switched are not RegisterLocalAddr without flow control.
+  EXPECT_FALSE(decodeRegister(&credit, sizeof credit, &r, &err));
+  EXPECT_NE(err.find("opcode 1"), std::string::npos) << err;
+
+  CtrlMsg sw = encodeSwitched(6);
+  ASSERT_TRUE(decodeFlow(&sw, sizeof sw, &f, &err)) << err;
+  EXPECT_EQ(f.opcode, kSwitched);
+  EXPECT_EQ(f.gen, 6u);
+}
+
+TEST(RdmaWire, FlowRejectsBadHeadsOpcodesAndRings) {
+  std::string err;
+  FlowMsg f;
+  CtrlMsg m = encodeSwitched(1);
+  m.opcode = 3;
+  EXPECT_FALSE(decodeFlow(&m, sizeof m, &f, &err));
+  EXPECT_NE(err.find("opcode 3"), std::string::npos) << err;
+  m = encodeCredit(0, 1);
+  m.magic = 'X';
+  EXPECT_FALSE(decodeFlow(&m, sizeof m, &f, &err));
+  EXPECT_NE(err.find("magic"), std::string::npos) << err;
+  m = encodeRegister({0x7f0012345000ull, kFlowMinRing - 1, 7}, 1);
+  EXPECT_FALSE(decodeFlow(&m, sizeof m, &f, &err));
+  EXPECT_NE(err.find("length"), std::string::npos) << err;
+  m = encodeRegister({0, kFlowMinRing, 7}, 1);
+  EXPECT_FALSE(decodeFlow(&m, sizeof m, &f, &err));
+  EXPECT_FALSE(decodeFlow(&m, 31, &f, &err));
+  EXPECT_NE(err.find("31 bytes"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace net::rdma::wire

@@ -21,7 +21,7 @@ constexpr uint64_t kWrData = 11;
 }  // namespace
 
 bool Link::setup(std::string* err) {
-  if (!ep_.createVerbs(rx_size_, -1, err)) return false;
+  if (!ep_.createVerbs(rx_size_, rx_size_, -1, err)) return false;
   for (uint64_t slot = 0; slot < kRecvDepth; slot++) postRecv(slot);
   return !failed_;
 }
@@ -63,7 +63,7 @@ void Link::sendCtrl(const void* msg, uint32_t len) {
 
 void Link::registerRx() {
   wire::Region mine{reinterpret_cast<uintptr_t>(ep_.rx.data()), ep_.rx.size, ep_.rx.mr->rkey};
-  wire::CtrlMsg m = dialectFor(dialect_)->encodeRegister(mine);
+  wire::CtrlMsg m = dialectFor(dialect_, flow_)->encodeRing(mine, 0);
   if (dialect_ == DialectId::kSeed) m.version = 0;  // the prototype never sets it
   sendCtrl(&m, sizeof m);
 }
@@ -99,9 +99,16 @@ void Link::flush() {
   // staging buffer): simple, and enough for functional tests.
   if (closed_ || write_in_flight_ || outq_.empty() || !have_remote_) return;
   if (tx_off_ >= remote_.length) return;  // peer's buffer full: wait for it
-  size_t n = std::min<size_t>({outq_.size(), remote_.length - tx_off_, ep_.tx.size});
+  size_t room = remote_.length - tx_off_;
+  if (flow_) room = std::min<uint64_t>(room, remote_.length - (tx_sent_ - tx_credit_));
+  size_t n = std::min<size_t>({outq_.size(), room, ep_.tx.size});
+  if (n == 0) return;  // flow: wait for a Credit
   uint64_t at = remote_.addr + tx_off_;
   tx_off_ += static_cast<uint32_t>(n);
+  if (flow_) {
+    tx_sent_ += n;
+    if (tx_off_ == remote_.length) tx_off_ = 0;  // around the ring
+  }
   // The prototype's writes carry immediate 0; the others the byte count.
   uint32_t imm = dialect_ == DialectId::kSeed ? 0 : static_cast<uint32_t>(n);
   writeRaw(outq_.substr(0, n), imm, at, remote_.key);
@@ -117,16 +124,31 @@ void Link::vanish() {
 void Link::onControl(const uint8_t* buf, uint32_t len) {
   Control c;
   std::string err;
-  if (!dialectFor(dialect_)->decode(buf, len, &c, &err)) {
+  if (!dialectFor(dialect_, flow_)->decode(buf, len, &c, &err)) {
     fatal("bad control message from the other side: " + err);
     return;
   }
   switch (c.kind) {
     case Control::Kind::kRegister:
+      if (flow_ && have_remote_) {
+        // A new ring: say so before writing into it.
+        wire::CtrlMsg sw = wire::encodeSwitched(c.gen);
+        sendCtrl(&sw, sizeof sw);
+      }
       remote_ = c.region;
       have_remote_ = true;
       tx_off_ = 0;
+      tx_gen_ = c.gen;
+      tx_sent_ = 0;
+      tx_credit_ = 0;
       break;
+    case Control::Kind::kCredit:
+      if (c.gen == tx_gen_) tx_credit_ = c.consumed;
+      credits_received_++;
+      break;
+    case Control::Kind::kSwitched:
+      fatal("Switched from the other side, but this peer never announces a new ring");
+      return;
     case Control::Kind::kKeepalive:
       keepalives_++;
       break;
@@ -189,7 +211,16 @@ void Link::drain() {
         }
         received_.append(reinterpret_cast<char*>(ep_.rx.data()) + rx_tail_, len);
         rx_tail_ += len;
-        if (rx_tail_ == ep_.rx.size) {
+        if (flow_) {
+          // Consumed at once: credited every quarter of the ring.
+          if (rx_tail_ == ep_.rx.size) rx_tail_ = 0;
+          rx_consumed_ += len;
+          if (!withhold_ && rx_consumed_ - rx_credited_ >= ep_.rx.size / kCreditDivisor) {
+            wire::CtrlMsg cr = wire::encodeCredit(0, rx_consumed_);
+            sendCtrl(&cr, sizeof cr);
+            rx_credited_ = rx_consumed_;
+          }
+        } else if (rx_tail_ == ep_.rx.size) {
           rx_tail_ = 0;  // consumed at once (copied out): hand it back
           rereg_++;
           registerRx();

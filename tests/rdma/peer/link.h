@@ -10,6 +10,11 @@
 //           sends Keepalive every 3 s; GetServerFeature is answered.
 // Both roles consume received data at once (copied out) and register their
 // RX buffer again as soon as the peer filled it: the rule all three share.
+// Under flow control (ours, kFeatureFlow in both private data; wire.h) the
+// RX buffer is instead a ring credited back every quarter consumed, writes
+// go around the peer's ring as far as its credits allow, and a ring the
+// peer announces anew is answered with Switched (this peer never resizes
+// its own).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +44,13 @@ class Link {
   void drain();
   // Announces our RX buffer in our dialect.
   void registerRx();
+  // Flow control, decided by the handshake (before the first register).
+  void setFlow(bool on) { flow_ = on; }
+  bool flow() const { return flow_; }
+  // Hostile: never send a Credit.
+  void withholdCredits() { withhold_ = true; }
+  uint64_t creditsReceived() const { return credits_received_; }
+  uint32_t ringsSwitched() const { return tx_gen_; }
   // Posts a raw control message of len bytes (hostile modes).
   void sendCtrl(const void* msg, uint32_t len);
   // RDMA_WRITE_WITH_IMM of data to addr/rkey with the given immediate.
@@ -88,6 +100,14 @@ class Link {
   int feature_replies_ = 0;
   uint64_t last_features_ = 0;
   uint64_t rereg_ = 0;
+  bool flow_ = false;
+  bool withhold_ = false;
+  uint64_t rx_consumed_ = 0;  // flow: bytes of our ring consumed (copied out)
+  uint64_t rx_credited_ = 0;
+  uint32_t tx_gen_ = 0;
+  uint64_t tx_sent_ = 0;
+  uint64_t tx_credit_ = 0;
+  uint64_t credits_received_ = 0;
 };
 
 // Waits up to timeout_ms for events on the given fds (cm channel and

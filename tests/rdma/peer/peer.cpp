@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ const char* kUsage =
     "Usage: rdma-test-peer --host ADDR --port PORT [--mode MODE] [--dialect D]\n"
     "                      [--timeout-ms N] [--rx-size BYTES] [--repeat N] [--pipeline]\n"
     "                      [--connections N] [--listen] [-- CMD ARG...]\n"
-    "                      [--read-resources N]\n"
+    "                      [--read-resources N] [--flow] [--pause-ms N]\n"
     "--dialect ours|legacy|seed|valkey (default ours) picks the behaviour: ours\n"
     "sends kHello in the connect private data and waits for the server to speak;\n"
     "legacy is ours as before the dialects (no kHello, no read resources asked);\n"
@@ -35,6 +36,8 @@ const char* kUsage =
     "data writes with immediate 0); valkey as Valkey (RegisterXferMemory on\n"
     "ESTABLISHED, imm = byte count). --read-resources N: RDMA-read resources asked\n"
     "in the connect request (default: ours/legacy 0, seed/valkey 1 as libvalkey).\n"
+    "--flow (ours): offer flow control (kFeatureFlow after kHello); used if the\n"
+    "server's accept takes it ('result: flow on|off' is printed).\n"
     "--listen: serve instead of connect: a small RESP server (PING, ECHO, SET,\n"
     "GET, DEL, CONFIG, unknown -> error; VANISH: every QP to the error state,\n"
     "then silence) on ADDR:PORT speaking seed, valkey or ours; prints\n"
@@ -67,6 +70,15 @@ const char* kUsage =
     "  silent          connect without kHello and never send anything\n"
     "  vanish          handshake and PING, then put the QP in the error state\n"
     "                  without disconnecting and stay alive --timeout-ms\n"
+    "  no-credit     (--flow) send CMD, never credit what arrives; after --timeout-ms\n"
+    "                print 'result: stalled N' (N bytes received), disconnect\n"
+    "  over-credit   (--flow) a Credit for far more bytes than the server wrote\n"
+    "  over-write    (--flow) four writes of the server's whole ring at once,\n"
+    "                past its credit; prints 'result: ready' and waits --pause-ms\n"
+    "                before them\n"
+    "  bad-switch    (--flow) Switched, though the server announced no new ring\n"
+    "  hold          handshake and PING on --connections N connections held at\n"
+    "                once; 'result: holding N', then idle --timeout-ms, disconnect\n"
     "Exit status: 0 the expected outcome (normal: every reply arrived; attack\n"
     "modes: the server closed the connection; *-mid: data was sent; vanish: done),\n"
     "1 not (the server kept the connection / no reply in time), 2 could not connect\n"
@@ -85,6 +97,8 @@ class Client {
   Client(const Options& o, DialectId d) : opts_(o), link_(d, o.rx_size) {}
 
   void connect(bool hello);
+  // Handshake in the link's dialect; dies unless the server registered.
+  void handshake();
   template <typename F>
   bool pumpUntil(F done, int timeout_ms) {
     int64_t deadline = event::EventLoop::nowMs() + timeout_ms;
@@ -159,15 +173,36 @@ void Client::connect(bool hello) {
   if (reads < 0) reads = hello || opts_.legacy ? 0 : 1;
   param.responder_resources = static_cast<uint8_t>(reads);
   param.initiator_depth = static_cast<uint8_t>(reads);
+  bool flow = hello && opts_.flow;
   if (hello) {
-    param.private_data = kHello;
-    param.private_data_len = sizeof kHello;
+    param.private_data = flow ? kHelloFlow : kHello;
+    param.private_data_len = flow ? sizeof kHelloFlow : sizeof kHello;
   }
   if (rdma_connect(ep.id.get(), &param) != 0) die(2, callFailed("rdma_connect"));
-  rdma_cm_event_type t = waitCm(opts_.timeout_ms);
+  int fd = ep.channel->fd;
+  waitFds(&fd, 1, opts_.timeout_ms);
+  rdma_cm_event* ev = nullptr;
+  if (rdma_get_cm_event(ep.channel.get(), &ev) != 0) die(2, "timed out waiting for ESTABLISHED");
+  rdma_cm_event_type t = ev->event;
+  // The accept's private data: did the server take flow control?
+  bool taken =
+      flow && helloOffersFlow(ev->param.conn.private_data, ev->param.conn.private_data_len);
+  rdma_ack_cm_event(ev);
   if (t != RDMA_CM_EVENT_ESTABLISHED) {
     die(2, std::string("connect failed: ") + rdma_event_str(t));
   }
+  link_.setFlow(taken);
+  if (flow && opts_.mode != "hold") printf("result: flow %s\n", taken ? "on" : "off");
+}
+
+void Client::handshake() {
+  DialectId d = link_.dialect();
+  if (d != DialectId::kOurs) link_.registerRx();
+  if (!pumpUntil([&] { return link_.haveRemote() || link_.closed(); }, opts_.timeout_ms)) {
+    die(1, "the server never sent its register message");
+  }
+  if (link_.closed()) die(1, "the server closed the connection during the handshake");
+  if (d == DialectId::kOurs) link_.registerRx();
 }
 
 void Client::pollOnce(int timeout_ms) {
@@ -191,6 +226,28 @@ std::string encodeCommand(const std::vector<std::string>& words) {
 
 DialectId otherDialect(DialectId d) {
   return d == DialectId::kValkey ? DialectId::kSeed : DialectId::kValkey;
+}
+
+// --mode hold: every connection at once, idle.
+int hold(const Options& o) {
+  std::vector<std::unique_ptr<Client>> all;
+  for (int i = 0; i < o.connections; i++) {
+    all.push_back(std::make_unique<Client>(o, o.dialect));
+    Client& c = *all.back();
+    c.connect(o.dialect == DialectId::kOurs && !o.legacy);
+    c.handshake();
+    c.send(encodeCommand({"PING"}));
+    if (!c.pumpUntil([&] { return replyEnd(c.link().received()) != 0 || c.link().closed(); },
+                     o.timeout_ms) ||
+        c.link().closed()) {
+      die(1, "connection " + std::to_string(i + 1) + ": no reply to PING");
+    }
+  }
+  printf("result: holding %d\n", o.connections);
+  fflush(stdout);
+  usleep(static_cast<useconds_t>(o.timeout_ms) * 1000);
+  for (auto& c : all) rdma_disconnect(c->link().ep().id.get());
+  return 0;
 }
 
 int run(const Options& o) {
@@ -333,6 +390,40 @@ int run(const Options& o) {
     printf("result: %s\n", got && l.keepalivesReceived() > 0 ? "keepalive" : "no-keepalive");
     return got && l.keepalivesReceived() > 0 ? 0 : 1;
   }
+  if (mode == "over-credit") {
+    wire::CtrlMsg cr = wire::encodeCredit(l.ringsSwitched(), 1ull << 40);
+    l.sendCtrl(&cr, sizeof cr);
+    return expectClose();
+  }
+  if (mode == "bad-switch") {
+    wire::CtrlMsg sw = wire::encodeSwitched(l.ringsSwitched() + 1);
+    l.sendCtrl(&sw, sizeof sw);
+    return expectClose();
+  }
+  if (mode == "over-write") {
+    // Spaces: an unfinished inline command to the server, not a protocol
+    // error; only the credit is broken. Posted back to back, the four land
+    // before the server can read and credit the first.
+    // --pause-ms: "result: ready", then a pause in which a test can keep
+    // the server's loop busy (DEBUG SLEEP), so that no Credit can come
+    // between the writes.
+    printf("result: ready\n");
+    fflush(stdout);
+    if (o.pause_ms > 0) usleep(static_cast<useconds_t>(o.pause_ms) * 1000);
+    const wire::Region& r = l.remote();
+    std::string fill(r.length, ' ');
+    for (int i = 0; i < 4; i++) l.writeRaw(fill, r.length, r.addr, r.key);
+    return expectClose();
+  }
+  if (mode == "no-credit") {
+    l.withholdCredits();
+    p.send(encodeCommand(o.cmd.empty() ? std::vector<std::string>{"PING"} : o.cmd));
+    p.pumpUntil([&] { return l.closed(); }, o.timeout_ms);
+    printf("result: %s %zu\n", l.closed() ? "server-closed" : "stalled", l.received().size());
+    fflush(stdout);
+    rdma_disconnect(l.ep().id.get());
+    return l.closed() ? 1 : 0;
+  }
   if (mode == "vanish") {
     if (!roundTrip(encodeCommand({"PING"}))) return 1;
     l.vanish();
@@ -362,10 +453,12 @@ int main(int argc, char** argv) {
                                     {"listen", no_argument, nullptr, 'L'},
                                     {"print-rereg", no_argument, nullptr, 'R'},
                                     {"read-resources", required_argument, nullptr, 'x'},
+                                    {"flow", no_argument, nullptr, 'F'},
+                                    {"pause-ms", required_argument, nullptr, 'w'},
                                     {"help", no_argument, nullptr, 'H'},
                                     {nullptr, 0, nullptr, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "h:p:m:d:t:r:n:Pc:LRx:", longopts, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h:p:m:d:t:r:n:Pc:LRx:Fw:", longopts, nullptr)) != -1) {
     switch (c) {
       case 'h':
         o.host = optarg;
@@ -412,6 +505,12 @@ int main(int argc, char** argv) {
       case 'x':
         o.read_resources = atoi(optarg);
         break;
+      case 'F':
+        o.flow = true;
+        break;
+      case 'w':
+        o.pause_ms = atoi(optarg);
+        break;
       case 'H':
         fputs(peer::kUsage, stdout);
         return 0;
@@ -425,11 +524,13 @@ int main(int argc, char** argv) {
     fputs(peer::kUsage, stderr);
     return 2;
   }
-  if (o.rx_size < net::rdma::kMinRxSize || o.rx_size > net::rdma::kMaxRxSize) {
+  uint32_t min_rx = o.flow ? net::rdma::kFlowMinRing : net::rdma::kMinRxSize;
+  if (o.rx_size < min_rx || o.rx_size > net::rdma::kMaxRxSize) {
     fprintf(stderr, "rdma-test-peer: --rx-size out of bounds\n");
     return 2;
   }
   if (o.listen) return peer::serve(o);
+  if (o.mode == "hold") return peer::hold(o);
   // Each round is a fresh connection (its verbs resources freed before the next).
   for (int i = 0; i < o.connections; i++) {
     if (int rc = peer::run(o); rc != 0) return rc;

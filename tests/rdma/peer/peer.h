@@ -29,6 +29,10 @@ struct Options {
   int connections = 1;
   bool listen = false;
   bool print_rereg = false;
+  // --flow: offer flow control (ours); the server's accept says if it took it.
+  bool flow = false;
+  // --pause-ms (over-write): milliseconds between "result: ready" and the writes.
+  int pause_ms = 0;
   std::vector<std::string> cmd;
 };
 
