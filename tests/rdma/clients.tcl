@@ -1,5 +1,5 @@
-# Many rdma clients: 40 at once, clients killed while data is moving, and
-# 300 connect/disconnect cycles without the server's file descriptors,
+# Many rdma clients: 20 at once, clients killed while data is moving, and
+# 150 connect/disconnect cycles without the server's file descriptors,
 # resident memory or verbs objects growing. Runs only in the rxe VM
 # (needs:rdma).
 
@@ -8,7 +8,7 @@ set ::rdma_port [find_free_port]
 
 start_server [list tags {needs:rdma external:skip} \
                 overrides [rdma_overrides $::rdma_port {protected-mode no maxclients 1000}]] {
-  test {RDMA clients: 40 concurrent redis-cli --rdma connections are all served} {
+  test {RDMA clients: 20 concurrent redis-cli --rdma connections are all served} {
     r del rdma:conc
     # Interactive redis-cli processes (stdin a pipe) connect at start and
     # hold their connection until stdin closes. They start in waves of 10:
@@ -16,7 +16,7 @@ start_server [list tags {needs:rdma external:skip} \
     # take longer than the client's 10 s handshake deadline (on hardware a
     # handshake takes well under a millisecond).
     set chans {}
-    for {set wave 1} {$wave <= 4} {incr wave} {
+    for {set wave 1} {$wave <= 2} {incr wave} {
       for {set i 0} {$i < 10} {incr i} {
         lappend chans [open [list | $::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port 2>@1] r+]
       }
@@ -28,7 +28,7 @@ start_server [list tags {needs:rdma external:skip} \
       }
     }
     set list [r client list]
-    assert_equal [regexp -all {transport=rdma} $list] 40
+    assert_equal [regexp -all {transport=rdma} $list] 20
     # Every client now runs two commands on its open connection.
     set i 0
     foreach c $chans {
@@ -49,12 +49,12 @@ start_server [list tags {needs:rdma external:skip} \
       incr i
     }
     set want {}
-    for {set i 1} {$i <= 40} {incr i} { lappend want $i }
+    for {set i 1} {$i <= 20} {incr i} { lappend want $i }
     assert_equal [lsort -integer $counts] $want
-    assert_equal [r get rdma:conc:39] 39
-    wait_rdma_clients 0 "after 40 clients quit"
+    assert_equal [r get rdma:conc:19] 19
+    wait_rdma_clients 0 "after 20 clients quit"
     r get rdma:conc
-  } {40}
+  } {20}
 
   test {RDMA clients: a redis-cli killed while a 16 MiB reply streams} {
     r set rdma:big [string repeat z [expr {16 * 1024 * 1024}]]
@@ -100,7 +100,7 @@ start_server [list tags {needs:rdma external:skip} \
     r get rdma:after
   } {ok}
 
-  test {RDMA clients: 300 connect/disconnect cycles leak no fds, memory or verbs objects} {
+  test {RDMA clients: 150 connect/disconnect cycles leak no fds, memory or verbs objects} {
     # Warm up so allocator pools and lazily built state exist before measuring.
     lassign [peer --connections 50 -- PING] status out
     assert_equal $status 0
@@ -109,14 +109,14 @@ start_server [list tags {needs:rdma external:skip} \
     set rss [server_rss_kb]
     set objects [rdma_info rdma_verbs_objects]
     set pinned [rdma_info rdma_pinned_bytes]
-    lassign [peer --connections 300 -- SET rdma:cycle x] status out
+    lassign [peer --connections 150 -- SET rdma:cycle x] status out
     assert_equal $status 0 [string range $out end-200 end]
-    assert_equal [regexp -all {reply: \+OK} $out] 300
-    wait_rdma_clients 0 "after 300 cycles"
-    assert_equal [server_fd_count] $fds "server fds after 300 cycles"
+    assert_equal [regexp -all {reply: \+OK} $out] 150
+    wait_rdma_clients 0 "after 150 cycles"
+    assert_equal [server_fd_count] $fds "server fds after 150 cycles"
     assert_equal [rdma_info rdma_verbs_objects] $objects
     assert_equal [rdma_info rdma_pinned_bytes] $pinned
-    # A leak of one RX buffer per connection would be 300 x 1 MiB. Under
+    # A leak of one RX buffer per connection would be 150 x 1 MiB. Under
     # ASan freed memory stays resident (quarantine); LeakSanitizer checks at
     # exit instead.
     if {![server_has_asan]} { assert_lessthan [expr {[server_rss_kb] - $rss}] 8192 }

@@ -83,13 +83,13 @@ start_server [list tags {needs:rdma external:skip} \
     assert_lessthan $per 65537
   }
 
-  test {RDMA flow: rings grow for an 8 MiB value both ways, and shrink back once idle} {
+  test {RDMA flow: rings grow for a 3 MiB value both ways, and shrink back once idle} {
     set grows [rdma_info rdma_ring_grows]
     set shrinks [rdma_info rdma_ring_shrinks]
     set fd [flow_session]
     assert_equal [flow_cmd $fd PING] PONG
     set idle_pinned [rdma_info rdma_pinned_bytes]
-    assert_equal [flow_roundtrip rdma:big [expr {8 * 1024 * 1024}]] 1
+    assert_equal [flow_roundtrip rdma:big [expr {3 * 1024 * 1024}]] 1
     assert_morethan [rdma_info rdma_ring_grows] $grows
     # A large reply grows the server's staging buffer for the session.
     set v [string repeat x 300000]
@@ -108,7 +108,7 @@ start_server [list tags {needs:rdma external:skip} \
     close $fd
   }
 
-  test {RDMA flow: peers without it are served as before (old peer, --rdma-flow-control no)} {
+  test {RDMA flow: peers without it are served as before (old peer, --rdma-flow-control no, a server that declines)} {
     set rereg [rdma_info rdma_reregistrations]
     # 20 x 60 KB pipelined: more than the server's 1 MiB RX buffer, which
     # this peer fills, waits for and fills again (no credits).
@@ -120,8 +120,18 @@ start_server [list tags {needs:rdma external:skip} \
     assert_equal [flow_cmd $fd PING] PONG
     set flows [rdma_info rdma_flow_connections]
     close $fd
-    list $flows [flow_roundtrip rdma:noflow 3000000 --rdma-flow-control no] [r strlen rdma:old]
-  } {0 1 60000}
+    set noflow [flow_roundtrip rdma:noflow 3000000 --rdma-flow-control no]
+    # A server that does not take it (or one from before it): our client,
+    # which offered it, gives its rings their full size and goes on without.
+    r config set rdma-flow-control no
+    set fd [flow_session]
+    assert_equal [flow_cmd $fd PING] PONG
+    set refused [rdma_info rdma_flow_connections]
+    close $fd
+    set plain [flow_roundtrip rdma:plain 3000000]
+    r config set rdma-flow-control yes
+    list $flows $noflow $refused $plain [r strlen rdma:old]
+  } {0 1 0 1 60000}
 
   test {RDMA flow: a Credit for bytes never written closes that connection} {
     lassign [peer --flow --mode over-credit] status out

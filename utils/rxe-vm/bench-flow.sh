@@ -13,6 +13,8 @@
 # - small requests: redis-benchmark --rdma GET at -c 1 and -c 50 (p50 and
 #   requests per second).
 # The last two: medians of BENCH_FLOW_ROUNDS (default 3) alternating rounds.
+# - BENCH_FLOW_MIXED (default 1000, 0: none) connections across the three
+#   dialects held at once while large and small requests run.
 # BENCH_FLOW_SKIP_IDLE=1 leaves out the first (2,000 handshakes take minutes
 # under emulation).
 # Prints Markdown on stdout. Builds nothing.
@@ -38,10 +40,12 @@ stop_server() {
 }
 trap 'stop_server; rm -rf "$work"' EXIT
 
-start_server() {  # flow: yes|no
+start_server() {  # flow: yes|no, then more server options
+  local flow=$1
+  shift
   src/redis-server --port $TCP_PORT --bind "$ADDR" --rdma-port $RDMA_PORT --rdma-bind "$ADDR" \
-    --save "" --protected-mode no --maxclients 10000 --rdma-flow-control "$1" \
-    --logfile "$work/server.log" &
+    --save "" --protected-mode no --maxclients 10000 --rdma-flow-control "$flow" \
+    --logfile "$work/server.log" "$@" &
   srv=$!
   for _ in $(seq 100); do
     src/redis-cli -h "$ADDR" -p $TCP_PORT ping >/dev/null 2>&1 && return 0
@@ -107,6 +111,51 @@ echo "|---|---|---|---|---|"
 if [ "${BENCH_FLOW_SKIP_IDLE:-0}" = 0 ]; then
   idle yes "$IDLE"
   idle no "$IDLE_OFF"
+fi
+echo
+# MIXED (default 1000) connections held at once, a third in each dialect
+# (ours with flow control), while redis-cli moves a 4 MiB value both ways
+# and redis-benchmark runs small requests; rdma-rx-size 64kb keeps the seed
+# and Valkey connections' buffers (2 x rx-size each) inside the VM's memory.
+mixed() {
+  local n=$1 per=$(($1 / 3)) pids=() d
+  start_server yes --rdma-rx-size 65536
+  for d in ours seed valkey; do
+    local flag=()
+    [ $d = ours ] && flag=(--flow --rx-size 16384)
+    [ $d = ours ] || flag=(--rx-size 65536)
+    src/rdma-test-peer --host "$ADDR" --port $RDMA_PORT --dialect $d "${flag[@]}" --mode hold \
+      --connections "$per" --timeout-ms 600000 >"$work/hold.$d" 2>&1 &
+    pids+=($!)
+  done
+  for d in ours seed valkey; do
+    for _ in $(seq 6000); do
+      grep -q 'result: holding' "$work/hold.$d" 2>/dev/null && break
+      sleep 0.1
+    done
+    grep -q 'result: holding' "$work/hold.$d" || { cat "$work/hold.$d" >&2; exit 1; }
+  done
+  local src="$work/mid" out="$work/mid.out" ok=no
+  head -c $((4 * 1024 * 1024)) /dev/urandom >"$src"
+  src/redis-cli --rdma -h "$ADDR" -p $RDMA_PORT -x SET mid <"$src" >/dev/null
+  src/redis-cli --rdma -h "$ADDR" -p $RDMA_PORT --raw GET mid >"$out"
+  head -c $((4 * 1024 * 1024)) "$out" | cmp -s - "$src" && ok=yes
+  local rps
+  rps=$(src/redis-benchmark --rdma -h "$ADDR" -p $RDMA_PORT -t get -n "$N" -c 50 -d 3 --csv |
+    tail -n 1 | tr -d '"' | cut -d, -f2)
+  echo "| $n | $(rinfo rdma_dialect_ours) | $(rinfo rdma_dialect_seed) | $(rinfo rdma_dialect_valkey) | $(($(rinfo rdma_pinned_bytes) / 1024 / 1024)) | $ok | $rps |"
+  kill "${pids[@]}" 2>/dev/null || true
+  wait "${pids[@]}" 2>/dev/null || true
+  stop_server
+}
+
+if [ "${BENCH_FLOW_MIXED:-1000}" -gt 0 ]; then
+  echo
+  echo "Connections of all three dialects held at once (rdma-rx-size 64kb), while a 4 MiB value crosses both ways and redis-benchmark -c 50 runs GETs:"
+  echo
+  echo "| held | ours | seed | valkey | pinned MiB | 4 MiB value intact | GET rps |"
+  echo "|---|---|---|---|---|---|---|"
+  mixed "${BENCH_FLOW_MIXED:-1000}"
 fi
 echo
 echo "A $MB MiB value through redis-cli --rdma, median of $ROUNDS alternating rounds (MB/s; GET stalls: the server's writes that found no room in the client's buffer):"

@@ -362,21 +362,23 @@ bool RdmaConnection::writable() const {
          inflight_.size() < kMaxWritesInFlight && stagingSlot(&off) > 0;
 }
 
-size_t RdmaConnection::signalLastWrite() {
-  size_t signaled = 0;
-  for (const InFlight& w : inflight_) signaled += w.signaled ? 1 : 0;
-  if (inflight_.empty() || inflight_.back().signaled) return signaled;
-  // Zero bytes to the start of the peer's registered buffer: nothing is
-  // written and the peer's application hears nothing, but its completion
-  // comes after every write before it.
+int RdmaConnection::postEmptyWrite(uint64_t wr_id) {
   ibv_send_wr wr = {};
-  wr.wr_id = kWrData;
+  wr.wr_id = wr_id;
   wr.opcode = IBV_WR_RDMA_WRITE;
   wr.send_flags = IBV_SEND_SIGNALED;
   wr.wr.rdma.remote_addr = remote_.addr;
   wr.wr.rdma.rkey = remote_.key;
   ibv_send_wr* bad = nullptr;
-  if (int rc = ibv_post_send(ep_.qp.get(), &wr, &bad); rc != 0) {
+  return ibv_post_send(ep_.qp.get(), &wr, &bad);
+}
+
+size_t RdmaConnection::signalLastWrite() {
+  size_t signaled = 0;
+  for (const InFlight& w : inflight_) signaled += w.signaled ? 1 : 0;
+  if (inflight_.empty() || inflight_.back().signaled) return signaled;
+  // Its completion comes after every write before it.
+  if (int rc = postEmptyWrite(kWrData); rc != 0) {
     LOG_VERBOSE("RDMA connection %s: %s", peer_addr_.c_str(),
                 postFailed("send (closing fence)", rc).c_str());
     return 0;

@@ -128,27 +128,26 @@ bool RdmaConnection::switchRemote() {
   // Switched goes first: every write before it lands in the old ring, every
   // write after it in the new one (an RC queue pair keeps the order).
   if (!postControl(wire::encodeSwitched(next_gen_), kWrCredit, "switched")) return false;
-  remote_ = next_remote_;
-  tx_gen_ = next_gen_;
+  writeInto(next_remote_, next_gen_);
+  next_remote_due_ = false;
+  return true;
+}
+
+void RdmaConnection::writeInto(const wire::Region& ring, uint32_t gen) {
+  remote_ = ring;
+  tx_gen_ = gen;
   tx_off_ = 0;
   tx_sent_ = 0;
   tx_credit_ = 0;
+  tx_ready_ = true;
   tx_waiting_ = false;
-  next_remote_due_ = false;
-  return true;
 }
 
 bool RdmaConnection::onFlowControl(const Control& c) {
   switch (c.kind) {
     case Control::Kind::kRegister:
       if (!tx_ready_) {  // the peer's first ring
-        remote_ = c.region;
-        tx_gen_ = c.gen;
-        tx_off_ = 0;
-        tx_sent_ = 0;
-        tx_credit_ = 0;
-        tx_ready_ = true;
-        tx_waiting_ = false;
+        writeInto(c.region, c.gen);
         return true;
       }
       if (next_remote_due_ || c.gen != tx_gen_ + 1) {

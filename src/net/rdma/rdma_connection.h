@@ -228,6 +228,10 @@ class RdmaConnection : public Connection, private event::Poller {
   // the peer is gone.
   void startProbeTimer();
   int probeTick();
+  // A signaled zero-length RDMA write to the peer's registered buffer: no
+  // byte is written and no peer software runs, but its HCA acknowledges it
+  // after every write before it. Returns ibv_post_send's code.
+  int postEmptyWrite(uint64_t wr_id);
   // Before close: makes sure the last write in flight raises a completion,
   // posting a signaled zero-length RDMA write (a fence) after it if it was
   // unsignaled. Returns the completions to wait for, 0 if posting failed.
@@ -269,8 +273,10 @@ class RdmaConnection : public Connection, private event::Poller {
   // Announces a new RX ring of `size` bytes (rx_next); false if it could
   // not be had (the connection goes on with the ring it has).
   bool announceRing(uint32_t size);
-  // Starts writing into the peer's announced ring.
+  // Starts writing into the peer's announced ring, after our Switched.
   bool switchRemote();
+  // The peer's ring `gen` becomes our TX target, from offset 0, all credit.
+  void writeInto(const wire::Region& ring, uint32_t gen);
   // Grows or shrinks the TX staging buffer when no write uses it.
   void resizeStaging(uint32_t size);
   void startIdleTimer();

@@ -38,16 +38,8 @@ int RdmaConnection::probeTick() {
     if (!postControl(ka, kWrProbeCtrl, "keepalive")) return dispatch() ? period : event::kNoMore;
     shared_->stats.keepalives_sent++;
   } else {
-    // Zero bytes to the peer's registered buffer: nothing is written, no
-    // receive is consumed and no peer software runs, but its HCA acks it.
-    ibv_send_wr wr = {};
-    wr.wr_id = kWrProbe;
-    wr.opcode = IBV_WR_RDMA_WRITE;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    wr.wr.rdma.remote_addr = remote_.addr;
-    wr.wr.rdma.rkey = remote_.key;
-    ibv_send_wr* bad = nullptr;
-    if (int rc = ibv_post_send(ep_.qp.get(), &wr, &bad); rc != 0) {
+    // Zero bytes: no receive is consumed on the peer, but its HCA acks it.
+    if (int rc = postEmptyWrite(kWrProbe); rc != 0) {
       fail(postFailed("send (liveness probe)", rc), false);
       return dispatch() ? period : event::kNoMore;
     }
