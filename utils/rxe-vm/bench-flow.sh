@@ -104,11 +104,11 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 
 echo "### RDMA flow control (bench-flow.sh)"
 echo
-echo "Registered memory, idle connections of our dialect (server VmPin and rdma_pinned_bytes):"
-echo
-echo "| flow control | connections | VmPin KiB per connection | pinned KiB per connection | pinned MiB in all |"
-echo "|---|---|---|---|---|"
 if [ "${BENCH_FLOW_SKIP_IDLE:-0}" = 0 ]; then
+  echo "Registered memory, idle connections of our dialect (server VmPin and rdma_pinned_bytes):"
+  echo
+  echo "| flow control | connections | VmPin KiB per connection | pinned KiB per connection | pinned MiB in all |"
+  echo "|---|---|---|---|---|"
   idle yes "$IDLE"
   idle no "$IDLE_OFF"
 fi
@@ -143,7 +143,7 @@ mixed() {
   local rps
   rps=$(src/redis-benchmark --rdma -h "$ADDR" -p $RDMA_PORT -t get -n "$N" -c 50 -d 3 --csv |
     tail -n 1 | tr -d '"' | cut -d, -f2)
-  echo "| $n | $(rinfo rdma_dialect_ours) | $(rinfo rdma_dialect_seed) | $(rinfo rdma_dialect_valkey) | $(($(rinfo rdma_pinned_bytes) / 1024 / 1024)) | $ok | $rps |"
+  echo "| $((per * 3)) | $(rinfo rdma_dialect_ours) | $(rinfo rdma_dialect_seed) | $(rinfo rdma_dialect_valkey) | $(($(rinfo rdma_pinned_bytes) / 1024 / 1024)) | $ok | $rps |"
   kill "${pids[@]}" 2>/dev/null || true
   wait "${pids[@]}" 2>/dev/null || true
   stop_server
