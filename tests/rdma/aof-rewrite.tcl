@@ -9,28 +9,6 @@ source [file join $::repo_root tests rdma helpers rdma.tcl]
 set ::rdma_port [find_free_port]
 set ::rx_size 65536
 
-proc open_rdma_session {} {
-  set fd [open [list |$::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port 2>@1] r+]
-  fconfigure $fd -buffering line -translation binary
-  return $fd
-}
-
-proc session_cmd {fd line} {
-  puts $fd $line
-  flush $fd
-  if {[gets $fd reply] < 0} { error "redis-cli --rdma session ended" }
-  return $reply
-}
-
-proc random_alnum {n} {
-  set chars abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
-  set out ""
-  set piece ""
-  for {set i 0} {$i < 4096} {incr i} { append piece [string index $chars [expr {int(rand() * 62)}]] }
-  while {[string length $out] < $n} { append out [string range $piece [expr {int(rand() * 1000)}] end] }
-  return [string range $out 0 [expr {$n - 1}]]
-}
-
 set ::aof_rdma_overrides [rdma_overrides $::rdma_port \
                             [list protected-mode no rdma-rx-size $::rx_size \
                                enable-debug-command yes appendonly yes]]

@@ -2,36 +2,13 @@
 # forked child must leave registered memory and verbs objects alone, and the
 # parent's RDMA buffers must keep working while the child lives. A
 # long-lived redis-cli --rdma (connected before the fork) SETs and GETs
-# values one to three times the RX buffer while the child saves; every value must
-# come back byte for byte over rdma and tcp, the snapshot must load, and the
-# server must stay up. Runs only in the rxe VM (needs:rdma).
+# values one to three times the RX buffer while the child saves; every
+# value must come back byte for byte over rdma and tcp, the snapshot must
+# load, and the server must stay up. Runs only in the rxe VM (needs:rdma).
 
 source [file join $::repo_root tests rdma helpers rdma.tcl]
 set ::rdma_port [find_free_port]
 set ::rx_size 65536
-
-# An interactive redis-cli --rdma on a pipe: one connection for its life.
-proc open_rdma_session {} {
-  set fd [open [list |$::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port 2>@1] r+]
-  fconfigure $fd -buffering line -translation binary
-  return $fd
-}
-
-proc session_cmd {fd line} {
-  puts $fd $line
-  flush $fd
-  if {[gets $fd reply] < 0} { error "redis-cli --rdma session ended" }
-  return $reply
-}
-
-proc random_alnum {n} {
-  set chars abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
-  set out ""
-  set piece ""
-  for {set i 0} {$i < 4096} {incr i} { append piece [string index $chars [expr {int(rand() * 62)}]] }
-  while {[string length $out] < $n} { append out [string range $piece [expr {int(rand() * 1000)}] end] }
-  return [string range $out 0 [expr {$n - 1}]]
-}
 
 start_server [list tags {needs:rdma external:skip} \
                 overrides [rdma_overrides $::rdma_port \

@@ -11,22 +11,6 @@
 source [file join $::repo_root tests rdma helpers rdma.tcl]
 set ::rdma_port [find_free_port]
 
-# An interactive redis-cli --rdma on a pipe: one connection for its life.
-proc flow_session {args} {
-  set fd [open [list |$::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port {*}$args 2>@1] r+]
-  fconfigure $fd -buffering line -translation binary
-  return $fd
-}
-
-proc flow_cmd {fd line} {
-  puts $fd $line
-  flush $fd
-  if {[gets $fd reply] < 0} { error "redis-cli --rdma session ended" }
-  return $reply
-}
-
-# SET key to `size` bytes read from a file with redis-cli -x, then GET it
-# back over rdma; returns whether both copies match.
 # Waits for a line matching `pattern` in the innermost server's log.
 proc flow_log {pattern} {
   wait_for_condition 50 100 {[string match $pattern [read_file [srv stdout]]]} {
@@ -34,6 +18,8 @@ proc flow_log {pattern} {
   }
 }
 
+# SET key to `size` bytes read from a file with redis-cli -x, then GET it
+# back over rdma; returns whether both copies match.
 proc flow_roundtrip {key size args} {
   set src [scratch_file $key.in]
   set out [scratch_file $key.out]
@@ -54,8 +40,8 @@ start_server [list tags {needs:rdma external:skip} \
                 overrides [rdma_overrides $::rdma_port \
                              {protected-mode no rdma-rx-size 1mb enable-debug-command yes}]] {
   test {RDMA flow: our client and server agree on flow control; the peer speaks it too} {
-    set fd [flow_session]
-    assert_equal [flow_cmd $fd PING] PONG
+    set fd [open_rdma_session]
+    assert_equal [session_cmd $fd PING] PONG
     set on [rdma_info rdma_flow_connections]
     close $fd
     lassign [peer --flow -- SET rdma:flow v] status out
@@ -86,8 +72,8 @@ start_server [list tags {needs:rdma external:skip} \
   test {RDMA flow: rings grow for a 3 MiB value both ways, and shrink back once idle} {
     set grows [rdma_info rdma_ring_grows]
     set shrinks [rdma_info rdma_ring_shrinks]
-    set fd [flow_session]
-    assert_equal [flow_cmd $fd PING] PONG
+    set fd [open_rdma_session]
+    assert_equal [session_cmd $fd PING] PONG
     set idle_pinned [rdma_info rdma_pinned_bytes]
     assert_equal [flow_roundtrip rdma:big [expr {3 * 1024 * 1024}]] 1
     assert_morethan [rdma_info rdma_ring_grows] $grows
@@ -95,7 +81,7 @@ start_server [list tags {needs:rdma external:skip} \
     set v [string repeat x 300000]
     r set rdma:mid $v
     set grows [rdma_info rdma_ring_grows]
-    assert_equal [string length [flow_cmd $fd "GET rdma:mid"]] 300000
+    assert_equal [string length [session_cmd $fd "GET rdma:mid"]] 300000
     assert_morethan [rdma_info rdma_ring_grows] $grows
     assert_morethan [rdma_info rdma_pinned_bytes] $idle_pinned
     # kFlowIdleMs (2 s) without traffic: back to the smallest rings.
@@ -104,7 +90,7 @@ start_server [list tags {needs:rdma external:skip} \
     }
     assert_morethan [rdma_info rdma_ring_shrinks] $shrinks
     # And it works after shrinking.
-    assert_equal [string length [flow_cmd $fd "GET rdma:mid"]] 300000
+    assert_equal [string length [session_cmd $fd "GET rdma:mid"]] 300000
     close $fd
   }
 
@@ -116,16 +102,16 @@ start_server [list tags {needs:rdma external:skip} \
     assert_equal $status 0 [string range $out end-200 end]
     assert_equal [regexp -all {reply: \+OK} $out] 20
     assert_morethan [rdma_info rdma_reregistrations] $rereg
-    set fd [flow_session --rdma-flow-control no]
-    assert_equal [flow_cmd $fd PING] PONG
+    set fd [open_rdma_session --rdma-flow-control no]
+    assert_equal [session_cmd $fd PING] PONG
     set flows [rdma_info rdma_flow_connections]
     close $fd
     set noflow [flow_roundtrip rdma:noflow 3000000 --rdma-flow-control no]
     # A server that does not take it (or one from before it): our client,
     # which offered it, gives its rings their full size and goes on without.
     r config set rdma-flow-control no
-    set fd [flow_session]
-    assert_equal [flow_cmd $fd PING] PONG
+    set fd [open_rdma_session]
+    assert_equal [session_cmd $fd PING] PONG
     set refused [rdma_info rdma_flow_connections]
     close $fd
     set plain [flow_roundtrip rdma:plain 3000000]
@@ -207,16 +193,16 @@ with_server_bin $wrapper {
   start_server [list tags {needs:rdma external:skip} \
                   overrides [rdma_overrides $::rdma_port {protected-mode no rdma-rx-size 256kb}]] {
     test {RDMA flow: out of registered memory, new connections are refused and old ones work} {
-      set fd [flow_session]
-      assert_equal [flow_cmd $fd PING] PONG
+      set fd [open_rdma_session]
+      assert_equal [session_cmd $fd PING] PONG
       lassign [peer --flow --rx-size 16384 --mode hold --connections 40 --timeout-ms 3000] status out
       assert_equal $status 2 $out
       flow_log "*RDMA connection from * refused: *RLIMIT_MEMLOCK*"
       # The session still works; its ring cannot grow past what is left,
       # and the value still crosses (in smaller steps).
       set v [string repeat g 200000]
-      assert_equal [flow_cmd $fd "SET rdma:grow $v"] OK
-      assert_equal [string length [flow_cmd $fd "GET rdma:grow"]] 200000
+      assert_equal [session_cmd $fd "SET rdma:grow $v"] OK
+      assert_equal [string length [session_cmd $fd "GET rdma:grow"]] 200000
       close $fd
       wait_rdma_clients 0 "after the flood"
       rdma_cli PING

@@ -92,3 +92,30 @@ proc write_binary {path data} {
   puts -nonewline $fd $data
   close $fd
 }
+
+# An interactive redis-cli --rdma on a pipe (extra redis-cli options in
+# args): one connection for its whole life, one line per command and reply.
+proc open_rdma_session {args} {
+  set fd [open [list |$::rdma_cli --rdma -h $::rdma_addr -p $::rdma_port {*}$args 2>@1] r+]
+  fconfigure $fd -buffering line -translation binary
+  return $fd
+}
+
+# Sends one command line to a session; returns its one-line reply.
+proc session_cmd {fd line} {
+  puts $fd $line
+  flush $fd
+  if {[gets $fd reply] < 0} { error "redis-cli --rdma session ended" }
+  return $reply
+}
+
+# n random letters and digits (a value that travels as one word on a
+# redis-cli command line).
+proc random_alnum {n} {
+  set chars abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
+  set out ""
+  set piece ""
+  for {set i 0} {$i < 4096} {incr i} { append piece [string index $chars [expr {int(rand() * 62)}]] }
+  while {[string length $out] < $n} { append out [string range $piece [expr {int(rand() * 1000)}] end] }
+  return [string range $out 0 [expr {$n - 1}]]
+}
