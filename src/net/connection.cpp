@@ -1,5 +1,7 @@
 #include "net/connection.h"
 
+#include <strings.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -33,6 +35,17 @@ bool settingInt(const std::string& v, long long* out) {
   long long n = strtoll(v.c_str(), &end, 10);
   if (errno != 0 || *end != '\0') return false;
   *out = n;
+  return true;
+}
+
+bool settingYesNo(const std::string& v, bool* out) {
+  if (strcasecmp(v.c_str(), "yes") == 0) {
+    *out = true;
+  } else if (strcasecmp(v.c_str(), "no") == 0) {
+    *out = false;
+  } else {
+    return false;
+  }
   return true;
 }
 

@@ -194,10 +194,12 @@ struct ConnectAddr {
 // as CONFIG GET prints them; "" for an unknown name. Each type reads its own.
 using SettingLookup = std::function<std::string(const std::string& name)>;
 
-// Helpers for listenSpecFrom(): a whole integer setting (false if it is
-// not one), and a space-separated list setting.
+// Helpers for listenSpecFrom() and the types' parsers: a whole integer
+// setting (false if it is not one), a space-separated list setting, and a
+// yes/no setting (any case; false if it is neither).
 bool settingInt(const std::string& v, long long* out);
 std::vector<std::string> settingWords(const std::string& v);
+bool settingYesNo(const std::string& v, bool* out);
 
 // A server setting a connection type owns ("rdma-port", "rdma-rx-size"):
 // the type declares its name, default and bounds; the server's options table

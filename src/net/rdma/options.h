@@ -63,10 +63,7 @@ inline bool parseRxSize(const std::string& s, uint32_t* out, std::string* err) {
 
 // rdma-flow-control / --rdma-flow-control: yes or no.
 inline bool parseFlowControl(const std::string& s, bool* out, std::string* err) {
-  if (strcasecmp(s.c_str(), "yes") == 0 || strcasecmp(s.c_str(), "no") == 0) {
-    *out = strcasecmp(s.c_str(), "yes") == 0;
-    return true;
-  }
+  if (settingYesNo(s, out)) return true;
   *err = "rdma flow-control must be yes or no";
   return false;
 }

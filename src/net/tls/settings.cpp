@@ -44,12 +44,13 @@ bool parseString(const Words& w, std::string* canonical, std::string*) {
 }
 
 bool parseBool(const Words& w, std::string* canonical, std::string* err) {
-  if (strcasecmp(w[0].c_str(), "yes") == 0 || strcasecmp(w[0].c_str(), "no") == 0) {
-    *canonical = strcasecmp(w[0].c_str(), "yes") == 0 ? "yes" : "no";
-    return true;
+  bool v = false;
+  if (!settingYesNo(w[0], &v)) {
+    *err = "argument must be 'yes' or 'no'";
+    return false;
   }
-  *err = "argument must be 'yes' or 'no'";
-  return false;
+  *canonical = v ? "yes" : "no";
+  return true;
 }
 
 bool parseAuthClients(const Words& w, std::string* canonical, std::string* err) {
