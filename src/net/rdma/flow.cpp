@@ -62,26 +62,25 @@ bool RdmaConnection::onFlowData(uint32_t bytes) {
 }
 
 size_t RdmaConnection::readFlow(uint8_t* dst, size_t len) {
-  // Copies from ring r at *head, around its end, at most len - n bytes.
+  // Copies from ring r at *head, around its end, until dst holds len bytes.
   size_t n = 0;
   auto take = [&](const Region& r, uint32_t* head, uint32_t* unread) {
-    size_t got = 0;
-    while (n<len&& * unread> 0) {
+    while (*unread > 0 && n < len) {
       uint32_t k = static_cast<uint32_t>(
           std::min<size_t>({len - n, static_cast<size_t>(*unread), r.size - *head}));
       memcpy(dst + n, r.data() + *head, k);
       n += k;
-      got += k;
       *head += k;
       if (*head == r.size) *head = 0;
       *unread -= k;
     }
-    return got;
   };
   // What the replaced ring still holds came before anything in the new one.
   if (old_unread_ > 0) take(ep_.rx_old, &old_head_, &old_unread_);
   if (old_unread_ == 0 && ep_.rx_old.mr) ep_.rx_old.reset();
-  rx_consumed_ += take(ep_.rx, &rx_head_, &rx_unread_);
+  size_t from_old = n;
+  take(ep_.rx, &rx_head_, &rx_unread_);
+  rx_consumed_ += n - from_old;  // credits count the current ring only
   activity_ += n;
   maybeCredit();
   return n;
