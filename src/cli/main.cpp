@@ -101,7 +101,7 @@ int oneShot(cli::Options* opt, cli::Session* session) {
 int main(int argc, char** argv) {
   cli::Options opt;
   // Formatted output on a terminal, raw otherwise (options may override).
-  opt.format.mode = isatty(STDOUT_FILENO) ? cli::OutputMode::kStandard : cli::OutputMode::kRaw;
+  opt.format.mode = cli::stdoutIsTerminal() ? cli::OutputMode::kStandard : cli::OutputMode::kRaw;
   switch (cli::parseOptions(argc, argv, &opt)) {
     case cli::ParseOutcome::kRun:
       break;
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   // The cluster manager runs before any other mode, as in redis-cli.
   if (!opt.cluster_command.name.empty()) return cli::cluster::run(&opt);
   cli::Session session(&opt);
-  session.setInteractive(isatty(STDOUT_FILENO));
+  session.setInteractive(cli::stdoutIsTerminal());
   session.client().loop()->setBusyPoll(opt.busy_poll_us);
   if (auto status = cli::modes::runSelected(&session)) return *status;
   if (!opt.args.empty() || opt.eval_file) return oneShot(&opt, &session);

@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <strings.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -13,6 +14,10 @@
 #include "client/endpoint.h"
 
 namespace cli {
+
+bool stdoutIsTerminal() {
+  return isatty(STDOUT_FILENO) || getenv("FAKETTY") != nullptr;
+}
 
 const char* cliVersion() {
   return "7.0.15";

@@ -79,6 +79,12 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt);
 // on a bad URI.
 bool parseUri(const std::string& uri, Options* opt);
 
+// Whether stdout counts as a terminal: it is one, or FAKETTY is set in the
+// environment (as redis-cli 7.0 allows, so that its tests see terminal
+// formatting through a pipe). Decides the default output format, push
+// messages and coloured help.
+bool stdoutIsTerminal();
+
 const char* cliVersion();
 // To stdout (--help) or to stderr (a misused option, as redis-cli's usage(1)).
 void printUsage(FILE* out = stdout);

@@ -279,7 +279,7 @@ int runRepl(Options* opt, Session* session, bool tty) {
         continue;
       }
       if (!session->connected() && !session->connect()) continue;
-      if (!printHelp(session, topics, isatty(STDOUT_FILENO))) {
+      if (!printHelp(session, topics, stdoutIsTerminal())) {
         fprintf(stderr, "Error: %s\n", session->lastReason().c_str());
       }
       fflush(stdout);

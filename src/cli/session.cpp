@@ -190,8 +190,9 @@ Session::RunResult Session::streamReplies(bool pubsub, bool force_raw, int64_t s
     // The connection is still subscribed or monitoring: start a new one
     // (same db, user and protocol) for the next command.
     g_interrupted = 0;
-    if (interactive_ && opt_->format.mode == OutputMode::kStandard) {
-      printf("(%.2fs)\n", static_cast<double>(event::EventLoop::nowMs() - start_ms) / 1000);
+    int64_t elapsed = event::EventLoop::nowMs() - start_ms;
+    if (elapsed >= 500 && opt_->format.mode == OutputMode::kStandard) {
+      printf("(%.2fs)\n", static_cast<double>(elapsed) / 1000);
     }
     connect();
     return RunResult::kOk;
@@ -282,7 +283,9 @@ Session::RunResult Session::run(const std::vector<std::string>& argv, int64_t re
     } else if (eq(name, "exec")) {
       in_multi_ = false;
     }
-    if (interactive_ && elapsed >= 500 && opt_->format.mode == OutputMode::kStandard) {
+    // Slow commands show their time at the prompt (piped lines too, as in
+    // redis-cli), never in one-shot mode.
+    if (in_repl_ && elapsed >= 500 && opt_->format.mode == OutputMode::kStandard) {
       printf("(%.2fs)\n", static_cast<double>(elapsed) / 1000);
     }
     fflush(stdout);

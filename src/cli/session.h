@@ -39,10 +39,13 @@ class Session {
   // Prompt for interactive mode: "127.0.0.1:6379[2]> ", "redis /tmp/s> " or
   // "not connected> ".
   std::string prompt() const;
-  // stdout is a terminal: show slow-command timings and push messages.
+  // stdout is a terminal (stdoutIsTerminal()): show push messages unless
+  // --show-pushes says otherwise.
   void setInteractive(bool on) { interactive_ = on; }
-  // Commands come from the interactive prompt: Ctrl-C during SUBSCRIBE or
-  // MONITOR returns to the prompt (on a new connection) instead of exiting.
+  // Commands come from the prompt or piped lines: Ctrl-C during SUBSCRIBE or
+  // MONITOR returns to the prompt (on a new connection) instead of exiting,
+  // and in the standard format a command that took 0.5 s or more is
+  // followed by its time, "(0.61s)".
   void setInRepl(bool on) { in_repl_ = on; }
 
   // The connection itself, for the special modes (cli/modes/) that drive it

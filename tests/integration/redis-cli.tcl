@@ -169,6 +169,46 @@ start_server {tags {cli}} {
   } {1 1}
 }
 
+start_server {tags {cli external:skip needs:debug} overrides {enable-debug-command yes}} {
+  # FAKETTY in the environment makes stdout count as a terminal, as it does
+  # for redis-cli 7.0 (its own tests rely on it): replies get the terminal
+  # format without any --no-raw.
+  proc tty_cli {args} {
+    set ::env(FAKETTY) 1
+    set res [cli {*}$args]
+    unset ::env(FAKETTY)
+    return $res
+  }
+
+  test {cli with FAKETTY set: one-shot replies in the terminal format} {
+    r flushdb
+    r rpush l a b
+    r set t "x\ty\n"
+    lassign [tty_cli incr n] st1 out1
+    lassign [tty_cli get t] st2 out2
+    lassign [tty_cli lrange l 0 -1] st3 out3
+    lassign [tty_cli --raw lrange l 0 -1] st4 out4
+    list $st1 $out1 $st2 $out2 $st3 $out3 $st4 $out4
+  } [list 0 "(integer) 1\n" 0 "\"x\\ty\\n\"\n" 0 "1) \"a\"\n2) \"b\"\n" 0 "a\nb\n"]
+
+  test {cli with FAKETTY set: piped lines in the terminal format too} {
+    r flushdb
+    r rpush l a b
+    lassign [tty_cli -stdin "incr n\nlrange l 0 -1\nget nokey\n"] st out
+    list $st $out
+  } [list 0 "(integer) 1\n1) \"a\"\n2) \"b\"\n(nil)\n"]
+
+  test {cli: a slow command's time follows it on piped lines, never in one-shot mode} {
+    # Line mode prints "(0.61s)" after a command of 0.5 s or more in the
+    # terminal format, whatever stdout is; the raw format and one-shot runs
+    # (even on a terminal) print the reply alone.
+    lassign [cli -stdin "debug sleep 0.6\n" --no-raw] st1 out1
+    lassign [cli -stdin "debug sleep 0.6\n"] st2 out2
+    lassign [tty_cli debug sleep 0.6] st3 out3
+    list $st1 [regexp {^OK\n\(0\.[6-9][0-9]s\)\n$} $out1] $st2 $out2 $st3 $out3
+  } [list 0 1 0 "OK\n" 0 "OK\n"]
+}
+
 start_server {tags {cli needs:unix external:skip}} {
   test {cli -s connects over the unix socket} {
     set out [exec $::cfg(cli_bin) -s [srv unixsocket] set unixk v]
