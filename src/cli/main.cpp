@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "cli/options.h"
 #include "cli/repl.h"
 #include "cli/session.h"
+#include "cli/split.h"
 
 namespace {
 
@@ -63,23 +65,40 @@ bool evalArgv(const cli::Options& opt, std::vector<std::string>* argv) {
   return true;
 }
 
-int oneShot(cli::Options* opt, cli::Session* session) {
-  std::vector<std::string> argv = opt->args;
-  if (opt->eval_file && !evalArgv(*opt, &argv)) return 1;
-  if (opt->stdin_last_arg) {
-    argv.push_back(readAllStdin());
-  } else if (!opt->stdin_tag.empty()) {
-    std::string data;
-    bool read = false;
-    for (auto& a : argv) {
-      if (a != opt->stdin_tag) continue;
-      if (!read) {
-        data = readAllStdin();
-        read = true;
+// The one-shot command line: --quoted-input unquoting (not for --eval, as in
+// redis-cli), then -x / -X. An argument that does not unquote to exactly one
+// value, or a -X tag found nowhere, ends the run with status 1 before any
+// command is sent (and before stdin is read).
+bool commandArgv(const cli::Options& opt, std::vector<std::string>* argv) {
+  if (opt.eval_file) return evalArgv(opt, argv);
+  *argv = opt.args;
+  if (opt.quoted_input) {
+    for (auto& a : *argv) {
+      auto v = cli::unquoteArg(a);
+      if (!v) {
+        printf("Invalid quoted string\n");
+        return false;
       }
-      a = data;
+      a = std::move(*v);
     }
   }
+  if (opt.stdin_last_arg) {
+    argv->push_back(readAllStdin());
+  } else if (opt.stdin_tag) {
+    // Only the first argument equal to the tag takes stdin.
+    auto it = std::find(argv->begin(), argv->end(), *opt.stdin_tag);
+    if (it == argv->end()) {
+      fprintf(stderr, "Using -X option but stdin tag not match.\n");
+      return false;
+    }
+    *it = readAllStdin();
+  }
+  return true;
+}
+
+int oneShot(cli::Options* opt, cli::Session* session) {
+  std::vector<std::string> argv;
+  if (!commandArgv(*opt, &argv)) return 1;
   if (!session->connect()) return 1;
   switch (session->run(argv, opt->repeat)) {
     case cli::Session::RunResult::kOk:

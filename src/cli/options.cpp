@@ -374,7 +374,7 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
   }
   for (; i < argc; i++) opt->args.emplace_back(argv[i]);
 
-  if (opt->stdin_last_arg && !opt->stdin_tag.empty()) {
+  if (opt->stdin_last_arg && opt->stdin_tag) {
     fprintf(stderr, "Options -x and -X are mutually exclusive.\n");
     return ParseOutcome::kExitError;
   }
@@ -385,16 +385,6 @@ ParseOutcome parseOptions(int argc, char** argv, Options* opt) {
   if (opt->cluster && opt->endpoint.type == "unix") {
     fprintf(stderr, "Options -c and -s are mutually exclusive.\n");
     return ParseOutcome::kExitError;
-  }
-  if (opt->quoted_input) {
-    for (auto& arg : opt->args) {
-      auto v = unquoteArg(arg);
-      if (!v) {
-        fprintf(stderr, "Invalid quoted string specified for --quoted-input.\n");
-        return ParseOutcome::kExitError;
-      }
-      arg = *v;
-    }
   }
   if ((opt->format.mode == OutputMode::kJson || opt->format.mode == OutputMode::kQuotedJson) &&
       !opt->resp_set) {

@@ -30,15 +30,15 @@ struct Options {
   int db = 0;
   int64_t repeat = 1;  // -r; negative: forever
   int64_t interval_us = 0;
-  bool stdin_last_arg = false;  // -x
-  std::string stdin_tag;        // -X <tag>
+  bool stdin_last_arg = false;           // -x
+  std::optional<std::string> stdin_tag;  // -X <tag> (an empty tag is a tag too)
   int resp = 2;
   bool resp_set = false;    // -2 / -3 given: send HELLO
   bool output_set = false;  // --raw/--no-raw/--csv given explicitly
   FormatOptions format;
   bool exit_on_error = false;  // -e
   bool cluster = false;        // -c: follow -MOVED and -ASK redirections
-  bool quoted_input = false;
+  bool quoted_input = false;   // --quoted-input: one-shot args are unquoted when run
   bool verbose = false;
   std::optional<bool> show_pushes;
   std::vector<std::string> args;  // the command, if any

@@ -207,6 +207,48 @@ start_server {tags {cli external:skip needs:debug} overrides {enable-debug-comma
     lassign [tty_cli debug sleep 0.6] st3 out3
     list $st1 [regexp {^OK\n\(0\.[6-9][0-9]s\)\n$} $out1] $st2 $out2 $st3 $out3
   } [list 0 1 0 "OK\n" 0 "OK\n"]
+
+  test {cli --quoted-input: an argument that is not one quoted string fails the run} {
+    # Unterminated, two strings in one argument, text glued to the closing
+    # quote: "Invalid quoted string" on stdout, status 1, nothing sent.
+    r flushdb
+    set res {}
+    foreach bad [list {"open} {"a" "b"} {"a"x}] {
+      lappend res [cli --quoted-input set $bad v]
+    }
+    list $res [r dbsize]
+  } [list [lrepeat 3 [list 1 "Invalid quoted string\n" ""]] 0]
+
+  test {cli --quoted-input unquotes one-shot arguments, not --eval ones} {
+    r flushdb
+    cli_out --quoted-input set {"k\x41"} {'v w'}
+    set script [file join [tmp_root] cli-eval.[pid].lua]
+    set fd [open $script w]
+    puts $fd "return KEYS\[1\]"
+    close $fd
+    set out [cli_out --quoted-input --eval $script {"k\x41"}]
+    file delete $script
+    list [r get kA] $out
+  } [list {v w} "\"k\\x41\"\n"]
+
+  test {cli -X: a tag that is not among the arguments fails the run} {
+    r flushdb
+    lassign [cli -stdin "data" -X tag set k notag] st out err
+    list $st $out $err [r exists k]
+  } [list 1 "" "Using -X option but stdin tag not match.\n" 0]
+
+  test {cli -X: stdin replaces the first argument equal to the tag only} {
+    r flushdb
+    assert_equal [cli_out -stdin "data" -X tag set tag tag] "OK\n"
+    list [r get data] [r exists tag]
+  } {tag 0}
+
+  test {cli -X: an empty tag is a tag, and still excludes -x} {
+    r flushdb
+    assert_equal [cli_out -stdin "data" -X "" set k ""] "OK\n"
+    lassign [cli -stdin "data" -X "" -x set k2] st out err
+    list [r get k] $st $err
+  } [list data 1 "Options -x and -X are mutually exclusive.\n"]
 }
 
 start_server {tags {cli needs:unix external:skip}} {

@@ -187,14 +187,14 @@ int run(Options* opt) {
   Command& cmd = opt->cluster_command;
   if (cmd.from_askpass) cmd.from_pass = askPassword("Please input import source node password: ");
   // -x / -X give the subcommand's last or tagged argument from stdin.
-  if (opt->stdin_last_arg || !opt->stdin_tag.empty()) {
+  if (opt->stdin_last_arg || opt->stdin_tag) {
     std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     if (opt->stdin_last_arg) {
       cmd.args.push_back(data);
     } else {
       bool matched = false;
       for (auto& a : cmd.args) {
-        if (a == opt->stdin_tag) {
+        if (a == *opt->stdin_tag) {
           a = data;
           matched = true;
           break;
