@@ -207,6 +207,41 @@ with_server_bin $wrapper {
       wait_rdma_clients 0 "after the flood"
       rdma_cli PING
     } {PONG}
+
+    test {RDMA flow: a staging buffer that could not grow grows once memory is back} {
+      r set rdma:staging [string repeat s 100000]
+      set fd [open_rdma_session]
+      assert_equal [session_cmd $fd PING] PONG
+      # Every connection the capped server can still take, held in the
+      # background: what is left is less than one connection's rings.
+      set out_file [scratch_file fill.out]
+      set pid [exec $::rdma_peer --host $::rdma_addr --port $::rdma_port --flow \
+                 --rx-size 16384 --mode fill --connections 40 --timeout-ms 4000 > $out_file &]
+      wait_for_condition 200 50 {[string match "*result: holding*" [read_file $out_file]]} {
+        exec kill $pid
+        fail "the peer never filled the server"
+      }
+      set failures [rdma_info rdma_ring_grow_failures]
+      set grows [rdma_info rdma_ring_grows]
+      # The reply outgrows the 16 KiB staging buffer, and a bigger one cannot
+      # be registered now: it crosses through the small one.
+      assert_equal [string length [session_cmd $fd "GET rdma:staging"]] 100000
+      assert_morethan [rdma_info rdma_ring_grow_failures] $failures
+      assert_equal [rdma_info rdma_ring_grows] $grows
+      flow_log "*keeps its 16384-byte staging buffer*"
+      # Once the peer has left, the same connection grows its buffer again
+      # (after the idle timer's tick that follows a failure).
+      wait_rdma_clients 1 "after the fill peer left"
+      wait_for_condition 40 250 {
+        [string length [session_cmd $fd "GET rdma:staging"]] == 100000 &&
+        [rdma_info rdma_ring_grows] > $grows
+      } {
+        fail "the staging buffer never grew again"
+      }
+      close $fd
+      file delete $out_file
+      wait_rdma_clients 0 "after the session"
+    }
   }
 }
 file delete $wrapper

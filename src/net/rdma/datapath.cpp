@@ -555,6 +555,7 @@ void RdmaConnection::doAfterForeignIo() {
   t.credits_sent += f.credits_sent;
   t.ring_grows += f.ring_grows;
   t.ring_shrinks += f.ring_shrinks;
+  t.ring_grow_failures += f.ring_grow_failures;
   f = Stats();
   if (idle_due_) {
     idle_due_ = false;

@@ -221,9 +221,14 @@ void RdmaConnection::resizeStaging(uint32_t size) {
   if (size == ep_.tx.size) return;
   std::string err;
   if (!ep_.replace(&ep_.tx, size, &err)) {
+    // As a ring that cannot grow: the connection writes through the buffer it
+    // has, and the idle timer's next tick lets it try again (it may be the
+    // only timer this connection would run).
     grow_failed_ = true;
-    LOG_VERBOSE("RDMA connection %s keeps its %u-byte staging buffer: %s", peer_addr_.c_str(),
+    if (size > ep_.tx.size) counters().ring_grow_failures++;
+    LOG_WARNING("RDMA connection %s keeps its %u-byte staging buffer: %s", peer_addr_.c_str(),
                 ep_.tx.size, err.c_str());
+    startIdleTimer();
     return;
   }
   st_head_ = 0;

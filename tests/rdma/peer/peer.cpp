@@ -79,6 +79,8 @@ const char* kUsage =
     "  bad-switch    (--flow) Switched, though the server announced no new ring\n"
     "  hold          handshake and PING on --connections N connections held at\n"
     "                once; 'result: holding N', then idle --timeout-ms, disconnect\n"
+    "  fill          as hold, but a connection the server refuses ends the opening:\n"
+    "                the K accepted before it are held ('result: holding K')\n"
     "Exit status: 0 the expected outcome (normal: every reply arrived; attack\n"
     "modes: the server closed the connection; *-mid: data was sent; vanish: done),\n"
     "1 not (the server kept the connection / no reply in time), 2 could not connect\n"
@@ -96,7 +98,9 @@ class Client {
  public:
   Client(const Options& o, DialectId d) : opts_(o), link_(d, o.rx_size) {}
 
-  void connect(bool hello);
+  // Dies on any failure, or returns false when the server refused the
+  // connection and refused_ok is set.
+  bool connect(bool hello, bool refused_ok = false);
   // Handshake in the link's dialect; dies unless the server registered.
   void handshake();
   template <typename F>
@@ -145,7 +149,7 @@ rdma_cm_event_type Client::waitCm(int timeout_ms) {
   return t;
 }
 
-void Client::connect(bool hello) {
+bool Client::connect(bool hello, bool refused_ok) {
   std::string err;
   Endpoint& ep = link_.ep();
   ep.channel = makeEventChannel(&err);
@@ -188,11 +192,14 @@ void Client::connect(bool hello) {
   bool taken =
       flow && helloOffersFlow(ev->param.conn.private_data, ev->param.conn.private_data_len);
   rdma_ack_cm_event(ev);
+  if (t == RDMA_CM_EVENT_REJECTED && refused_ok) return false;
   if (t != RDMA_CM_EVENT_ESTABLISHED) {
     die(2, std::string("connect failed: ") + rdma_event_str(t));
   }
   link_.setFlow(taken);
-  if (flow && opts_.mode != "hold") printf("result: flow %s\n", taken ? "on" : "off");
+  bool quiet = opts_.mode == "hold" || opts_.mode == "fill";
+  if (flow && !quiet) printf("result: flow %s\n", taken ? "on" : "off");
+  return true;
 }
 
 void Client::handshake() {
@@ -228,13 +235,18 @@ DialectId otherDialect(DialectId d) {
   return d == DialectId::kValkey ? DialectId::kSeed : DialectId::kValkey;
 }
 
-// --mode hold: every connection at once, idle.
+// --mode hold: every connection at once, idle. --mode fill: as many as the
+// server accepts.
 int hold(const Options& o) {
   std::vector<std::unique_ptr<Client>> all;
+  bool fill = o.mode == "fill";
   for (int i = 0; i < o.connections; i++) {
     all.push_back(std::make_unique<Client>(o, o.dialect));
     Client& c = *all.back();
-    c.connect(o.dialect == DialectId::kOurs && !o.legacy);
+    if (!c.connect(o.dialect == DialectId::kOurs && !o.legacy, fill)) {
+      all.pop_back();
+      break;
+    }
     c.handshake();
     c.send(encodeCommand({"PING"}));
     if (!c.pumpUntil([&] { return replyEnd(c.link().received()) != 0 || c.link().closed(); },
@@ -243,7 +255,7 @@ int hold(const Options& o) {
       die(1, "connection " + std::to_string(i + 1) + ": no reply to PING");
     }
   }
-  printf("result: holding %d\n", o.connections);
+  printf("result: holding %zu\n", all.size());
   fflush(stdout);
   usleep(static_cast<useconds_t>(o.timeout_ms) * 1000);
   for (auto& c : all) rdma_disconnect(c->link().ep().id.get());
@@ -530,7 +542,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.listen) return peer::serve(o);
-  if (o.mode == "hold") return peer::hold(o);
+  if (o.mode == "hold" || o.mode == "fill") return peer::hold(o);
   // Each round is a fresh connection (its verbs resources freed before the next).
   for (int i = 0; i < o.connections; i++) {
     if (int rc = peer::run(o); rc != 0) return rc;
