@@ -1,5 +1,7 @@
 #include "resp/reply_buffer.h"
 
+#include <malloc.h>
+
 #include <cstdlib>
 #include <new>
 
@@ -24,9 +26,13 @@ ReplyBuffer::Chunk* ReplyBuffer::newChunk(size_t cap) {
   Chunk* c = static_cast<Chunk*>(mem);
   c->next = nullptr;
   c->cap = cap;
+  // What the allocator gave (its size classes round up: a 16 KiB chunk and
+  // its header take 20 KiB with jemalloc), so that INFO, CLIENT LIST and
+  // the output limits count the memory really held.
+  c->footprint = malloc_usable_size(mem);
   c->used = c->sent = 0;
   c->sealed = false;
-  allocated_ += cap;
+  allocated_ += c->footprint;
   return c;
 }
 
@@ -36,7 +42,7 @@ void ReplyBuffer::freeChunk(Chunk* c) {
     spare_ = c;
     return;
   }
-  allocated_ -= c->cap;
+  allocated_ -= c->footprint;
   free(c);
 }
 
@@ -152,7 +158,7 @@ bool ReplyBuffer::resizeFirst(size_t cap) {
   if (pending_ != 0) return false;
   clear();
   if (spare_ != nullptr) {
-    allocated_ -= spare_->cap;
+    allocated_ -= spare_->footprint;
     free(spare_);
     spare_ = nullptr;
   }

@@ -58,7 +58,8 @@ class ReplyBuffer {
   void consume(size_t n);
   // Drops everything.
   void clear();
-  // Memory held by chunks (for INFO / output-buffer limits).
+  // Memory held by chunks, headers and allocator rounding included (for
+  // INFO, CLIENT LIST and the output-buffer limits).
   size_t allocated() const { return allocated_; }
 
   // The first chunk's size, and the most bytes it held at once since
@@ -74,9 +75,10 @@ class ReplyBuffer {
   struct Chunk {
     Chunk* next;
     size_t cap;
-    size_t used;  // bytes written
-    size_t sent;  // bytes already consumed from the head
-    bool sealed;  // deferred slot: nothing may be appended to it
+    size_t footprint;  // bytes the allocator gave for the chunk (allocated())
+    size_t used;       // bytes written
+    size_t sent;       // bytes already consumed from the head
+    bool sealed;       // deferred slot: nothing may be appended to it
     char data[];
   };
   void appendSlow(const void* data, size_t len);

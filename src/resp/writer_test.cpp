@@ -78,6 +78,14 @@ TEST(Writer, DeferredLengthHoldsBackFollowingData) {
   EXPECT_EQ(drain(b), "+before\r\n*2\r\n$1\r\nx\r\n$1\r\ny\r\n");
 }
 
+// allocated() counts what the allocator gave: the chunks' room, their
+// headers and the rounding of the allocator's size classes (at most a
+// quarter more with jemalloc and glibc at these sizes).
+void expectHolds(const ReplyBuffer& b, size_t room) {
+  EXPECT_GE(b.allocated(), room);
+  EXPECT_LE(b.allocated(), room + room / 4 + 2 * 64);
+}
+
 TEST(ReplyBuffer, LargeAndPartialConsume) {
   ReplyBuffer b;
   std::string big(100000, 'z');
@@ -97,7 +105,7 @@ TEST(ReplyBuffer, LargeAndPartialConsume) {
   }
   EXPECT_EQ(out, "abc" + big + "def");
   // The first chunk is kept for reuse; nothing else stays allocated.
-  EXPECT_LE(b.allocated(), ReplyBuffer::kChunkSize);
+  expectHolds(b, ReplyBuffer::kChunkSize);
 }
 
 // Request/reply: the drained chunk stays in place for the next reply;
@@ -130,7 +138,7 @@ TEST(ReplyBuffer, FirstChunkResizesWhileEmptyAndTracksItsPeak) {
   // A 3000-byte reply fills the first chunk and goes on in another.
   std::string big(3000, 'x');
   b.append(big.data(), big.size());
-  EXPECT_EQ(b.allocated(), 1024u + ReplyBuffer::kChunkSize);
+  expectHolds(b, 1024u + ReplyBuffer::kChunkSize);
   EXPECT_EQ(drain(&b), big);
   EXPECT_EQ(b.peak(), 1024u);  // the first chunk was full
   b.resetPeak();
@@ -138,7 +146,7 @@ TEST(ReplyBuffer, FirstChunkResizesWhileEmptyAndTracksItsPeak) {
   ASSERT_TRUE(b.resizeFirst(2048));
   b.append("abc", 3);
   EXPECT_EQ(drain(&b), "abc");
-  EXPECT_EQ(b.allocated(), 2048u);  // the drained first chunk is kept
+  expectHolds(b, 2048u);  // the drained first chunk is kept
 }
 
 TEST(ReplyBuffer, DrainedChunkIsReused) {
@@ -151,7 +159,7 @@ TEST(ReplyBuffer, DrainedChunkIsReused) {
     b.consume(iov[0].iov_len);
     EXPECT_TRUE(b.empty());
     EXPECT_EQ(b.iovecs(iov, 2), 0);
-    EXPECT_EQ(b.allocated(), ReplyBuffer::kChunkSize);
+    expectHolds(b, ReplyBuffer::kChunkSize);
   }
 }
 
