@@ -177,10 +177,10 @@ bool Instance::start() {
   if (!limits::adjustOpenFilesLimit(&config.maxclients)) return false;
   evict::lazyfree::install();
   evict::applyConfig("");
-  // maxmemory leaves out what replicas' connections queue and the AOF
+  // maxmemory leaves out what replicas queue beyond the backlog and the AOF
   // buffer: evicting keys for them would only feed them more.
   evict::setNotCountedProvider(
-      [] { return repl::memoryUse().replicas + persist::aofBufferBytes(); });
+      [] { return repl::memoryUse().not_counted + persist::aofBufferBytes(); });
   if (!openListeners(&err)) {
     LOG_WARNING("%s", err.c_str());
     return false;

@@ -27,7 +27,7 @@
 //                sub-replicas' copy of the stream).
 //   server cron  cron() also runs the replica's: connect, ACK, timeouts.
 //
-// PSYNC continues from the replication backlog (backlog.h) when it can
+// PSYNC continues from the replication backlog (repl_buffer.h) when it can
 // (+CONTINUE), else gets +FULLRESYNC.
 #pragma once
 
@@ -73,13 +73,18 @@ bool replicasInSync();
 // At the end of that wait: a line per lagging replica and "N of M replicas
 // are in sync when shutting down.", as Redis logs them.
 void logReplicasAtShutdown();
-// Memory replication holds (INFO memory; maxmemory leaves `replicas` out,
-// so that a replica's growing output does not evict keys): the backlog's
-// buffer, and what replicas' connections have queued (output buffers and
-// the stream held while their RDB is on its way).
+// Memory replication holds, as INFO memory shows it: `buffer` is the
+// shared replication buffer (mem_total_replication_buffers), split as Redis
+// does into the backlog's share (up to repl-backlog-size) and the
+// replicas' (the rest, while there are replicas), to which our replicas'
+// own output is added; `not_counted` is what maxmemory leaves out (all
+// that is the replicas', less the backlog's block headers), so that a
+// lagging replica does not evict keys.
 struct MemoryUse {
+  size_t buffer = 0;
   size_t backlog = 0;
   size_t replicas = 0;
+  size_t not_counted = 0;
 };
 MemoryUse memoryUse();
 void appendInfoReplication(std::string* o);

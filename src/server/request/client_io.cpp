@@ -14,6 +14,7 @@ namespace server {
 namespace {
 
 MasterAppliedHook g_master_applied = nullptr;
+ReplicaDrainedHook g_replica_drained = nullptr;
 
 void onWritable(net::Connection* conn) {
   auto* c = static_cast<Client*>(conn->privateData());
@@ -124,6 +125,10 @@ void onReadable(net::Connection* conn) {
 
 }  // namespace
 
+void setReplicaDrainedHook(ReplicaDrainedHook hook) {
+  g_replica_drained = hook;
+}
+
 void setMasterAppliedHook(MasterAppliedHook hook) {
   g_master_applied = hook;
 }
@@ -154,6 +159,23 @@ void afterThreadedRead(Client* c, ssize_t n, const char* base, size_t len) {
 
 namespace {
 
+// finishWrite's drained case for a replica or a client to close after its
+// reply. Returns false if the client is being closed.
+[[gnu::noinline, gnu::cold]] bool drainedRare(Client* c) {
+  net::Connection* conn = c->conn();
+  bool more = (c->flags & kReplica) && g_replica_drained != nullptr && g_replica_drained(c);
+  if (more) {
+    if (!conn->hasWriteHandler()) conn->setWriteHandler(onWritable, true);
+    return true;
+  }
+  if (conn->hasWriteHandler()) conn->setWriteHandler(nullptr);
+  if (c->flags & kCloseAfterReply) {
+    g_server->freeClientAsync(c);
+    return false;
+  }
+  return true;
+}
+
 [[gnu::always_inline]] inline bool finishWrite(Client* c, bool ok, uint64_t written) {
   Server& s = *g_server;
   net::Connection* conn = c->conn();
@@ -164,11 +186,11 @@ namespace {
     return false;
   }
   if (!c->hasPendingReplies()) {
+    // One test for the two rare cases: a replica may have more of the
+    // stream to send, a client may have to be closed.
+    if (c->flags & (kCloseAfterReply | kReplica)) [[unlikely]]
+      return drainedRare(c);
     if (conn->hasWriteHandler()) conn->setWriteHandler(nullptr);
-    if (c->flags & kCloseAfterReply) {
-      s.freeClientAsync(c);
-      return false;
-    }
   } else if (!conn->hasWriteHandler()) {
     // The transport is full: let it tell us when it can take more. The
     // barrier flushes replies before more requests are read.

@@ -45,5 +45,11 @@ bool resumeInput(Client* c);
 // replicas get).
 using MasterAppliedHook = void (*)(Client* c, std::string_view bytes);
 void setMasterAppliedHook(MasterAppliedHook hook);
+// The master side (server/repl/) is told when a replica's (kReplica) output
+// has drained, and may queue more of the replication stream, which it
+// sends a window at a time; returns whether it did. Called on the loop's
+// thread, from flushClient and afterWrite.
+using ReplicaDrainedHook = bool (*)(Client* c);
+void setReplicaDrainedHook(ReplicaDrainedHook hook);
 
 }  // namespace server

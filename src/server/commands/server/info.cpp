@@ -220,7 +220,7 @@ void memorySection(std::string* o) {
   appendFormat(o, "mem_not_counted_for_evict:%zu\r\nmem_replication_backlog:%zu\r\n",
                evict::notCountedForEvict(), repl_mem.backlog);
   appendFormat(o, "mem_total_replication_buffers:%zu\r\nmem_clients_slaves:%zu\r\n",
-               repl_mem.backlog + repl_mem.replicas, repl_mem.replicas);
+               repl_mem.buffer, repl_mem.replicas);
   appendFormat(o, "mem_clients_normal:%zu\r\nmem_cluster_links:%zu\r\nmem_aof_buffer:%zu\r\n",
                clients_mem, cluster::linksMemory(), persist::aofBufferBytes());
   appendFormat(o, "mem_allocator:%s\r\nactive_defrag_running:0\r\n", allocatorName());

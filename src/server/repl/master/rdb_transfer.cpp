@@ -177,7 +177,7 @@ bool startSocket(const std::vector<ReplicaState*>& group) {
     r->state = SyncState::kWaitEnd;
     r->socket_target = true;
     r->psync_offset = off;
-    r->held.clear();
+    holdStream(r);
     if (!r->pre_psync) sendRaw(r, "+FULLRESYNC " + replId() + " " + std::to_string(off) + "\r\n");
     sendRaw(r, "$EOF:" + mark + "\r\n");
   }
@@ -199,7 +199,7 @@ bool startDisk(const std::vector<ReplicaState*>& group) {
     r->state = SyncState::kWaitEnd;
     r->socket_target = false;
     r->psync_offset = off;
-    r->held.clear();
+    holdStream(r);
     if (!r->pre_psync) sendRaw(r, "+FULLRESYNC " + replId() + " " + std::to_string(off) + "\r\n");
   }
   return true;
@@ -342,8 +342,7 @@ void removeSyncFileIfDone() {
     g_file_for_replicas = false;
     return;
   }
-  if (!g_file_for_replicas || !cfg.save.empty() || cfg.appendonly || persist::childActive())
-    return;
+  if (!g_file_for_replicas || !cfg.save.empty() || cfg.appendonly || persist::childActive()) return;
   for (ReplicaState* r : replicas()) {
     if (r->state == SyncState::kWaitStart || r->state == SyncState::kWaitEnd || r->file_fd >= 0)
       return;

@@ -14,9 +14,10 @@
 #include "server/core/state.h"
 #include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
-#include "server/repl/backlog.h"
 #include "server/repl/repl.h"
+#include "server/repl/repl_buffer.h"
 #include "server/request/client_info.h"
+#include "server/request/client_io.h"
 #include "server/request/obuf_limits.h"
 
 namespace server::repl {
@@ -33,9 +34,10 @@ struct Globals {
   int64_t seconds = 0;  // one-second ticks of the cron so far
   int64_t last_newline_s = 0;
   bool sink_added = false;
-  // Created with the first replica (or a replica's first sync), freed
-  // after repl-backlog-ttl without replicas on a master.
-  std::unique_ptr<Backlog> backlog;
+  // The backlog and the replicas' stream. Created with the first replica
+  // (or a replica's first sync), freed after repl-backlog-ttl without
+  // replicas on a master.
+  std::unique_ptr<ReplBuffer> backlog;
   // repl-backlog-ttl counts from here: start, the last replica gone, or a
   // new history (a promotion must not find its backlog already expired).
   int64_t no_replicas_since_s = static_cast<int64_t>(time(nullptr));
@@ -46,34 +48,87 @@ Globals& g() {
   return s;
 }
 
-// client-output-buffer-limit replica, on the stream queued for the replica
-// (in its output, or held while its RDB is on its way). False when the
-// replica has been scheduled to close.
+// A streaming replica is sent at most this much ahead of what its
+// connection took; the rest of the stream stays in the shared buffer.
+constexpr size_t kStreamWindow = 128 * 1024;
+// Blocks the backlog frees per feed and per cron call (a big drop of
+// memory, after a lagging replica left, is spread over time).
+constexpr size_t kTrimPerFeed = 10;
+constexpr size_t kTrimPerCron = 100;
+
+bool streaming(const ReplicaState& r) {
+  return r.stream_pos > 0 && r.state == SyncState::kOnline && !r.stream_on_ack && !r.rdb_only;
+}
+
+// Stream bytes the replica has not been sent yet (kept in the shared buffer).
+size_t streamBehind(const ReplicaState& r) {
+  if (r.stream_pos <= 0 || !g().backlog) return 0;
+  return static_cast<size_t>(std::max<int64_t>(g().backlog->endOffset() - r.stream_pos, 0));
+}
+
+// client-output-buffer-limit replica, on what the replica has queued: its
+// output and the stream it has not been sent. As in Redis, a hard limit
+// below repl-backlog-size counts as repl-backlog-size (the replica shares
+// the backlog's memory; a smaller limit would only break partial
+// resynchronization). False when the replica has been scheduled to close.
 bool withinLimits(ReplicaState* r) {
   Client* c = r->client;
-  const Config::OutputBufferLimit& lim = g_server->config.obuf_limits[Config::kClassReplica];
-  bool streaming = r->state == SyncState::kOnline && !r->stream_on_ack;
-  int64_t used = static_cast<int64_t>(streaming ? c->outputBytes() : r->held.size());
+  const Config& cfg = g_server->config;
+  Config::OutputBufferLimit lim = cfg.obuf_limits[Config::kClassReplica];
+  if (lim.hard > 0 && lim.hard < cfg.repl_backlog_size) lim.hard = cfg.repl_backlog_size;
+  int64_t used = static_cast<int64_t>(c->outputBytes() + streamBehind(*r));
   return !closeIfOverLimit(c, lim, used, false, &r->obuf_soft_since_ms);
 }
 
-// Sends `bytes` of the stream to every replica that takes it now, keeps it
-// for those whose RDB is on its way, and advances the offset. Iterates the
-// list itself: a replica over its limits is only scheduled to close.
+// Copies the stream from the replica's position into its output, up to
+// kStreamWindow pending, and queues the write unless `draining` (called
+// from the drained hook: client_io installs the write handler then).
+void pump(ReplicaState* r, bool draining = false) {
+  Client* c = r->client;
+  ReplBuffer* b = g().backlog.get();
+  if (b == nullptr || (c->flags & kCloseAsap)) return;
+  while (r->stream_pos < b->endOffset() && c->outputBytes() < kStreamWindow) {
+    std::string_view piece = b->read(r->stream_pos, kStreamWindow - c->outputBytes());
+    c->writeUnmuted([&](resp::Writer& w) { w.raw(piece); });
+    r->stream_pos += static_cast<int64_t>(piece.size());
+  }
+  if (!draining && c->hasPendingReplies() && !(c->flags & kPendingWrite)) g_server->queueWrite(c);
+}
+
+// The oldest position a replica still reads from (INT64_MAX: none).
+int64_t minReader() {
+  int64_t m = INT64_MAX;
+  for (const ReplicaState* r : g().replicas)
+    if (r->stream_pos > 0 && !(r->client->flags & kCloseAsap)) m = std::min(m, r->stream_pos);
+  return m;
+}
+
+void trimBuffer(size_t max_blocks) {
+  if (g().backlog) g().backlog->trim(minReader(), max_blocks);
+}
+
+// The client_io hook: a replica's output drained; true when it has more.
+bool onReplicaDrained(Client* c) {
+  ReplicaState* r = c->repl_state;
+  if (r == nullptr || !streaming(*r)) return false;
+  pump(r, true);
+  return c->hasPendingReplies();
+}
+
+// Appends `bytes` to the stream (the shared buffer), sends it on to the
+// replicas that take it now, and advances the offset. Iterates the list
+// itself: a replica over its limits is only scheduled to close.
 void feedStream(std::string_view bytes) {
-  if (g().backlog) g().backlog->feed(bytes);
+  g().offset += static_cast<int64_t>(bytes.size());
+  ReplBuffer* b = g().backlog.get();
+  if (b == nullptr) return;
+  b->feed(bytes);
   for (ReplicaState* r : g().replicas) {
     if (r->client->flags & kCloseAsap) continue;
-    if (r->rdb_only) continue;  // gets the RDB and nothing after it
-    if (r->state == SyncState::kOnline && !r->stream_on_ack) {
-      sendRaw(r, bytes);
-    } else if (r->state == SyncState::kWaitEnd ||
-               (r->state == SyncState::kOnline && r->stream_on_ack)) {
-      r->held += bytes;
-    }
-    withinLimits(r);
+    if (streaming(*r)) pump(r);
+    if (r->stream_pos > 0) withinLimits(r);
   }
-  g().offset += static_cast<int64_t>(bytes.size());
+  trimBuffer(kTrimPerFeed);
 }
 
 class StreamSink : public propagate::Sink {
@@ -194,7 +249,9 @@ int64_t secondReplOffset() {
 void setReplIdAndOffset(const std::string& id, int64_t offset) {
   g().replid = id;
   g().offset = offset;
-  // The backlog restarts at the new history.
+  // The backlog restarts at the new history; positions in the old one mean
+  // nothing (its replicas are dropped: they must resynchronize).
+  for (ReplicaState* r : g().replicas) r->stream_pos = 0;
   g().backlog.reset();
   ensureBacklog();
   g().replid2.assign(40, '0');
@@ -243,8 +300,8 @@ int64_t masterOffset() {
 void ensureBacklog() {
   Globals& s = g();
   if (!s.backlog) {
-    s.backlog = std::make_unique<Backlog>(static_cast<size_t>(g_server->config.repl_backlog_size),
-                                          s.offset + 1);
+    s.backlog = std::make_unique<ReplBuffer>(
+        static_cast<size_t>(g_server->config.repl_backlog_size), s.offset + 1);
     replId();
   }
   // A master's own writes feed it; a replica's stream comes from its master.
@@ -254,7 +311,7 @@ void ensureBacklog() {
   }
 }
 
-Backlog* backlog() {
+ReplBuffer* replBuffer() {
   return g().backlog.get();
 }
 
@@ -283,9 +340,27 @@ void logReplicasAtShutdown() {
 
 MemoryUse memoryUse() {
   MemoryUse m;
-  if (g().backlog) m.backlog = g().backlog->size();
-  for (const ReplicaState* r : g().replicas)
-    m.replicas += r->client->outputMemory() + r->held.size();
+  size_t shared = g().backlog ? g().backlog->memory() : 0;
+  m.buffer = shared;
+  // As Redis splits the shared buffer: up to repl-backlog-size it is the
+  // backlog's; what replicas hold beyond it is theirs.
+  size_t backlog_size = static_cast<size_t>(g_server->config.repl_backlog_size);
+  if (!g().replicas.empty() && shared > backlog_size) {
+    m.backlog = backlog_size;
+    m.replicas = shared - backlog_size;
+  } else {
+    m.backlog = shared;
+  }
+  // Eviction leaves out what exceeds the backlog's size and its blocks'
+  // headers: a lagging replica's share grows with every write.
+  size_t counted = backlog_size + (backlog_size / ReplBuffer::kMinBlock + 1) * 64;
+  if (shared > counted) m.not_counted = shared - counted;
+  // Our replicas' own output (the window of stream copied for them, the
+  // RDB and the preambles in flight) is theirs too.
+  for (const ReplicaState* r : g().replicas) {
+    m.replicas += r->client->outputMemory();
+    m.not_counted += r->client->outputMemory();
+  }
   return m;
 }
 
@@ -305,10 +380,16 @@ void feedRaw(std::string_view bytes) {
 }
 
 void applyBacklogSize() {
-  if (g().backlog) g().backlog->resize(static_cast<size_t>(g_server->config.repl_backlog_size));
+  if (g().backlog)
+    g().backlog->setBacklogSize(static_cast<size_t>(g_server->config.repl_backlog_size));
 }
 
 void attachReplica(ReplicaState* r) {
+  static bool hooked = false;
+  if (!hooked) {
+    hooked = true;
+    setReplicaDrainedHook(onReplicaDrained);
+  }
   ensureBacklog();
   g().replicas.push_back(r);
   r->client->flags |= kReplica;
@@ -326,6 +407,16 @@ void sendRaw(ReplicaState* r, std::string_view bytes) {
   if (!(c->flags & kPendingWrite)) g_server->queueWrite(c);
 }
 
+void streamFrom(ReplicaState* r, int64_t offset) {
+  r->stream_pos = offset;
+  if (streaming(*r)) pump(r);
+}
+
+void holdStream(ReplicaState* r) {
+  // An rdb-only replica gets nothing after its RDB: it holds nothing.
+  r->stream_pos = r->rdb_only ? 0 : g().offset + 1;
+}
+
 void transferDone(ReplicaState* r) {
   Client* c = r->client;
   if (r->rdb_only) {
@@ -335,7 +426,7 @@ void transferDone(ReplicaState* r) {
     c->flags |= kCloseAfterReply;
     if (!(c->flags & kPendingWrite)) g_server->queueWrite(c);
     r->state = SyncState::kOnline;
-    r->held.clear();
+    r->stream_pos = 0;
     return;
   }
   r->state = SyncState::kOnline;
@@ -347,8 +438,7 @@ void transferDone(ReplicaState* r) {
     r->stream_on_ack = true;
     return;
   }
-  if (!r->held.empty()) sendRaw(r, r->held);
-  r->held.clear();
+  streamFrom(r, r->stream_pos);
 }
 
 void dropReplica(ReplicaState* r, const char* why) {
@@ -406,6 +496,7 @@ void cron() {
   if (tick && !g_is_replica && !s.replicas.empty() && s.seconds % cfg.repl_ping_replica_period == 0)
     feedStream("*1\r\n$4\r\nping\r\n");
   maybeStartTransfer(true);
+  trimBuffer(kTrimPerCron);
   if (tick) removeSyncFileIfDone();
   updateFailover();
   waitCron();

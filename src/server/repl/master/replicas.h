@@ -44,8 +44,10 @@ struct ReplicaState {
   bool stream_on_ack = false;  // online, stream held until the first ACK
   int64_t psync_offset = 0;    // master offset the RDB corresponds to
   int64_t sync_start_s = 0;
-  // Stream produced while the RDB is still on its way: sent after it.
-  std::string held;
+  // Where this replica reads the replication buffer (the offset of the next
+  // byte to send it): set when its RDB is forked (the stream after it waits
+  // there until the RDB is sent) or by PSYNC; 0 while it takes no stream.
+  int64_t stream_pos = 0;
   uint64_t rdb_bytes = 0;
   // Disk target: the saved file being sent, and what is left of it.
   int file_fd = -1;
@@ -89,8 +91,9 @@ void shiftReplId(const std::string& id);
 // Creates the backlog (and the stream's propagation sink on a master) if
 // there is none yet.
 void ensureBacklog();
-class Backlog;
-Backlog* backlog();
+class ReplBuffer;
+// The replication buffer (backlog and replicas' stream), or nullptr.
+ReplBuffer* replBuffer();
 
 // The aux fields of an RDB saved now (persist::setReplAuxHook).
 std::vector<std::pair<std::string, std::string>> replAux();
@@ -123,6 +126,14 @@ void attachReplica(ReplicaState* r);
 void resetStreamDb();
 // Appends raw bytes to the replica's output now (RDB, preambles).
 void sendRaw(ReplicaState* r, std::string_view bytes);
+// The replica takes the stream from `offset` (the next byte's; the buffer
+// must cover it), sent as far as its output window allows now and the rest
+// as its output drains.
+void streamFrom(ReplicaState* r, int64_t offset);
+// Holds the stream from the next byte on for a replica whose RDB is being
+// made (unless it asked for the RDB only): streamFrom() sends it once the
+// RDB is out.
+void holdStream(ReplicaState* r);
 // The RDB has been sent: rdb-only replicas are closed, others go online.
 void transferDone(ReplicaState* r);
 // Logs and schedules the replica's connection to close.

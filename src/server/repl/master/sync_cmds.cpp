@@ -11,9 +11,9 @@
 #include "server/core/state.h"
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
-#include "server/repl/backlog.h"
 #include "server/repl/master/replicas.h"
 #include "server/repl/repl.h"
+#include "server/repl/repl_buffer.h"
 #include "server/repl/replica/replica.h"
 #include "server/request/multi.h"
 
@@ -54,7 +54,7 @@ bool tryPartial(Client* c, ReplicaState* r) {
     g_server->stats.sync_partial_err++;
     return false;
   }
-  Backlog* b = backlog();
+  ReplBuffer* b = replBuffer();
   if (b == nullptr || !b->covers(off)) {
     LOG_NOTICE(
         "Unable to partial resync with replica %s for lack of backlog (Replica request was: %s).",
@@ -72,13 +72,15 @@ bool tryPartial(Client* c, ReplicaState* r) {
   r->state = SyncState::kOnline;
   r->ack_time_s = nowSec();
   std::string reply = r->capa_psync2 ? "+CONTINUE " + replId() + "\r\n" : "+CONTINUE\r\n";
-  std::string rest = b->from(off);
   sendRaw(r, reply);
-  if (!rest.empty()) sendRaw(r, rest);
+  // The backlog's bytes from `off` on go out from the shared buffer as the
+  // replica takes them.
+  long long behind = static_cast<long long>(b->endOffset() - off);
+  streamFrom(r, off);
   LOG_NOTICE(
-      "Partial resynchronization request from %s accepted. Sending %zu bytes of backlog starting "
+      "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting "
       "from offset %lld.",
-      replicaName(*r).c_str(), rest.size(), static_cast<long long>(off));
+      replicaName(*r).c_str(), behind, static_cast<long long>(off));
   g_server->stats.sync_partial_ok++;
   return true;
 }
@@ -90,8 +92,7 @@ void startStreamOnAck(ReplicaState* r) {
     dropReplica(r, "Close the connection with replica as RDB transfer is complete:");
     return;
   }
-  if (!r->held.empty()) sendRaw(r, r->held);
-  r->held.clear();
+  streamFrom(r, r->stream_pos);
 }
 
 void replconfCommand(Client* c) {
