@@ -15,6 +15,9 @@
 //   and either  Key key(const Node* n)             // rehash computes hash(key(n))
 //   or          uint64_t nodeHash(const Node* n)   // e.g. a hash cached in the node
 // nodeHash(n) must equal hash(k) for the key k that n matches.
+// Optional: bool growAllowed(size_t more_bytes, double load) is asked before
+// an insert grows the table (more_bytes: the new bucket array; load: entries
+// per bucket now); false keeps the table at a higher load for now.
 //
 // Rehashing: growing (at load factor 1, on insert) and shrinking (tryShrink(),
 // called from the cron, when fewer than 1/8 of the buckets would be used)
@@ -531,8 +534,19 @@ class Dict {
         std::abort();
       }
     } else if (!isRehashing() && t_[0].used >= t_[0].size() &&
-               (!g_dict_avoid_resize || t_[0].used / t_[0].size() > kForceResizeRatio)) {
+               (!g_dict_avoid_resize || t_[0].used / t_[0].size() > kForceResizeRatio) &&
+               growAllowed()) {
       resize(t_[0].size() * 2);  // on failure keep going at a higher load
+    }
+  }
+
+  bool growAllowed() const {
+    if constexpr (requires { Traits::growAllowed(size_t{}, 0.0); }) {
+      return Traits::growAllowed(
+          t_[0].size() * 2 * sizeof(Node*),
+          static_cast<double>(t_[0].used) / static_cast<double>(t_[0].size()));
+    } else {
+      return true;
     }
   }
 

@@ -321,3 +321,56 @@ start_server {tags {maxmemory external:skip}} {
     mm_info evicted_keys
   } {0}
 }
+
+start_server {tags {maxmemory external:skip}} {
+  test {Eviction frees what is over the limit, not the invalidations it sends} {
+    # Ten RESP3 clients track 300 keys with 1 KB names: every eviction
+    # queues ten 1 KB invalidation messages. They are not counted against
+    # what the eviction must free, or freeing a key would call for freeing
+    # more keys, until none is left.
+    r config set maxmemory-policy allkeys-lru
+    r config set maxmemory-eviction-tenacity 100
+    set trackers {}
+    for {set j 0} {$j < 10} {incr j} {
+      set rd [redis_deferring_client]
+      $rd hello 3
+      $rd read
+      $rd client tracking on
+      $rd read
+      lappend trackers $rd
+    }
+    for {set i 0} {$i < 300} {incr i} {
+      set key $i[string repeat k 1000]
+      r set $key v
+      foreach rd $trackers {
+        $rd get $key
+        $rd read
+      }
+    }
+    # A cron tick gives back the query buffers the long names grew.
+    after 1100
+    r config set maxmemory [expr {[mm_info used_memory] - 40000}]
+    set evicted [mm_info evicted_keys]
+    set left [r dbsize]
+    foreach rd $trackers { $rd close }
+    assert_range $evicted 10 60
+    assert_range $left 240 290
+  }
+}
+
+start_server {tags {maxmemory external:skip}} {
+  test {A full keyspace table does not grow into eviction} {
+    # 4096 keys fill a 4096-bucket table; the next key would double it
+    # (64 KB) past a limit 10 KB above what is used: the table waits at a
+    # higher load instead, and no key is evicted to make room for it.
+    # (Latency tracking off: the first CONFIG SET would allocate its
+    # histogram past the new limit.)
+    r config set latency-tracking no
+    r config set maxmemory-policy allkeys-random
+    for {set i 0} {$i < 4096} {incr i} { r set key:$i x }
+    r config set maxmemory [expr {[mm_info used_memory] + 10 * 1024}]
+    r set one 1
+    r set two 2
+    list [r dbsize] [mm_info evicted_keys]
+  } {4098 0}
+}

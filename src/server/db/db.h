@@ -59,6 +59,17 @@ struct ExpireNode {
   int64_t when_ms;
 };
 
+// Whether the keyspace's and expires' tables may grow by `more_bytes` now:
+// set by server/evict (false when that would pass maxmemory), as Redis
+// holds a table's growth back until its load reaches kGrowAnywayLoad.
+// nullptr: always.
+inline bool (*g_table_growth_fits)(size_t more_bytes) = nullptr;
+inline constexpr double kGrowAnywayLoad = 1.618;
+inline bool keyTableGrowAllowed(size_t more_bytes, double load) {
+  return load > kGrowAnywayLoad || g_table_growth_fits == nullptr ||
+         g_table_growth_fits(more_bytes);
+}
+
 struct KeyTraits {
   using Node = Entry;
   using Key = std::string_view;
@@ -68,6 +79,7 @@ struct KeyTraits {
     return n->keylen == k.size() && memcmp(n->key, k.data(), k.size()) == 0;
   }
   static std::string_view key(const Entry* n) { return n->keyView(); }
+  static bool growAllowed(size_t more, double load) { return keyTableGrowAllowed(more, load); }
 };
 
 struct ExpireTraits {
@@ -77,6 +89,7 @@ struct ExpireTraits {
   static uint64_t hash(const Entry* e) { return common::hashU64(reinterpret_cast<uintptr_t>(e)); }
   static bool equal(const ExpireNode* n, const Entry* e) { return n->entry == e; }
   static const Entry* key(const ExpireNode* n) { return n->entry; }
+  static bool growAllowed(size_t more, double load) { return keyTableGrowAllowed(more, load); }
 };
 
 // Clock shared by all Dbs: milliseconds used for expiry decisions and the

@@ -261,14 +261,29 @@ const char* policyName(Policy p) {
   return "noeviction";
 }
 
+namespace {
+
+// Used memory as maxmemory counts it (notCountedForEvict() left out).
+size_t countedUsed() {
+  size_t used = usedMemory();
+  size_t not_counted = notCountedForEvict();
+  return used > not_counted ? used - not_counted : 0;
+}
+
+// Bytes over maxmemory (what eviction must free), 0 when under.
+size_t overBy() {
+  size_t used = countedUsed();
+  return used > g_cfg.maxmemory ? used - g_cfg.maxmemory : 0;
+}
+
+}  // namespace
+
 bool overMaxmemory(double* level) {
   if (g_cfg.maxmemory == 0) {
     if (level != nullptr) *level = 0;
     return false;
   }
-  size_t used = usedMemory();
-  size_t not_counted = notCountedForEvict();
-  used = used > not_counted ? used - not_counted : 0;
+  size_t used = countedUsed();
   if (level != nullptr) *level = static_cast<double>(used) / static_cast<double>(g_cfg.maxmemory);
   return used > g_cfg.maxmemory;
 }
@@ -285,6 +300,12 @@ void applyConfig(std::string_view name) {
   lazyfree::applyConfig();
   applyClientConfig();
   g_limits_active = g_cfg.maxmemory != 0 || clientLimitBytes() != 0;
+  // Under maxmemory the keyspace's tables grow only when the new array fits
+  // (or their load is high): growing into eviction would evict keys to make
+  // room for the table that holds them.
+  db::g_table_growth_fits = nullptr;
+  if (g_cfg.maxmemory != 0)
+    db::g_table_growth_fits = [](size_t more) { return countedUsed() + more <= g_cfg.maxmemory; };
   if (g_cfg.maxmemory == 0) g_script_oom = false;
   if (name == "maxmemory-policy") {
     // Candidates were scored under the old policy.
@@ -297,7 +318,7 @@ void applyConfig(std::string_view name) {
         static_cast<unsigned long long>(g_cfg.maxmemory));
   }
   if (name == "maxmemory" && g_cfg.maxmemory != 0) {
-    size_t used = usedMemory() - std::min(usedMemory(), notCountedForEvict());
+    size_t used = countedUsed();
     if (g_cfg.maxmemory < used && g_cfg.maxmemory != old_max) {
       LOG_WARNING(
           "WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than the current "
@@ -313,12 +334,19 @@ void cron() {
   if (g_cfg.decay) decayTick();
 }
 
-void evictKey(db::Db* d, std::string_view key) {
+// Evicts the key; returns the memory its removal gave back (as the
+// allocator's figure moved).
+size_t evictKey(db::Db* d, std::string_view key) {
   stats.evicted_keys++;
+  size_t before = usedMemory();
   d->removeForEviction(key, g_cfg.lazy_eviction);
-  // After the delete, as Redis: WATCH sees the key modified, tracking
-  // clients get an invalidation and subscribers the "evicted" event.
+  size_t after = usedMemory();
+  // After the delete and its measure, as Redis: WATCH sees the key
+  // modified, tracking clients get an invalidation and subscribers the
+  // "evicted" event. Those messages take memory too, but counting them
+  // would evict more keys to make room for more messages about them.
   server::keyEvicted(d, key, g_cfg.lazy_eviction);
+  return before > after ? before - after : 0;
 }
 
 Result performEvictions() {
@@ -334,6 +362,11 @@ Result performEvictions() {
   if (g_cfg.policy == Policy::kNoEviction) return Result::kFail;
   int64_t start = event::EventLoop::nowUs();
   int64_t limit = timeLimitUs();
+  // The goal is set once: what the deletions give back counts towards it,
+  // not what their invalidation messages take meanwhile (Redis's rule; a
+  // later command evicts again if those messages are still queued then).
+  size_t to_free = overBy();
+  size_t freed = 0;
   std::string key;
   size_t freed_keys = 0;
   Result result = Result::kOk;
@@ -343,12 +376,12 @@ Result performEvictions() {
       result = Result::kFail;
       break;
     }
-    evictKey(&server::g_server->dbAt(dbid), key);
+    freed += evictKey(&server::g_server->dbAt(dbid), key);
     freed_keys++;
-    // used_memory is cheap to read: check after every key whether we are
-    // under the limit (this also covers values freed by the lazy-free
-    // thread meanwhile).
-    if (!overMaxmemory()) break;
+    if (freed >= to_free) break;
+    // Values given to the lazy-free thread come back later: check the
+    // figure itself now and then.
+    if (freed_keys % 16 == 0 && g_cfg.lazy_eviction && !overMaxmemory()) break;
     if (freed_keys % 16 == 0 && event::EventLoop::nowUs() - start > limit) {
       startTimer();
       result = Result::kRunning;

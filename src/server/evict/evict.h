@@ -108,7 +108,9 @@ bool scriptOom();
 // Deletes one key chosen for eviction: counts it (evicted_keys), touches
 // WATCH, frees the value (in the background under lazyfree-lazy-eviction).
 // Keyspace notifications ("evicted") and client tracking attach here.
-void evictKey(db::Db* d, std::string_view key);
+// Returns the memory the removal gave back (not counting what those
+// notifications then queue).
+size_t evictKey(db::Db* d, std::string_view key);
 
 // True when used memory (as counted for eviction) is over maxmemory;
 // *level, when given, is used / maxmemory.
