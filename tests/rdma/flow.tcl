@@ -18,6 +18,20 @@ proc flow_log {pattern} {
   }
 }
 
+# Starts rdma-test-peer in the background (--flow, 16 KiB rings, `mode`
+# hold or fill) and waits until it holds its connections; returns its pid
+# and the file its output goes to (its "result: holding N" line).
+proc holding_peer {name mode connections timeout_ms} {
+  set out_file [scratch_file $name.out]
+  set pid [exec $::rdma_peer --host $::rdma_addr --port $::rdma_port --flow --rx-size 16384 \
+             --mode $mode --connections $connections --timeout-ms $timeout_ms > $out_file &]
+  wait_for_condition 600 100 {[string match "*result: holding*" [read_file $out_file]]} {
+    exec kill $pid
+    fail "the peer never held its connections: [read_file $out_file]"
+  }
+  return [list $pid $out_file]
+}
+
 # SET key to `size` bytes read from a file with redis-cli -x, then GET it
 # back over rdma; returns whether both copies match.
 proc flow_roundtrip {key size args} {
@@ -52,13 +66,8 @@ start_server [list tags {needs:rdma external:skip} \
   test {RDMA flow: idle connections pin at most 64 KiB each} {
     wait_rdma_clients 0
     set pinned [rdma_info rdma_pinned_bytes]
-    set out_file [scratch_file hold.out]
-    set pid [exec $::rdma_peer --host $::rdma_addr --port $::rdma_port --flow \
-               --rx-size 16384 --mode hold --connections 50 --timeout-ms 60000 > $out_file &]
-    wait_for_condition 600 100 {[string match "*holding 50*" [read_file $out_file]]} {
-      exec kill $pid
-      fail "the peer did not hold 50 connections: [read_file $out_file]"
-    }
+    lassign [holding_peer hold hold 50 60000] pid out_file
+    assert_match "*holding 50*" [read_file $out_file]
     set per [expr {([rdma_info rdma_pinned_bytes] - $pinned) / 50}]
     set flows [rdma_info rdma_flow_connections]
     exec kill $pid
@@ -214,13 +223,7 @@ with_server_bin $wrapper {
       assert_equal [session_cmd $fd PING] PONG
       # Every connection the capped server can still take, held in the
       # background: what is left is less than one connection's rings.
-      set out_file [scratch_file fill.out]
-      set pid [exec $::rdma_peer --host $::rdma_addr --port $::rdma_port --flow \
-                 --rx-size 16384 --mode fill --connections 40 --timeout-ms 4000 > $out_file &]
-      wait_for_condition 200 50 {[string match "*result: holding*" [read_file $out_file]]} {
-        exec kill $pid
-        fail "the peer never filled the server"
-      }
+      lassign [holding_peer fill fill 40 4000] pid out_file
       set failures [rdma_info rdma_ring_grow_failures]
       set grows [rdma_info rdma_ring_grows]
       # The reply outgrows the 16 KiB staging buffer, and a bigger one cannot
