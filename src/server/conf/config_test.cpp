@@ -23,6 +23,19 @@ TEST(Config, DefaultsAndOverrides) {
   EXPECT_EQ(c.databases, 16);
 }
 
+TEST(Config, BareSaveLineSetsNoSavePoints) {
+  // `save` with nothing after it (a `save ""` written without its quotes):
+  // no save points when it is the file's first save line, nothing added
+  // after one (Redis 7.0.15 reads both so).
+  Config c;
+  std::string err;
+  ASSERT_TRUE(loadConfigText(&c, "port 7000\nsave \n", &err)) << err;
+  EXPECT_EQ(c.save, "");
+  Config d;
+  ASSERT_TRUE(loadConfigText(&d, "save 900 1\nsave\n", &err)) << err;
+  EXPECT_EQ(d.save, "900 1");
+}
+
 TEST(Config, ErrorsNameLineAndReason) {
   Config c;
   std::string err;

@@ -244,8 +244,16 @@ std::vector<Option> builtinOptions() {
       MEM_OPT("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, true),
       Option{"client-output-buffer-limit", true, 1, -1, setOutputBufferLimits,
              getOutputBufferLimits},
-      Option{"save", true, 1, -1,
+      Option{"save", true, 0, -1,
              [](Config& c, const Args& a, std::string* e) {
+               if (a.empty()) {
+                 // A bare `save` line (a config file's `save ""` written
+                 // without quotes) sets no points: it replaces the defaults
+                 // when it is the file's first, else adds nothing (Redis).
+                 if (!c.save_seen_in_file) c.save.clear();
+                 c.save_seen_in_file = true;
+                 return true;
+               }
                if (!validSave(a, e)) return false;
                // In a config file the first `save` line replaces the
                // defaults and later ones add points, as in Redis; CONFIG SET
