@@ -109,6 +109,24 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
   } {ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.}
 }
 
+start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
+  test {DEBUG MALLCTL and MALLCTL-STR read and drive jemalloc's settings} {
+    if {![string match *jemalloc* [info_field [r info memory] mem_allocator]]} {
+      # A sanitizer or libc build has no jemalloc to ask.
+      assert_error {ERR No such file or directory} {r debug mallctl arenas.page}
+      return
+    }
+    # The page size (a size_t), a string setting, an action (VOID: written
+    # with nothing), and a name jemalloc does not know.
+    assert_range [r debug mallctl arenas.page] 4096 65536
+    assert_match {disabled} [r debug mallctl-str opt.metadata_thp]
+    assert_equal OK [r debug mallctl-str thread.tcache.flush VOID]
+    assert_error {ERR No such file or directory} {r debug mallctl no.such.setting}
+    assert_error {ERR value is not an integer*} {r debug mallctl arenas.page x}
+    assert_match {*MALLCTL <key>*} [r debug help]
+  }
+}
+
 start_server {tags {lolwut}} {
   test {LOLWUT prints the version; VERSION 5 draws Schotter in Braille} {
     set plain [r lolwut]

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 
 #ifdef USE_JEMALLOC
@@ -115,6 +116,57 @@ void decayTick() {
   char cmd[64];
   snprintf(cmd, sizeof(cmd), "arena.%d.decay", MALLCTL_ARENAS_ALL);
   mallctl(cmd, nullptr, nullptr, nullptr, 0);
+#endif
+}
+
+int mallctlInt(const std::string& name, const int64_t* value, int64_t* old, bool* wrote_only) {
+  *wrote_only = false;
+#ifdef USE_JEMALLOC
+  for (size_t width = sizeof(int64_t); width > 0; width /= 2) {
+    // Little-endian: the low bytes of an int64 are the narrower integer.
+    int64_t read = 0, val = value != nullptr ? *value : 0;
+    size_t sz = width;
+    int rc = mallctl(name.c_str(), &read, &sz, value != nullptr ? &val : nullptr,
+                     value != nullptr ? width : 0);
+    if (rc == EPERM && value != nullptr) {
+      rc = mallctl(name.c_str(), nullptr, nullptr, &val, width);
+      if (rc == 0) {
+        *wrote_only = true;
+        return 0;
+      }
+    }
+    if (rc == EINVAL) continue;  // another width
+    if (rc != 0) return rc;
+    *old = read;  // the low `width` bytes, zero-extended (as Redis shows it)
+    return 0;
+  }
+  return EINVAL;
+#else
+  (void)name, (void)value, (void)old;
+  return ENOENT;
+#endif
+}
+
+int mallctlStr(const std::string& name, const std::string* value, std::string* old,
+               bool* readable) {
+  *readable = false;
+#ifdef USE_JEMALLOC
+  const char* cur = nullptr;
+  size_t sz = sizeof(cur);
+  int rc = mallctl(name.c_str(), &cur, &sz, nullptr, 0);
+  if (rc == 0) {
+    *readable = true;
+    *old = cur != nullptr ? cur : "";
+  } else if (!(rc == EPERM && value != nullptr)) {
+    return rc;  // unknown, or write-only with nothing to write
+  }
+  if (value == nullptr) return 0;
+  const char* v = value->c_str();
+  bool none = *value == "VOID";
+  return mallctl(name.c_str(), nullptr, nullptr, none ? nullptr : &v, none ? 0 : sizeof(v));
+#else
+  (void)name, (void)value, (void)old;
+  return ENOENT;
 #endif
 }
 

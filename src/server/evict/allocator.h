@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace server::evict {
 
@@ -48,5 +49,15 @@ void decayTick();
 // MEMORY PURGE, and after a synchronous FLUSHALL/FLUSHDB as Redis does:
 // returns every arena's unused pages to the system now (libc: malloc_trim).
 void purge();
+
+// DEBUG MALLCTL / MALLCTL-STR: reads jemalloc's setting `name` (and writes
+// `*value` when given). An integer setting is tried as 8, 4, 2 and 1 bytes
+// wide, whichever jemalloc takes; a write-only one is only written. Return
+// 0 with *old set (1 in *wrote_only for a write-only one), or an errno
+// value (ENOENT without jemalloc).
+int mallctlInt(const std::string& name, const int64_t* value, int64_t* old, bool* wrote_only);
+// A string setting; `value` "VOID" writes nothing-typed (an action such as
+// thread.tcache.flush). *old is set when it could be read (*readable).
+int mallctlStr(const std::string& name, const std::string* value, std::string* old, bool* readable);
 
 }  // namespace server::evict

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "common/log.h"
@@ -16,6 +17,7 @@
 #include "server/core/state.h"
 #include "server/db/list.h"
 #include "server/db/quicklist.h"
+#include "server/evict/allocator.h"
 #include "server/evict/evict.h"
 #include "server/persist/dump_payload.h"
 #include "server/propagate/propagate.h"
@@ -122,6 +124,39 @@ void debugPackedThreshold(Client* c) {
 
 }  // namespace
 
+// DEBUG MALLCTL <key> [<int>]: jemalloc's integer setting, written first
+// when a value is given (the old value comes back; +OK for a write-only one).
+void debugMallctl(Client* c) {
+  int64_t val = 0, old = 0;
+  if (c->argc() == 4 && !c->argInt64(3, &val)) return;
+  bool wrote_only = false;
+  int rc =
+      evict::mallctlInt(std::string(c->arg(2)), c->argc() == 4 ? &val : nullptr, &old, &wrote_only);
+  if (rc != 0) {
+    c->addError(strerror(rc));
+  } else if (wrote_only) {
+    c->addOk();
+  } else {
+    c->addInteger(old);
+  }
+}
+
+// DEBUG MALLCTL-STR <key> [<string>|VOID]: the same for a string setting.
+void debugMallctlStr(Client* c) {
+  std::string val(c->argc() == 4 ? c->arg(3) : std::string_view());
+  std::string old;
+  bool readable = false;
+  int rc =
+      evict::mallctlStr(std::string(c->arg(2)), c->argc() == 4 ? &val : nullptr, &old, &readable);
+  if (readable) {
+    c->addBulk(old);
+  } else if (rc != 0) {
+    c->addError(strerror(rc));
+  } else {
+    c->addOk();
+  }
+}
+
 bool debugInspectSubcommand(Client* c) {
   std::string_view sub = c->arg(1);
   auto is = [&](const char* name, size_t argc) {
@@ -133,6 +168,12 @@ bool debugInspectSubcommand(Client* c) {
     debugPopulate(c);
   } else if (is("QUICKLIST-PACKED-THRESHOLD", 3)) {
     debugPackedThreshold(c);
+  } else if (c->argc() >= 3 && c->argc() <= 4 &&
+             common::strutil::equalsIgnoreCase(sub, "MALLCTL")) {
+    debugMallctl(c);
+  } else if (c->argc() >= 3 && c->argc() <= 4 &&
+             common::strutil::equalsIgnoreCase(sub, "MALLCTL-STR")) {
+    debugMallctlStr(c);
   } else if (is("PAUSE-CRON", 3)) {
     g_server->cron_paused = atoi(std::string(c->arg(2)).c_str()) != 0;
     c->addOk();
