@@ -104,6 +104,13 @@ foreach bin $master_bins {
             write_values -2 lag 500 1000
             assert_morethan [repl_field -2 repl_backlog_histlen] 500000
             assert_morethan [mem_field -2 mem_clients_slaves] 400000
+            # CLIENT LIST shows it as the lagging replica's output memory.
+            set omem 0
+            foreach line [split [string trim [r -2 client list type replica]] "\n"] {
+              regexp {omem=(\d+)} $line -> m
+              set omem [expr {max($omem, $m)}]
+            }
+            assert_morethan $omem 400000
           }
 
           test "$who: a PSYNC from beyond repl-backlog-size continues from that copy" {

@@ -14,6 +14,8 @@ namespace server {
 
 namespace {
 
+size_t (*g_replica_pending)(const Client* c) = nullptr;
+
 // A unix-socket peer has no address of its own: Redis shows the socket
 // path with port 0 for both ends.
 std::string withPort(std::string addr, const std::string& local) {
@@ -45,6 +47,10 @@ void formatClientLine(const ClientLine& f, std::string* out) {
   out->resize(at + static_cast<size_t>(n) + 1);
   print(out->data() + at, static_cast<size_t>(n) + 1);
   out->resize(at + static_cast<size_t>(n));
+}
+
+void setReplicaPendingHook(size_t (*hook)(const Client* c)) {
+  g_replica_pending = hook;
 }
 
 ClientLine describeClient(Client* c) {
@@ -90,10 +96,11 @@ ClientLine describeClient(Client* c) {
   f.qbuf_free = c->queryBufferCapacity() > f.qbuf ? c->queryBufferCapacity() - f.qbuf : 0;
   f.rbs = c->replyBufferSize();
   f.rbp = c->replyBufferPeak();
-  f.omem = c->outputBytes();
+  size_t shared = (c->flags & kReplica) && g_replica_pending ? g_replica_pending(c) : 0;
+  f.omem = c->outputBytes() + shared;
   f.obl = c->outputBytes();
   f.oll = 0;
-  f.tot_mem = sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + f.argv_mem +
+  f.tot_mem = sizeof(Client) + c->queryBufferCapacity() + c->outputMemory() + shared + f.argv_mem +
               multiMemory(c) + pubsubStateMemory(c) + tracking::clientStateMemory(c);
   f.events = c->eventsString();
   const Command* cmd = running ? c->cur_cmd : c->last_cmd;

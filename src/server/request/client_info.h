@@ -39,5 +39,10 @@ struct ClientLine {
 void formatClientLine(const ClientLine& f, std::string* out);
 // The fields of a live client.
 ClientLine describeClient(Client* c);
+// A replica's (kReplica) share of the replication stream it has not been
+// sent yet, kept outside its connection's buffer: added to its omem and
+// tot-mem, as Redis counts a replica's part of the shared replication
+// buffer. Installed by server/repl; none by default.
+void setReplicaPendingHook(size_t (*hook)(const Client* c));
 
 }  // namespace server

@@ -389,6 +389,9 @@ void attachReplica(ReplicaState* r) {
   if (!hooked) {
     hooked = true;
     setReplicaDrainedHook(onReplicaDrained);
+    setReplicaPendingHook([](const Client* c) {
+      return c->repl_state != nullptr ? streamBehind(*c->repl_state) : size_t{0};
+    });
   }
   ensureBacklog();
   g().replicas.push_back(r);
