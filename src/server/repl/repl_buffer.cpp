@@ -33,16 +33,20 @@ ReplBuffer::Block* ReplBuffer::newBlock(size_t want) {
   return b;
 }
 
-void ReplBuffer::feed(std::string_view bytes) {
+void ReplBuffer::feedSlow(std::string_view bytes) {
   while (!bytes.empty()) {
-    Block* tail = blocks_.empty() ? nullptr : blocks_.back();
-    if (tail == nullptr || tail->used == tail->cap) {
-      tail = newBlock(bytes.size());
-      blocks_.push_back(tail);
+    if (tail_ == nullptr || tail_->used == tail_->cap) {
+      Block* b = newBlock(bytes.size());
+      blocks_.push_back(b);
+      if (front_ == nullptr) front_ = b;
+      // The front block is complete once another follows it.
+      if (tail_ != nullptr && tail_ == front_)
+        front_end_ = front_->offset + static_cast<int64_t>(front_->used);
+      tail_ = b;
     }
-    size_t n = std::min(bytes.size(), tail->cap - tail->used);
-    memcpy(tail->data + tail->used, bytes.data(), n);
-    tail->used += n;
+    size_t n = std::min(bytes.size(), tail_->cap - tail_->used);
+    memcpy(tail_->data + tail_->used, bytes.data(), n);
+    tail_->used += n;
     end_ += static_cast<int64_t>(n);
     bytes.remove_prefix(n);
   }
@@ -58,7 +62,9 @@ size_t ReplBuffer::trim(int64_t min_reader, size_t max_blocks) {
     blocks_.pop_front();
     memory_ -= b->alloc + sizeof(Block*);
     free(b);
-    first_ = blocks_.front()->offset;
+    front_ = blocks_.front();
+    first_ = front_->offset;
+    if (front_ != tail_) front_end_ = front_->offset + static_cast<int64_t>(front_->used);
     freed++;
   }
   return freed;

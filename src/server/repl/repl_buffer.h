@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string_view>
 
@@ -30,7 +31,16 @@ class ReplBuffer {
   ReplBuffer(const ReplBuffer&) = delete;
   ReplBuffer& operator=(const ReplBuffer&) = delete;
 
-  void feed(std::string_view bytes);
+  void feed(std::string_view bytes) {
+    // A command's bytes mostly fit in the last block's room.
+    if (tail_ != nullptr && tail_->cap - tail_->used >= bytes.size()) {
+      memcpy(tail_->data + tail_->used, bytes.data(), bytes.size());
+      tail_->used += bytes.size();
+      end_ += static_cast<int64_t>(bytes.size());
+      return;
+    }
+    feedSlow(bytes);
+  }
   // repl-backlog-size: how many bytes trim() keeps at least. New blocks are
   // at most a sixteenth of it (and at least kMinBlock), so that a big
   // command does not make one block that a reader holds whole.
@@ -40,6 +50,11 @@ class ReplBuffer {
   // position; INT64_MAX with no readers). The last block always stays.
   // Returns how many were freed.
   size_t trim(int64_t min_reader, size_t max_blocks);
+  // Whether trim() could free a block for the backlog's sake (readers
+  // aside): a cheap test before looking for the oldest reader.
+  bool trimmable() const {
+    return front_ != tail_ && end_ - front_end_ > static_cast<int64_t>(backlog_size_);
+  }
 
   // Whether the stream from `offset` on is here (offset may be
   // endOffset(): nothing to send yet).
@@ -65,9 +80,13 @@ class ReplBuffer {
     char data[];
   };
   Block* newBlock(size_t want);
+  void feedSlow(std::string_view bytes);
   const Block* blockAt(int64_t offset) const;
 
   std::deque<Block*> blocks_;
+  Block* front_ = nullptr;  // blocks_.front() and .back(), or nullptr
+  Block* tail_ = nullptr;
+  int64_t front_end_ = 0;  // the front block's end, while it is not the tail
   size_t backlog_size_;
   int64_t first_;  // offset of the oldest byte kept
   int64_t end_;    // offset of the next byte fed

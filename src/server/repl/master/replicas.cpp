@@ -43,9 +43,11 @@ struct Globals {
   int64_t no_replicas_since_s = static_cast<int64_t>(time(nullptr));
 };
 
-Globals& g() {
-  static Globals s;
-  return s;
+// A plain global, not a function-local static: the stream's path reads it
+// several times per write, and nothing uses it before main().
+Globals g_globals;
+inline Globals& g() {
+  return g_globals;
 }
 
 // A streaming replica is sent at most this much ahead of what its
@@ -104,7 +106,7 @@ int64_t minReader() {
 }
 
 void trimBuffer(size_t max_blocks) {
-  if (g().backlog) g().backlog->trim(minReader(), max_blocks);
+  if (g().backlog && g().backlog->trimmable()) g().backlog->trim(minReader(), max_blocks);
 }
 
 // The client_io hook: a replica's output drained; true when it has more.
@@ -122,10 +124,22 @@ void feedStream(std::string_view bytes) {
   g().offset += static_cast<int64_t>(bytes.size());
   ReplBuffer* b = g().backlog.get();
   if (b == nullptr) return;
+  int64_t fed_at = b->endOffset();
   b->feed(bytes);
   for (ReplicaState* r : g().replicas) {
-    if (r->client->flags & kCloseAsap) continue;
-    if (streaming(*r)) pump(r);
+    Client* c = r->client;
+    if (c->flags & kCloseAsap) continue;
+    if (streaming(*r)) {
+      if (r->stream_pos == fed_at && c->outputBytes() + bytes.size() <= kStreamWindow) {
+        // Caught up, with room: these bytes are all it needs (the usual
+        // case, without looking them up in the buffer).
+        c->writeUnmuted([&](resp::Writer& w) { w.raw(bytes); });
+        r->stream_pos = b->endOffset();
+        if (!(c->flags & kPendingWrite)) g_server->queueWrite(c);
+      } else {
+        pump(r);
+      }
+    }
     if (r->stream_pos > 0) withinLimits(r);
   }
   trimBuffer(kTrimPerFeed);
