@@ -430,6 +430,28 @@ test {An announced RDMA port reaches our nodes' CLUSTER SHARDS; Redis's nodes ig
   cluster_wait_ok $::all
 } {}
 
+test {cluster-bus-transport changes at run time; without an RDMA device the bus stays on TCP} {
+  # Outside the rxe VM there is no RDMA device: the bus's RDMA listener
+  # cannot open, which is logged, and the links stay TCP (tests/rdma/
+  # cluster.tcl has the links moving over). Back to tcp, the same.
+  set ours [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}]
+  set x [lindex $ours 0]
+  cn $x config set cluster-bus-transport rdma
+  wait_for_condition 100 50 {[string match "*cluster-bus-transport is now rdma*" [clog $x]]} {
+    fail "the change was never applied"
+  }
+  assert_match "*Cluster bus over rdma not available*" [clog $x]
+  # CLUSTER INFO lists link counts only for the types in use.
+  assert_equal {} [cinfo $x cluster_links_rdma]
+  assert_morethan [cinfo $x cluster_links_tcp] 0
+  cn $x config set cluster-bus-transport tcp
+  wait_for_condition 100 50 {[string match "*cluster-bus-transport is now tcp*" [clog $x]]} {
+    fail "the change back was never applied"
+  }
+  cluster_wait_ok $::all
+  lindex [cn $x config get cluster-bus-transport] 1
+} {tcp}
+
 test {CLUSTER SHARDS and CLUSTER SLOTS of our node match a Redis node's} {
   set ours [lindex [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "ours" ? $n : [continue]}}] 0]
   set theirs [lindex [lmap n $::all {expr {[dict get $::cnodes($n) kind] eq "debian" ? $n : [continue]}}] 0]

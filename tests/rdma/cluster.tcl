@@ -88,6 +88,24 @@ test {A replica added over RDMA replicates over RDMA; all links of the four are 
   lindex [cn r role] 0
 } {slave}
 
+test {cluster-bus-transport at run time: the bus moves to TCP and back to RDMA} {
+  foreach n {a b c r} { cn $n config set cluster-bus-transport tcp }
+  foreach n {a b c r} {
+    wait_for_condition 100 100 {[links_of $n rdma] == 0 && [links_of $n tcp] == 6} {
+      fail "links of $n after the switch to tcp: [cn $n cluster info]"
+    }
+  }
+  wait_state_ok {a b c r}
+  foreach n {a b c r} { cn $n config set cluster-bus-transport rdma }
+  foreach n {a b c r} {
+    wait_for_condition 100 100 {[links_of $n rdma] == 6 && [links_of $n tcp] == 0} {
+      fail "links of $n after the switch back to rdma: [cn $n cluster info]"
+    }
+  }
+  wait_state_ok {a b c r}
+  assert_match "*cluster-bus-transport is now rdma*" [clog a]
+}
+
 test {CLUSTER SHARDS names every node's rdma-port; RDMA clients are given RDMA ports} {
   foreach shard [cn a cluster shards] {
     foreach node [dict get $shard nodes] {

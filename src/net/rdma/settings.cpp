@@ -98,9 +98,10 @@ const std::vector<SettingSpec>& table() {
   // listeners; rx-size, completion-vector and keepalive-interval reach the
   // type (applySettings) and apply to connections made afterwards;
   // repl-transport is read at each connection attempt of a replica;
-  // cluster-bus-transport opens the cluster bus's listeners at start (see
-  // src/server/cluster/bus.cpp); cluster-announce-rdma-port reaches the
-  // bus's next message.
+  // cluster-bus-transport opens the cluster bus's listener of that type
+  // (at start, and within 100 ms of a change, when links over the old one
+  // close and come back: see src/server/cluster/bus.cpp);
+  // cluster-announce-rdma-port reaches the bus's next message.
   static const std::vector<SettingSpec> kSettings = [] {
     std::vector<SettingSpec> v = {
         {"rdma-port", "0", true, false, parsePort},
@@ -110,7 +111,7 @@ const std::vector<SettingSpec>& table() {
         {"rdma-keepalive-interval", "3000", true, false, parseKeepalive},
         {"rdma-flow-control", "yes", true, false, parseFlowControl},
         {"repl-transport", "tcp", true, false, parseTransport},
-        {"cluster-bus-transport", "tcp", false, false, parseTransport},
+        {"cluster-bus-transport", "tcp", true, false, parseTransport},
         {"cluster-announce-rdma-port", "0", true, false, parsePort},
     };
     v[0].reopens_listeners = true;

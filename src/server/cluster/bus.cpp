@@ -48,8 +48,8 @@ net::ConnectionType* busType() {
 }
 
 // The type cluster-bus-transport names when it is not the bus's own type;
-// nullptr when it names none (tcp) or no such type is built in. The
-// setting is fixed at start: openBus() reads it once (State::alt_type).
+// nullptr when it names none (tcp) or no such type is built in. Applied
+// by openAltListener() (State::alt_type), at start and when it changes.
 net::ConnectionType* configuredAltType() {
   std::string name = configValue(g_server->config, "cluster-bus-transport");
   if (name.empty() || name == "tcp" || name == busType()->name()) return nullptr;
@@ -240,10 +240,39 @@ void setTotlen(std::string* msg) {
 
 // ---- listener and links
 
+void openAltListener() {
+  State& s = st();
+  const Config& cfg = g_server->config;
+  s.alt_setting = configValue(cfg, "cluster-bus-transport");
+  s.alt_cport = 0;
+  s.alt_type = configuredAltType();
+  net::ConnectionType* alt = s.alt_type;
+  if (alt == nullptr) return;
+  // Optional (no device, port taken: the bus stays on its own type). The
+  // type's listener settings, at the bus port in place of its client port.
+  std::string err;
+  std::string port_setting = alt->clientPortSetting();
+  auto get = [&](const std::string& n) {
+    return n == port_setting ? std::to_string(s.bus_port) : configValue(cfg, n);
+  };
+  net::ListenSpec spec;
+  bool wanted = false;
+  net::Listener* al = nullptr;
+  if (alt->listenSpecFrom(get, &spec, &wanted, &err) && wanted)
+    al = alt->listen(&g_server->loop, spec, onAccept, nullptr, &err);
+  if (al == nullptr) {
+    LOG_WARNING("Cluster bus over %s not available (%s): peers reach this node over %s",
+                alt->name(), err.c_str(), busType()->name());
+    return;
+  }
+  LOG_NOTICE("Cluster bus listening on %s", al->describe().c_str());
+  s.listeners.emplace_back(al);
+  int port, pport;
+  announcedPorts(&port, &pport, &s.alt_cport);
+}
+
 bool openBus(std::string* err) {
   const Config& cfg = g_server->config;
-  int port, pport, cport;
-  announcedPorts(&port, &pport, &cport);
   // As Redis: the bus's port is cluster-port, else the port clients of
   // the bus's type use plus 10000.
   int base = busBasePort(cfg);
@@ -266,33 +295,29 @@ bool openBus(std::string* err) {
   if (l == nullptr) return false;
   LOG_NOTICE("Cluster bus listening on %s", l->describe().c_str());
   st().listeners.emplace_back(l);
-  st().alt_cport = 0;
-  st().alt_type = configuredAltType();
-  if (net::ConnectionType* alt = altBusType()) {
-    // Optional: without it (no device, port taken) the bus stays on its
-    // own type and this node announces no bus port of the other.
-    // The type's own listener settings (its bind addresses, options), at
-    // the bus port in place of its client port.
-    std::string alt_err;
-    std::string port_setting = alt->clientPortSetting();
-    auto get = [&](const std::string& n) {
-      return n == port_setting ? std::to_string(listen_port) : configValue(cfg, n);
-    };
-    net::ListenSpec alt_spec;
-    bool wanted = false;
-    net::Listener* al = nullptr;
-    if (alt->listenSpecFrom(get, &alt_spec, &wanted, &alt_err) && wanted)
-      al = alt->listen(&g_server->loop, alt_spec, onAccept, nullptr, &alt_err);
-    if (al == nullptr) {
-      LOG_WARNING("Cluster bus over %s not available (%s): peers reach this node over %s",
-                  alt->name(), alt_err.c_str(), type->name());
-    } else {
-      LOG_NOTICE("Cluster bus listening on %s", al->describe().c_str());
-      st().listeners.emplace_back(al);
-      st().alt_cport = cport;
-    }
-  }
+  st().bus_port = listen_port;
+  openAltListener();
   return true;
+}
+
+void applyBusTransport() {
+  State& s = st();
+  if (configValue(g_server->config, "cluster-bus-transport") == s.alt_setting) return;
+  // The previous type's listener closes (the first one is the bus's own),
+  // and so do the links over it: they come back over the new setting.
+  if (s.listeners.size() > 1) s.listeners.resize(1);
+  std::vector<Link*> alt_links;
+  for (auto& [name, n] : s.nodes)
+    if (n->link != nullptr && n->link->alt) alt_links.push_back(n->link);
+  for (Link* l : s.inbound_links)  // tied to a node or not
+    if (l->alt) alt_links.push_back(l);
+  for (Link* l : alt_links) {
+    l->delivered = true;  // not a failure of the peer's transport
+    freeLink(l);
+  }
+  openAltListener();
+  LOG_NOTICE("cluster-bus-transport is now %s (%zu links over the previous one closed)",
+             s.alt_setting.c_str(), alt_links.size());
 }
 
 void freeLink(Link* l) {

@@ -28,6 +28,10 @@ bool g_enabled = false;
 int64_t g_drop_packet_type = -1;
 
 bool openBus(std::string* err);
+// cluster-bus-transport changed (CONFIG SET): the bus's listener of the
+// type it named closes, links over that type close, and the new one's
+// listener opens (bus.cpp).
+void applyBusTransport();
 void updateMyselfAnnounced();
 
 namespace {
@@ -60,6 +64,7 @@ void cronTick() {
   State& s = st();
   int64_t now = mstime();
   g_iteration++;
+  applyBusTransport();
   updateMyselfAnnounced();
   int64_t handshake_timeout = std::max<int64_t>(g_server->config.cluster_node_timeout, 1000);
   s.pfail_nodes = 0;

@@ -157,6 +157,8 @@ struct State {
   uint64_t links_buffer_limit_exceeded = 0;
   size_t links_memory = 0;  // buffers of every link, as of the last cron
   std::vector<std::unique_ptr<net::Listener>> listeners;
+  int bus_port = 0;                         // the bus listens here (its own type)
+  std::string alt_setting;                  // cluster-bus-transport as applied
   net::ConnectionType* alt_type = nullptr;  // cluster-bus-transport's, if not the bus's own
   int alt_cport = 0;                        // a bus listener over it is open
   std::vector<Link*> inbound_links;         // not yet tied to a node, or tied
