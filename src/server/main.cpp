@@ -1,5 +1,6 @@
 // redis-server: parses the command line, loads the configuration and runs
 // the event loop until shutdown.
+#include <strings.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -58,23 +59,35 @@ int main(int argc, char** argv) {
     }
   }
   // "--name v1 v2 --other v" becomes the lines "name v1 v2" and "other v",
-  // read after the file so they override it.
+  // read after the file so they override it. As Redis 7.0 reads them: a
+  // name takes the next argument as its value even when it starts with
+  // "--" ("--port --loglevel" gives port the value "--loglevel"); an
+  // argument with spaces after its name ("--maxmemory 700mb") is a whole
+  // line; a bare "--save" last or before another option is save "" (no
+  // save points).
   bool line_open = false;
+  bool has_value = true;  // the open line has a value: a "--" starts another
   for (; i < argc; i++) {
     std::string a = argv[i];
-    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-' && has_value) {
       if (line_open) extra += '\n';
       extra += a.substr(2);
       line_open = true;
+      has_value = a.find(' ') != std::string::npos;
+      bool next_is_option = i + 1 < argc && strncmp(argv[i + 1], "--", 2) == 0;
+      if (strcasecmp(a.c_str(), "--save") == 0 && (i + 1 == argc || next_is_option)) {
+        extra += " \"\"";
+        has_value = true;
+      }
     } else if (a == "-" && i == argc - 1 && config_file.empty()) {
       config_file = "-";
     } else {
-      if (!line_open) {
-        fprintf(stderr, "Invalid argument '%s': options start with '--'\n", a.c_str());
-        return 1;
-      }
-      extra += ' ';
+      // Words before any "--name" make a line of their own ("loglevel
+      // verbose" after the file reads as that line, as Redis takes it).
+      if (line_open) extra += ' ';
       extra += server::quoteConfigValue(a, true);
+      line_open = true;
+      has_value = true;
     }
   }
   if (line_open) extra += '\n';

@@ -162,6 +162,29 @@ tags {other config external:skip} {
     assert_equal $status 1
     assert_match "*FATAL CONFIG FILE ERROR*>>> 'nosuch \"1\"'\nBad directive or wrong number of arguments*" $out
   }
+
+  test {Command line: an option's value may start with --, and words before any option form a line} {
+    # "--port --loglevel verbose": port is given both words (as Redis reads
+    # it), which is one too many.
+    lassign [run_with_config {"port 0"} {--port --loglevel verbose}] status out
+    assert_equal $status 1
+    assert_match "*>>> 'port \"--loglevel\" \"verbose\"'\nwrong number of arguments*" $out
+    lassign [run_with_config {"port 0"} {--port --bla --loglevel verbose}] status out
+    assert_match "*>>> 'port \"--bla\"'\nargument couldn't be parsed into an integer*" $out
+    # A list option given nothing says which words it takes.
+    lassign [run_with_config {"port 0"} {--shutdown-on-sigint}] status out
+    assert_match "*>>> 'shutdown-on-sigint'\nargument(s) must be one of the following*" $out
+  }
+}
+
+start_server {tags {other external:skip} overrides {save {900 1}}
+              args {loglevel verbose --proc-title-template --my--title --save}} {
+  test {Command line: "loglevel verbose" without dashes, a "--" value, a bare --save last} {
+    # The bare --save (last, or before another option) means no save points,
+    # replacing the file's.
+    list [lindex [r config get loglevel] 1] [lindex [r config get proc-title-template] 1] \
+      [lindex [r config get save] 1]
+  } {verbose --my--title {}}
 }
 
 start_server {tags {other external:skip} overrides {maxclients 100 hz 10}

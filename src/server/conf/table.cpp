@@ -365,12 +365,12 @@ std::vector<Option> builtinOptions() {
       INT_OPT("shutdown-timeout", shutdown_timeout, 0, INT_MAX, true),
       ENUM_OPT("propagation-error-behavior", propagation_error_behavior,
                kPropagationErrorBehaviors, true),
-      Option{"shutdown-on-sigint", true, 1, -1,
+      Option{"shutdown-on-sigint", true, 0, -1,
              [](Config& c, const Args& a, std::string* e) {
                return parseShutdownFlags(a, &c.shutdown_on_sigint, e);
              },
              [](const Config& c) { return c.shutdown_on_sigint; }},
-      Option{"shutdown-on-sigterm", true, 1, -1,
+      Option{"shutdown-on-sigterm", true, 0, -1,
              [](Config& c, const Args& a, std::string* e) {
                return parseShutdownFlags(a, &c.shutdown_on_sigterm, e);
              },
