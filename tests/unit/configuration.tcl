@@ -345,3 +345,35 @@ start_server {tags {config external:skip} overrides {loading-process-events-inte
     r config get loading-process-events-interval-bytes
   } {loading-process-events-interval-bytes 4096}
 }
+
+start_server {tags {config external:skip} overrides {enable-debug-command yes}} {
+  test {DEBUG CONFIG-REWRITE-FORCE-ALL writes every option, and the file starts the same server} {
+    set before [r config get *]
+    r debug config-rewrite-force-all
+    set text [read_file [srv dir]/redis.conf]
+    # Defaults too (and no replicaof line on a master).
+    assert_match "*\nhz *" $text
+    assert_match "*\nlazyfree-lazy-eviction no\n*" $text
+    assert_no_match "*\nreplicaof *" $text
+    set dir [new_tmp_dir forceall]
+    file copy [srv dir]/redis.conf $dir/redis.conf
+    set port [find_free_port]
+    set pid [exec $::cfg(server_bin) $dir/redis.conf --port $port --dir $dir --unixsocket "" \
+               --logfile $dir/log --daemonize no >& /dev/null &]
+    wait_for_condition 100 50 {[ping_server 127.0.0.1 $port]} {
+      catch {exec kill -9 $pid}
+      fail "the rewritten file did not start a server: [read_file $dir/log]"
+    }
+    set c [::redis::connect 127.0.0.1 $port]
+    set after [$c config get *]
+    catch {$c shutdown nosave}
+    $c close
+    # The same values, but for what the second server was started with.
+    set diffs {}
+    foreach {k v} $before {
+      if {$k in {port dir unixsocket logfile daemonize}} continue
+      if {[dict get $after $k] ne $v} { lappend diffs "$k: $v -> [dict get $after $k]" }
+    }
+    set diffs
+  } {}
+}

@@ -64,7 +64,8 @@ std::string unimplementedLine(const conf::UnimplementedOption& u, const Config& 
 
 }  // namespace
 
-bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* err) {
+bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* err,
+                       bool force_all) {
   std::string text;
   if (!readWholeFile(path, &text)) {
     *err = "Rewriting config file: " + std::string(strerror(errno));
@@ -113,7 +114,9 @@ bool rewriteConfigFile(const Config& cfg, const std::string& path, std::string* 
   }
   for (size_t i = 0; i < options().size(); i++) {
     const Option& o = options()[i];
-    if (written[i] || o.get(cfg) == o.get(defaults)) continue;
+    if (written[i] || (!force_all && o.get(cfg) == o.get(defaults))) continue;
+    // A master has no replicaof line (as Redis removes it), even forced.
+    if (strcmp(o.name, "replicaof") == 0 && o.get(cfg).empty()) continue;
     if (!marker) {
       if (!out.empty() && out.back() != '\n') out += '\n';
       out += std::string(kGenerated) + "\n";

@@ -234,13 +234,19 @@ void configResetstatCommand(Client* c) {
 }
 
 void configRewriteCommand(Client* c) {
+  rewriteConfigAndReply(c, false);
+}
+
+}  // namespace
+
+void rewriteConfigAndReply(Client* c, bool force_all) {
   const std::string& path = g_server->config_file;
   if (path.empty() || path == "-") {
     c->addError("The server is running without a config file");
     return;
   }
   std::string err;
-  if (!rewriteConfigFile(g_server->config, path, &err)) {
+  if (!rewriteConfigFile(g_server->config, path, &err, force_all)) {
     LOG_WARNING("CONFIG REWRITE failed: %s", err.c_str());
     c->addError(err);
     return;
@@ -248,6 +254,8 @@ void configRewriteCommand(Client* c) {
   LOG_NOTICE("CONFIG REWRITE executed with success.");
   c->addOk();
 }
+
+namespace {
 
 void configHelpCommand(Client* c) {
   static const char* const kLines[] = {

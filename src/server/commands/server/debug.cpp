@@ -109,6 +109,8 @@ void debugHelp(Client* c) {
       "CHANGE-REPL-ID",
       "    Change the replication IDs of the instance.",
       "    Dangerous: should be used only for testing the replication subsystem.",
+      "CONFIG-REWRITE-FORCE-ALL",
+      "    Like CONFIG REWRITE but writes all configuration options, defaults included.",
       "DIGEST",
       "    Output a hex signature representing the current DB content.",
       "DIGEST-VALUE <key> [<key> ...]",

@@ -174,6 +174,8 @@ bool debugInspectSubcommand(Client* c) {
   } else if (c->argc() >= 3 && c->argc() <= 4 &&
              common::strutil::equalsIgnoreCase(sub, "MALLCTL-STR")) {
     debugMallctlStr(c);
+  } else if (is("CONFIG-REWRITE-FORCE-ALL", 2)) {
+    rewriteConfigAndReply(c, true);
   } else if (is("PAUSE-CRON", 3)) {
     g_server->cron_paused = atoi(std::string(c->arg(2)).c_str()) != 0;
     c->addOk();

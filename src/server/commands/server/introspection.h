@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "server/request/client_info.h"  // ClientLine, for CLIENT LIST/INFO
 #include "server/core/command.h"
-#include "server/core/reply_helpers.h"  // replyHelp, appendFormat, bytesToHuman
+#include "server/core/reply_helpers.h"   // replyHelp, appendFormat, bytesToHuman
+#include "server/request/client_info.h"  // ClientLine, for CLIENT LIST/INFO
 
 namespace server {
 
@@ -71,6 +71,9 @@ std::string genInfoString(const InfoSelection& sel);
 
 // CONFIG RESETSTAT: zeroes the INFO stats, commandstats and errorstats.
 void resetServerStats();
+// CONFIG REWRITE (and DEBUG CONFIG-REWRITE-FORCE-ALL, `force_all`: every
+// option written): rewrites the server's config file, logs, replies.
+void rewriteConfigAndReply(Client* c, bool force_all);
 
 // DEBUG is refused unless enable-debug-command allows it for this client
 // (config_cmd.cpp).
