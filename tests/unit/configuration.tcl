@@ -53,6 +53,26 @@ proc wait_for_file {path {ms 10000}} {
   return 0
 }
 
+# Starts a server from a copy of the current server's redis.conf (its own
+# port, dir, log; no Unix socket), sends it `cmd` and returns the reply,
+# then shuts it down.
+proc with_server_from_file {name cmd} {
+  set dir [new_tmp_dir $name]
+  file copy [srv dir]/redis.conf $dir/redis.conf
+  set port [find_free_port]
+  set pid [exec $::cfg(server_bin) $dir/redis.conf --port $port --dir $dir --unixsocket "" \
+             --logfile $dir/log --daemonize no >& /dev/null &]
+  wait_for_condition 100 50 {[ping_server 127.0.0.1 $port]} {
+    catch {exec kill -9 $pid}
+    fail "the rewritten file did not start a server: [read_file $dir/log]"
+  }
+  set c [::redis::connect 127.0.0.1 $port]
+  set reply [$c {*}$cmd]
+  catch {$c shutdown nosave}
+  $c close
+  return $reply
+}
+
 proc process_alive {pid} {
   expr {![catch {exec kill -0 $pid}]}
 }
@@ -316,20 +336,7 @@ start_server {tags {config external:skip} overrides {active-defrag-threshold-low
     r config rewrite
     set text [read_file [srv dir]/redis.conf]
     assert_match "*\nuser default on nopass ~\* &\* +@all*" $text
-    set dir [new_tmp_dir rewritten]
-    file copy [srv dir]/redis.conf $dir/redis.conf
-    set port [find_free_port]
-    set pid [exec $::cfg(server_bin) $dir/redis.conf --port $port --dir $dir --unixsocket "" \
-               --logfile $dir/log --daemonize no >& /dev/null &]
-    wait_for_condition 100 50 {[ping_server 127.0.0.1 $port]} {
-      catch {exec kill -9 $pid}
-      fail "the rewritten file did not start a server: [read_file $dir/log]"
-    }
-    set c [::redis::connect 127.0.0.1 $port]
-    set acl [$c acl list]
-    catch {$c shutdown nosave}
-    $c close
-    set acl
+    with_server_from_file rewritten {acl list}
   } {{user default on nopass sanitize-payload ~* &* +@all}}
 }
 
@@ -355,19 +362,7 @@ start_server {tags {config external:skip} overrides {enable-debug-command yes}} 
     assert_match "*\nhz *" $text
     assert_match "*\nlazyfree-lazy-eviction no\n*" $text
     assert_no_match "*\nreplicaof *" $text
-    set dir [new_tmp_dir forceall]
-    file copy [srv dir]/redis.conf $dir/redis.conf
-    set port [find_free_port]
-    set pid [exec $::cfg(server_bin) $dir/redis.conf --port $port --dir $dir --unixsocket "" \
-               --logfile $dir/log --daemonize no >& /dev/null &]
-    wait_for_condition 100 50 {[ping_server 127.0.0.1 $port]} {
-      catch {exec kill -9 $pid}
-      fail "the rewritten file did not start a server: [read_file $dir/log]"
-    }
-    set c [::redis::connect 127.0.0.1 $port]
-    set after [$c config get *]
-    catch {$c shutdown nosave}
-    $c close
+    set after [with_server_from_file forceall {config get *}]
     # The same values, but for what the second server was started with.
     set diffs {}
     foreach {k v} $before {
