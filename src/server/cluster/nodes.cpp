@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "common/log.h"
@@ -26,6 +27,13 @@ namespace server::cluster {
 State& st() {
   static State s;
   return s;
+}
+
+State::~State() {
+  std::set<Link*> links(inbound_links.begin(), inbound_links.end());
+  for (auto& [name, n] : nodes)
+    if (n->link != nullptr) links.insert(n->link);
+  for (Link* l : links) delete l;
 }
 
 int64_t mstime() {

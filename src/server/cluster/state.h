@@ -164,6 +164,13 @@ struct State {
   std::vector<Link*> inbound_links;         // not yet tied to a node, or tied
   std::string config_file;
   int lock_fd = -1;
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  // At exit (st() is a static): the links' own memory goes with the nodes
+  // (their connections are their transports' to release).
+  ~State();
 };
 
 State& st();
