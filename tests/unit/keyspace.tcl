@@ -199,6 +199,27 @@ start_server {tags {keyspace}} {
     assert_error {ERR syntax error} {r flushall async sync}
   }
 
+  test {FLUSHALL and FLUSHDB count the keys they remove as changes; with save points FLUSHALL saves} {
+    # As Redis 7.0.15: a flush adds the keys it removed to
+    # rdb_changes_since_last_save; with save points FLUSHALL saves the empty
+    # data set, leaving no change unsaved.
+    set saved [lindex [r config get save] 1]
+    r config set save ""
+    r flushall
+    r config resetstat
+    set before [info_field [r info persistence] rdb_changes_since_last_save]
+    r mset a 1 b 2 c 3
+    r flushdb
+    r flushdb
+    set after_flushdb [expr {[info_field [r info persistence] rdb_changes_since_last_save] - $before}]
+    r set d 4
+    r config set save "3600 1"
+    r flushall
+    set after_flushall [info_field [r info persistence] rdb_changes_since_last_save]
+    r config set save $saved
+    list $after_flushdb $after_flushall
+  } {6 0}
+
   test {SWAPDB exchanges two databases} {
     r flushall
     r set k in0

@@ -82,9 +82,11 @@ bool shutdownSave(bool save, bool nosave, bool force);
 // files.
 void killChild();
 
-// FLUSHALL as Redis 7.0: stops a BGSAVE in progress and, when save points
-// exist, saves the now empty data set at once (so a restart does not bring
-// the old data back); the flush itself still counts as a change.
+// FLUSHALL as Redis 7.0.15: stops a BGSAVE in progress and, when save
+// points exist, saves the now empty data set at once (so a restart does not
+// bring the old data back), which leaves no change unsaved
+// (rdb_changes_since_last_save 0). FLUSHALL reaches replicas and the AOF
+// by forced propagation, not through the dirty counter.
 void afterFlushAll();
 
 void appendInfoPersistence(std::string* o);

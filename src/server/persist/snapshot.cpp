@@ -571,7 +571,6 @@ void setTransferLoading(Loading kind) {
 void afterFlushAll() {
   killRdbChild();
   if (!savePoints().empty()) saveNow();
-  server::g_server->dirty++;
 }
 
 bool shutdownSave(bool save, bool nosave, bool force) {

@@ -17,6 +17,7 @@
 #include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
 #include "server/pubsub/tracking.h"
+#include "server/request/blocking.h"
 #include "server/request/keyspace.h"
 
 namespace server {
@@ -233,14 +234,19 @@ bool parseFlushMode(Client* c, bool* async) {
   return false;
 }
 
+// Empties the database. The dirty counter grows by the keys it held, as
+// Redis counts a flush; FLUSHDB and FLUSHALL reach replicas and the AOF by
+// forced propagation, an empty database's flush included.
 void flushOne(db::Db* d, bool async) {
+  size_t keys = d->size();
   dbWillChange(d, nullptr);
   if (async) {
     evict::lazyfree::freeDbAsync(d->detachAll());
   } else {
     d->clear();
   }
-  dbModified(d);
+  blocking::signalDb(d);
+  g_server->dirty += static_cast<int64_t>(keys);
 }
 
 // A synchronous flush already took time in proportion to the data: the
@@ -251,6 +257,7 @@ void flushdbCommand(Client* c) {
   if (!parseFlushMode(c, &async)) return;
   flushOne(c->db(), async);
   tracking::invalidateOnFlush(false);
+  if (propagate::wanted()) propagate::forceCommand(propagate::kToAll);
   c->addOk();
   if (!async) evict::purge();
 }
