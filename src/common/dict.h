@@ -53,6 +53,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -146,6 +147,12 @@ class Dict {
     return (bucketCount() - t_[0].released - t_[1].released) * sizeof(Node*);
   }
   bool isRehashing() const { return rehash_idx_ != kNotRehashing; }
+  // DEBUG HTSTATS: each table's size, entries and chain lengths, in Redis's
+  // wording (its dictGetStats). Walks every bucket: for debugging only.
+  void appendStats(std::string* out) const {
+    appendTableStats(out, 0);
+    if (isRehashing()) appendTableStats(out, 1);
+  }
 
   static uint64_t hashKey(const Key& key) { return Traits::hash(key); }
 
@@ -589,6 +596,50 @@ class Dict {
   }
   // Unmaps whole chunks of a mapped array that lie before bucket `idx`; the
   // code never reads buckets below rehash_idx_ (or clear_idx_) again.
+  void appendTableStats(std::string* out, int ti) const {
+    const Table& t = t_[ti];
+    const char* what = ti == 0 ? "main hash table" : "rehashing target";
+    char line[256];
+    if (t.used == 0) {
+      snprintf(line, sizeof(line),
+               "Hash table %d stats (%s):\nNo stats available for empty dictionaries\n", ti, what);
+      *out += line;
+      return;
+    }
+    constexpr size_t kLengths = 50;  // chain lengths counted apart; longer ones in the last
+    size_t by_len[kLengths] = {};
+    size_t slots = 0, longest = 0, total = 0;
+    // Buckets the rehash has moved (and maybe unmapped) are empty.
+    size_t from = ti == 0 && isRehashing() ? rehash_idx_ : 0;
+    by_len[0] = from;
+    for (size_t i = from; i < t.size(); i++) {
+      size_t len = 0;
+      for (Node* n = t.buckets[i]; n != nullptr; n = Traits::next(n)) len++;
+      by_len[len < kLengths ? len : kLengths - 1]++;
+      if (len == 0) continue;
+      slots++;
+      longest = std::max(longest, len);
+      total += len;
+    }
+    snprintf(line, sizeof(line),
+             "Hash table %d stats (%s):\n table size: %zu\n number of elements: %zu\n"
+             " different slots: %zu\n max chain length: %zu\n",
+             ti, what, t.size(), t.used, slots, longest);
+    *out += line;
+    snprintf(line, sizeof(line),
+             " avg chain length (counted): %.02f\n avg chain length (computed): %.02f\n"
+             " Chain length distribution:\n",
+             static_cast<double>(total) / static_cast<double>(slots),
+             static_cast<double>(t.used) / static_cast<double>(slots));
+    *out += line;
+    for (size_t i = 0; i < kLengths - 1; i++) {
+      if (by_len[i] == 0) continue;
+      snprintf(line, sizeof(line), "   %zu: %zu (%.02f%%)\n", i, by_len[i],
+               static_cast<double>(by_len[i]) / static_cast<double>(t.size()) * 100);
+      *out += line;
+    }
+  }
+
   static void releaseBefore(Table& t, size_t idx) {
     constexpr size_t kChunk = kReleaseChunkBytes / sizeof(Node*);
     if (!t.mapped) return;

@@ -127,6 +127,21 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
   }
 }
 
+start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
+  test {DEBUG HTSTATS describes the keyspace's and the expires' hash tables} {
+    r select 9
+    r debug populate 100
+    r expire key:1 100
+    set stats [r debug htstats 9]
+    r select 0
+    assert_match {Dictionary HT*main hash table*table size: 128*number of elements: 100*} \
+      [string range $stats 1 end]
+    assert_match {*Expires HT*table size: 4*number of elements: 1*Chain length distribution:*} $stats
+    assert_error {ERR Out of range database} {r debug htstats 16}
+    r debug htstats 3
+  } "\[Dictionary HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n\[Expires HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n"
+}
+
 start_server {tags {lolwut}} {
   test {LOLWUT prints the version; VERSION 5 draws Schotter in Braille} {
     set plain [r lolwut]

@@ -218,6 +218,13 @@ class Db {
   // The two tables apart (MEMORY STATS overhead.hashtable.*).
   size_t mainTableMemory() const { return keys_.memoryUsage(); }
   size_t expiresTableMemory() const { return expires_.memoryUsage(); }
+  // DEBUG HTSTATS: the keyspace's and the expires' tables, as Redis words it.
+  void appendTableStats(std::string* out) const {
+    *out += "[Dictionary HT]\n";
+    keys_.appendStats(out);
+    *out += "[Expires HT]\n";
+    expires_.appendStats(out);
+  }
 
   // Called whenever a key is deleted because it expired (keyspace stats,
   // WATCH). Set by the server.

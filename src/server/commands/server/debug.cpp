@@ -111,6 +111,8 @@ void debugHelp(Client* c) {
       "    Dangerous: should be used only for testing the replication subsystem.",
       "CONFIG-REWRITE-FORCE-ALL",
       "    Like CONFIG REWRITE but writes all configuration options, defaults included.",
+      "HTSTATS <dbid>",
+      "    Return hash table statistics of the specified Redis database.",
       "DIGEST",
       "    Output a hex signature representing the current DB content.",
       "DIGEST-VALUE <key> [<key> ...]",

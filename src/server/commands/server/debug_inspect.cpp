@@ -174,6 +174,16 @@ bool debugInspectSubcommand(Client* c) {
   } else if (c->argc() >= 3 && c->argc() <= 4 &&
              common::strutil::equalsIgnoreCase(sub, "MALLCTL-STR")) {
     debugMallctlStr(c);
+  } else if (is("HTSTATS", 3)) {
+    int64_t id;
+    if (!c->argInt64(2, &id)) return true;
+    if (id < 0 || id >= static_cast<int64_t>(g_server->dbs.size())) {
+      c->addError("Out of range database");
+      return true;
+    }
+    std::string stats;
+    g_server->dbs[static_cast<size_t>(id)]->appendTableStats(&stats);
+    c->reply().verbatim(stats);
   } else if (is("CONFIG-REWRITE-FORCE-ALL", 2)) {
     rewriteConfigAndReply(c, true);
   } else if (is("PAUSE-CRON", 3)) {
