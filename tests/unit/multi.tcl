@@ -611,3 +611,42 @@ start_server {tags {multi}} {
     list $e $err
   } {1 {EXECABORT Transaction discarded because of: MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.}}
 }
+
+start_server {tags {multi external:skip}} {
+  # Forks are not made in the middle of a transaction: they are scheduled
+  # and the cron starts them after EXEC (Redis 7.0's in_exec rule).
+  proc wait_forks_above {n} {
+    wait_for_condition 100 100 {[info_field [r info stats] total_forks] > $n} {
+      fail "the scheduled fork never started"
+    }
+    wait_for_condition 100 100 {
+      [info_field [r info persistence] rdb_bgsave_in_progress] == 0 &&
+      [info_field [r info persistence] aof_rewrite_in_progress] == 0
+    } { fail "the child never ended" }
+  }
+
+  test {BGSAVE and BGREWRITEAOF inside MULTI are scheduled, and run after EXEC} {
+    set forks [info_field [r info stats] total_forks]
+    r multi
+    r set k v
+    r bgsave
+    set res [r exec]
+    wait_forks_above $forks
+    set forks [info_field [r info stats] total_forks]
+    r multi
+    r bgrewriteaof
+    lappend res {*}[r exec]
+    wait_forks_above $forks
+    set res
+  } {OK {Background saving scheduled} {Background append only file rewriting scheduled}}
+
+  test {CONFIG SET appendonly yes inside MULTI schedules the AOF's first rewrite} {
+    set forks [info_field [r info stats] total_forks]
+    r multi
+    r config set appendonly yes
+    r exec
+    wait_forks_above $forks
+    assert_match "*AOF was enabled during a transaction*" [read_file [srv stdout]]
+    r config set appendonly no
+  } {OK}
+}

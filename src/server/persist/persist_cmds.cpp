@@ -10,6 +10,7 @@
 #include "server/persist/digest.h"
 #include "server/persist/persist.h"
 #include "server/persist/snapshot.h"
+#include "server/request/multi.h"
 
 namespace server::persist {
 
@@ -40,8 +41,9 @@ void bgsaveCommand(Client* c) {
     c->addError("Background save already in progress");
     return;
   }
-  if (aof::rewriteInProgress()) {
-    if (schedule) {
+  // Inside EXEC a BGSAVE is scheduled (the cron forks), as Redis does.
+  if (aof::rewriteInProgress() || inExec()) {
+    if (schedule || inExec()) {
       state().bgsave_scheduled = true;
       c->addStatus("Background saving scheduled");
     } else {

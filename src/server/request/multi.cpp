@@ -16,6 +16,8 @@ namespace server {
 
 namespace {
 
+int g_exec_depth = 0;  // EXECs running (inExec)
+
 struct WatchedKey {
   int db;
   std::string key;
@@ -195,6 +197,7 @@ void execCommand(Client* c) {
   c->addArrayLen(static_cast<int64_t>(queue.size()));
   uint32_t deny_before = c->flags & kDenyBlocking;
   c->flags |= kDenyBlocking;
+  g_exec_depth++;
   std::vector<std::string_view> views;
   for (QueuedCommand& q : queue) {
     views.assign(q.argv.begin(), q.argv.end());
@@ -204,6 +207,7 @@ void execCommand(Client* c) {
     if (acl::checkClientAtExec(c, *q.cmd)) callCommand(c, q.cmd);
     c->swapArgv(&views);
   }
+  g_exec_depth--;
   c->flags = (c->flags & ~kDenyBlocking) | deny_before;
   c->swapArgv(&saved);
   c->cur_cmd = exec_cmd;
@@ -246,6 +250,10 @@ bool runsOutsideQueue(const Command* cmd) {
 }
 
 }  // namespace
+
+bool inExec() {
+  return g_exec_depth > 0;
+}
 
 bool inMulti(const Client* c) {
   return c->multi_state != nullptr && c->multi_state->in_multi;

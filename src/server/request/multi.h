@@ -38,6 +38,10 @@ void registerMultiCommands(CommandTable& t);  // MULTI EXEC DISCARD WATCH UNWATC
 // ---- dispatch hooks
 // True when c is in MULTI (CLIENT LIST flag 'x').
 bool inMulti(const Client* c);
+// True while EXEC runs a transaction's commands (Redis's server.in_exec):
+// BGSAVE, BGREWRITEAOF and CONFIG SET appendonly yes then schedule their
+// fork for the cron instead of forking mid-transaction.
+bool inExec();
 // True when a watched key was touched (CLIENT LIST flag 'd').
 bool multiDirtyCas(const Client* c);
 // Queued commands (CLIENT LIST multi=, -1 outside MULTI) and their bytes.
@@ -59,9 +63,9 @@ uint32_t multiQueuedCommonFlags(const Client* c);
 bool multiExecMayWrite(const Client* c);
 // Each queued command with its arguments, in order (cluster mode finds the
 // slot of a whole transaction at EXEC).
-void multiForEachQueued(const Client* c,
-                        const std::function<void(const Command*,
-                                                 const std::vector<std::string_view>&)>& fn);
+void multiForEachQueued(
+    const Client* c,
+    const std::function<void(const Command*, const std::vector<std::string_view>&)>& fn);
 // EXEC refused before it ran (out of memory): discards the transaction and
 // answers "-EXECABORT Transaction discarded because of: <error>", as Redis.
 void multiExecAbort(Client* c, std::string_view error);

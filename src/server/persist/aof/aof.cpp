@@ -19,6 +19,7 @@
 #include "server/persist/snapshot.h"
 #include "server/pubsub/tracking.h"
 #include "server/request/keyspace.h"
+#include "server/request/multi.h"
 
 namespace server::persist::aof {
 
@@ -61,6 +62,14 @@ bool startAppendOnly(std::string* err) {
     LOG_WARNING(
         "AOF was enabled but there is already another background operation. An AOF background "
         "was scheduled to start when possible.");
+    return true;
+  }
+  if (server::inExec()) {
+    // Not forked in the middle of a transaction, as Redis: the cron starts it.
+    st.rewrite_scheduled = true;
+    LOG_WARNING(
+        "AOF was enabled during a transaction. An AOF background was scheduled to start when "
+        "possible.");
     return true;
   }
   if (st.child_pid > 0) {
@@ -275,7 +284,8 @@ void bgrewriteaofCommand(server::Client* c) {
     c->addError("Background append only file rewriting already in progress");
     return;
   }
-  if (anyChild()) {
+  // Inside EXEC it is scheduled too (the cron forks), as Redis does.
+  if (anyChild() || server::inExec()) {
     st.rewrite_scheduled = true;
     c->addStatus("Background append only file rewriting scheduled");
     return;
