@@ -231,7 +231,17 @@ std::string debugKillLink(std::string_view direction, std::string_view node) {
 void shutdown() {
   if (!g_enabled) return;
   saveConfig(true);
-  st().listeners.clear();
+  State& s = st();
+  s.listeners.clear();
+  // The links close now, while the event loop their connections use is
+  // alive (not counted as failures of the peers' transports).
+  std::vector<Link*> links(s.inbound_links);
+  for (auto& [name, n] : s.nodes)
+    if (n->link != nullptr) links.push_back(n->link);
+  for (Link* l : links) {
+    l->delivered = true;
+    freeLink(l);
+  }
 }
 
 }  // namespace server::cluster

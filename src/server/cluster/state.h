@@ -168,8 +168,8 @@ struct State {
   State() = default;
   State(const State&) = delete;
   State& operator=(const State&) = delete;
-  // At exit (st() is a static): the links' own memory goes with the nodes
-  // (their connections are their transports' to release).
+  // At exit (st() is a static): links made after shutdown() closed the
+  // others go with the nodes (their connections are the transports').
   ~State();
 };
 
