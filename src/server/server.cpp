@@ -445,6 +445,7 @@ void Instance::prepareShutdown() {
   process::stopping();
   persist::killChild();
   cluster::shutdown();
+  cluster::migrateCloseLinks();  // MIGRATE keeps links in standalone mode too
   for (Client* c : clients) {
     flushClient(c);
   }

@@ -82,6 +82,9 @@ void registerMigrateCommand(CommandTable& t);
 
 // Closes the links idle for more than 10 s; from the server's cron.
 void migrateCron();
+// Closes every cached MIGRATE link now (shutdown: while the event loop
+// their connections use is still alive).
+void migrateCloseLinks();
 
 // Links kept now (INFO's migrate_cached_sockets).
 size_t migrateCachedLinks();

@@ -449,6 +449,10 @@ void migrateCron() {
   }
 }
 
+void migrateCloseLinks() {
+  links().clear();
+}
+
 size_t migrateCachedLinks() {
   return links().size();
 }
