@@ -307,9 +307,7 @@ void applyBusTransport() {
   // and so do the links over it: they come back over the new setting.
   if (s.listeners.size() > 1) s.listeners.resize(1);
   std::vector<Link*> alt_links;
-  for (auto& [name, n] : s.nodes)
-    if (n->link != nullptr && n->link->alt) alt_links.push_back(n->link);
-  for (Link* l : s.inbound_links)  // tied to a node or not
+  for (Link* l : s.allLinks())
     if (l->alt) alt_links.push_back(l);
   for (Link* l : alt_links) {
     l->delivered = true;  // not a failure of the peer's transport

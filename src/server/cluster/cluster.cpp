@@ -235,10 +235,7 @@ void shutdown() {
   s.listeners.clear();
   // The links close now, while the event loop their connections use is
   // alive (not counted as failures of the peers' transports).
-  std::vector<Link*> links(s.inbound_links);
-  for (auto& [name, n] : s.nodes)
-    if (n->link != nullptr) links.push_back(n->link);
-  for (Link* l : links) {
+  for (Link* l : s.allLinks()) {
     l->delivered = true;
     freeLink(l);
   }

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <set>
 #include <sstream>
 
 #include "common/log.h"
@@ -29,11 +28,15 @@ State& st() {
   return s;
 }
 
-State::~State() {
-  std::set<Link*> links(inbound_links.begin(), inbound_links.end());
+std::vector<Link*> State::allLinks() const {
+  std::vector<Link*> links(inbound_links);
   for (auto& [name, n] : nodes)
-    if (n->link != nullptr) links.insert(n->link);
-  for (Link* l : links) delete l;
+    if (n->link != nullptr) links.push_back(n->link);
+  return links;
+}
+
+State::~State() {
+  for (Link* l : allLinks()) delete l;
 }
 
 int64_t mstime() {

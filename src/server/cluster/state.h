@@ -168,6 +168,9 @@ struct State {
   State() = default;
   State(const State&) = delete;
   State& operator=(const State&) = delete;
+  // Every bus link: the inbound ones (tied to a node or not), then each
+  // node's outbound one. A snapshot: freeing them while walking it is safe.
+  std::vector<Link*> allLinks() const;
   // At exit (st() is a static): links made after shutdown() closed the
   // others go with the nodes (their connections are the transports').
   ~State();
