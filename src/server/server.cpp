@@ -320,6 +320,15 @@ void Instance::freeClosingClients() {
 }
 
 void Instance::beforeSleep() {
+  // Over maxmemory, the replies queued since the last step go out before
+  // the deferred requests run (as they would have before those requests
+  // were read without threads): their evictions must not count them, the
+  // invalidations an eviction queued above all.
+  if (threaded_io::g_reads_queued && !pending_writes.empty() && config.maxmemory > 0 &&
+      evict::overMaxmemory()) {
+    persist::beforeSleep();  // the AOF before the replies to its writes
+    handlePendingWrites();
+  }
   // Clients whose reads were left to the I/O threads: read in one step,
   // then their requests run here, first, as if read by their handlers.
   threaded_io::handleDeferredReads();

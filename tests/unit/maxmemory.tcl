@@ -322,11 +322,11 @@ start_server {tags {maxmemory external:skip}} {
   } {0}
 }
 
-# io-threads 1 even in the threaded pass: there, the requests read by the
-# I/O threads run before the previous round's invalidations are written, so
-# the next command's eviction counts them and evicts again (a known
-# difference with io-threads, left open: the session note has it).
-start_server {tags {maxmemory external:skip} overrides {io-threads 1}} {
+# In the threaded pass (io-threads 4) this also checks that the requests
+# the I/O threads read run after the previous round's invalidations are
+# written: otherwise the next command's eviction counts them and evicts
+# again.
+start_server {tags {maxmemory external:skip}} {
   test {Eviction frees what is over the limit, not the invalidations it sends} {
     # Ten RESP3 clients track 300 keys with 1 KB names: every eviction
     # queues ten 1 KB invalidation messages. They are not counted against
