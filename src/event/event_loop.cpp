@@ -201,7 +201,12 @@ int EventLoop::processEvents(bool block) {
   int n = waitForEvents(timeout);
   if (after_sleep_) after_sleep_(this);
   int processed = 0;
-  for (int i = 0; i < n; i++) {
+  // A handler may run the loop itself (serving clients during a long load
+  // or script), which refills fired_: the rest of this batch is then stale
+  // and left alone (every fd is level-triggered: what is still ready is
+  // reported again).
+  uint64_t batch = ++batch_;
+  for (int i = 0; i < n && batch_ == batch; i++) {
     int fd = fired_[i].data.fd;
     uint32_t ev = fired_[i].events;
     int what = kNone;

@@ -136,6 +136,7 @@ class EventLoop {
   // there is none, 0 when one is due, at most INT_MAX.
   int timerWaitMs() const;
   void grow(int fd);
+  uint64_t batch_ = 0;  // bumped by every processEvents (nested ones too)
 
   int epfd_;
   std::vector<FileEvent> events_;
