@@ -95,10 +95,11 @@ class Server {
   // Runs one iteration of the loop from inside a long operation (a busy
   // script, a load): clients are served (-BUSY, -LOADING) while it goes
   // on. nestedLoops() > 0 meanwhile: work that must wait for the outer
-  // iteration (the I/O threads' steps) checks it.
-  void serveEventsWhileBusy() {
+  // iteration (the I/O threads' steps) checks it. With wait, the iteration
+  // sleeps until an event or the next timer (a load waiting for its bytes).
+  void serveEventsWhileBusy(bool wait = false) {
     nested_loops_++;
-    loop.processEvents(false);
+    loop.processEvents(wait);
     nested_loops_--;
   }
   int nestedLoops() const { return nested_loops_; }

@@ -123,14 +123,25 @@ const ReplInfo& loadedReplInfo();
 // their DELs to the replicas that continue with it.
 std::vector<std::pair<int, std::string>> takeLoadExpiredKeys();
 
+class RdbReader;
+
+// The RDB of a full synchronization: read from the master's connection as
+// it arrives (stream, diskless load; stream_len its length if announced,
+// else 0) or from the file received (path).
 struct ReplicaRdb {
-  const uint8_t* data = nullptr;
-  size_t len = 0;
+  RdbReader* stream = nullptr;
+  size_t stream_len = 0;
   std::string path;
   bool lazy_flush = false;
   bool keep_on_error = false;
   bool async = false;  // swapdb: serve the old data set meanwhile (asyncLoading())
   std::function<void()> serve_events;
+  // Asked while loading: false abandons the load (the link it reads went
+  // away meanwhile).
+  std::function<bool()> still_wanted;
+  // After the last byte of the RDB, before the data replaces the old: false
+  // with *err fails the load (what follows the RDB is not what it should be).
+  std::function<bool(std::string* err)> verify_end;
 };
 struct ReplicaRdbResult {
   uint64_t keys = 0;

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/crc64.h"
 #include "server/core/version.h"
 #include "server/persist/child_info.h"
 #include "server/persist/rdb_foreign_load.h"
@@ -130,20 +129,22 @@ namespace {
 
 constexpr const char* kSignature = "Wrong signature trying to load DB from file";
 
-// The loader proper, over one bounded reader.
+// The loader proper, over one bounded reader (n: the input's length, 0 for
+// a stream of unknown length).
 class Loader {
  public:
-  Loader(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
-         int64_t now_ms, LoadStats* st, const LoadHooks* hooks)
-      : data_(data),
-        n_(n),
-        r_(data, n),
+  Loader(RdbReader& r, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc, int64_t now_ms,
+         LoadStats* st, const LoadHooks* hooks)
+      : n_(n),
+        r_(r),
         ndbs_(ndbs),
         lim_(lim),
         verify_crc_(verify_crc),
         now_ms_(now_ms),
         st_(st),
-        hooks_(hooks) {}
+        hooks_(hooks) {
+    if (verify_crc_) r_.keepChecksum();
+  }
 
   bool run(std::vector<std::unique_ptr<db::Db>>* out) {
     for (int i = 0; i < ndbs_; i++) out->push_back(std::make_unique<db::Db>(i));
@@ -175,7 +176,7 @@ class Loader {
           uint64_t a, b;
           if (!r_.length(&a) || !r_.length(&b)) return false;
           // A hint only: bounded by what the rest of the file could hold.
-          if (cur->size() == 0 && a <= r_.remaining() / 3) cur->reserve(a);
+          if (cur->size() == 0 && a <= r_.remaining() / 3) cur->reserve(r_.reserveHint(a));
           continue;
         }
         case kOpExpireTimeMs:
@@ -261,12 +262,12 @@ class Loader {
         st_->keys++;
       }
       expire = -1;
-      if (hooks_ != nullptr && hooks_->release_behind) releaseBehind();
+      r_.release(hooks_ != nullptr && hooks_->release_behind);
       if (hooks_ != nullptr) {
         if (hooks_->key_delay_us > 0) usleep(static_cast<useconds_t>(hooks_->key_delay_us));
         if (hooks_->progress && (++since_progress_ >= 256 || hooks_->key_delay_us > 0)) {
           since_progress_ = 0;
-          if (!hooks_->progress(r_.offset(), n_)) return r_.fail("loading abandoned (shutdown)");
+          if (!hooks_->progress(r_.offset(), n_)) return r_.fail("loading abandoned");
         }
       }
     }
@@ -277,7 +278,7 @@ class Loader {
   std::string error() const {
     const std::string& e = r_.error();
     if (e == kSignature) return e;
-    if (e == RdbReader::kShortRead)
+    if (e == RdbReader::kShortRead && !r_.streaming())
       return "Short read or OOM loading DB. Unrecoverable error, aborting now. (file ends at "
              "byte " +
              std::to_string(n_) + origin() + ")";
@@ -333,11 +334,10 @@ class Loader {
 
   bool trailer() {
     if (st_->version < 5) return true;  // no checksum before version 5
-    size_t upto = r_.offset();
+    uint64_t crc = verify_crc_ ? r_.checksum() : 0;
     int64_t stored;
     if (!r_.millis(&stored)) return r_.fail("file ends before its checksum");
     if (!verify_crc_ || stored == 0) return true;  // written with rdbchecksum no
-    uint64_t crc = common::crc64(crc_, data_ + released_, upto - released_);
     if (crc != static_cast<uint64_t>(stored)) {
       // Redis's words: "expected" is what the bytes give, "got" the trailer.
       char buf[128];
@@ -349,23 +349,8 @@ class Loader {
     return true;
   }
 
-  // Gives back the whole pages behind the reader once kReleaseChunk of them
-  // are done (only between keys: nothing loaded points into the input).
-  void releaseBehind() {
-    static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    size_t upto = r_.offset() / kPage * kPage;
-    if (upto < released_ + kReleaseChunk) return;
-    if (verify_crc_) crc_ = common::crc64(crc_, data_ + released_, upto - released_);
-    madvise(const_cast<uint8_t*>(data_ + released_), upto - released_, MADV_DONTNEED);
-    released_ = upto;
-  }
-  static constexpr size_t kReleaseChunk = 8 << 20;
-
-  const uint8_t* data_;
-  size_t released_ = 0;  // bytes of data_ given back (and in crc_)
-  uint64_t crc_ = 0;
   size_t n_;
-  RdbReader r_;
+  RdbReader& r_;
   int ndbs_;
   const LoadLimits& lim_;
   bool verify_crc_;
@@ -385,14 +370,21 @@ std::string fieldTtlNote(const LoadStats& st) {
          std::to_string(st.field_ttls_expired) + " whose time had passed were dropped";
 }
 
-bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
-                  int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
-                  std::string* err, const LoadHooks* hooks) {
-  Loader l(data, n, ndbs, lim, verify_crc, now_ms, stats, hooks);
+bool loadRdb(RdbReader& r, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
+             int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
+             std::string* err, const LoadHooks* hooks) {
+  Loader l(r, n, ndbs, lim, verify_crc, now_ms, stats, hooks);
   if (l.run(out)) return true;
   out->clear();
   *err = l.error();
   return false;
+}
+
+bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
+                  int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
+                  std::string* err, const LoadHooks* hooks) {
+  RdbReader r(data, n);
+  return loadRdb(r, n, ndbs, lim, verify_crc, now_ms, out, stats, err, hooks);
 }
 
 bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool verify_crc,

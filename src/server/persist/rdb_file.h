@@ -102,6 +102,13 @@ bool loadRdbBytes(const uint8_t* data, size_t n, int ndbs, const LoadLimits& lim
                   int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
                   std::string* err, const LoadHooks* hooks = nullptr);
 
+// The same over any reader (a stream's, for a replica's diskless load): n
+// is the input's length if known (progress figures), else 0. On success
+// the reader is just past the checksum.
+bool loadRdb(RdbReader& r, size_t n, int ndbs, const LoadLimits& lim, bool verify_crc,
+             int64_t now_ms, std::vector<std::unique_ptr<db::Db>>* out, LoadStats* stats,
+             std::string* err, const LoadHooks* hooks = nullptr);
+
 // Reads the file at path and loads it as above. *missing is set (and true
 // returned) when the file does not exist.
 bool loadRdbFile(const std::string& path, int ndbs, const LoadLimits& lim, bool verify_crc,

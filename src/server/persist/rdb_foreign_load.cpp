@@ -88,7 +88,7 @@ bool loadRedisMetadataHash(RdbReader& r, uint8_t type, const LoadLimits& lim, db
   uint64_t n;
   if (!r.count(&n, r.remaining() / 3)) return false;
   Pairs pairs(r);
-  pairs.reserve(n);
+  pairs.reserve(r.reserveHint(n));
   for (uint64_t i = 0; i < n; i++) {
     uint64_t ttl;
     std::string f, v;
@@ -128,7 +128,7 @@ bool loadValkeyHash2(RdbReader& r, const LoadLimits& lim, db::Value* out) {
   uint64_t n;
   if (!r.count(&n, r.remaining() / 10)) return false;
   Pairs pairs(r);
-  pairs.reserve(n);
+  pairs.reserve(r.reserveHint(n));
   for (uint64_t i = 0; i < n; i++) {
     std::string f, v;
     int64_t expiry;

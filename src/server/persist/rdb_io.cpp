@@ -1,6 +1,7 @@
 #include "server/persist/rdb_io.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 
 #include <liblzf/lzf.h>
 #include <unistd.h>
@@ -212,17 +213,77 @@ bool RdbReader::fail(const std::string& why) {
 
 bool RdbReader::byte(uint8_t* out) {
   if (!ok()) return false;
-  if (p_ >= end_) return fail(kShortRead);
+  if (p_ >= end_ && !refill(1)) return false;
   *out = *p_++;
   return true;
 }
 
 bool RdbReader::raw(size_t n, const uint8_t** out) {
   if (!ok()) return false;
-  if (remaining() < n) return fail(kShortRead);
+  if (static_cast<size_t>(end_ - p_) < n && !refill(n)) return false;
   *out = p_;
   p_ += n;
   return true;
+}
+
+size_t RdbReader::streamRemaining() const {
+  int64_t left = src_->left();
+  size_t have = static_cast<size_t>(end_ - p_);
+  return left < 0 ? SIZE_MAX - have : have + static_cast<size_t>(left);
+}
+
+bool RdbReader::refill(size_t n) {
+  if (src_ == nullptr) return fail(kShortRead);
+  size_t have = static_cast<size_t>(end_ - p_);
+  int64_t left = src_->left();
+  if (left >= 0 && n - have > static_cast<uint64_t>(left)) return fail(kShortRead);
+  size_t cap = std::max(n, kStreamChunk);
+  if (left >= 0) cap = std::min<uint64_t>(cap, have + static_cast<uint64_t>(left));
+  // A new buffer, so that what earlier reads returned stays where it is;
+  // a length no allocation can hold fails here rather than throwing.
+  std::unique_ptr<uint8_t[]> next(new (std::nothrow) uint8_t[cap]);
+  if (next == nullptr)
+    return fail("out of memory for " + std::to_string(n) + " bytes of one value");
+  if (have > 0) memcpy(next.get(), p_, have);
+  foldChecksum(p_);
+  window_off_ += static_cast<size_t>(p_ - base_);
+  if (window_ != nullptr) kept_.push_back(std::move(window_));
+  window_ = std::move(next);
+  base_ = p_ = crc_from_ = window_.get();
+  end_ = base_ + have;
+  size_t got = 0;
+  std::string err;
+  bool filled = src_->fill(window_.get() + have, n - have, cap - have, &got, &err);
+  end_ += got;
+  if (!filled) return fail(err.empty() ? kShortRead : err);
+  return true;
+}
+
+void RdbReader::foldChecksum(const uint8_t* upto) {
+  if (crc_on_ && upto > crc_from_)
+    crc_ = common::crc64(crc_, crc_from_, static_cast<size_t>(upto - crc_from_));
+  crc_from_ = upto;
+}
+
+uint64_t RdbReader::checksum() const {
+  if (p_ <= crc_from_) return crc_;
+  return common::crc64(crc_, crc_from_, static_cast<size_t>(p_ - crc_from_));
+}
+
+void RdbReader::release(bool unmap) {
+  if (src_ != nullptr) {
+    kept_.clear();
+    return;
+  }
+  if (!unmap) return;
+  // Whole pages, kReleaseChunk of them at a time.
+  static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr size_t kReleaseChunk = 8 << 20;
+  const uint8_t* upto = base_ + (static_cast<size_t>(p_ - base_) / kPage * kPage);
+  if (upto < crc_from_ + kReleaseChunk) return;
+  const uint8_t* from = crc_from_;
+  foldChecksum(upto);
+  madvise(const_cast<uint8_t*>(from), static_cast<size_t>(upto - from), MADV_DONTNEED);
 }
 
 bool RdbReader::length(uint64_t* out, bool* encoded) {

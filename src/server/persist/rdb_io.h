@@ -2,8 +2,9 @@
 // LZF forms as Redis chooses them), doubles and raw bytes to a buffer that
 // is either kept (DUMP) or flushed to a file descriptor as it grows (SAVE),
 // keeping a running CRC-64 of everything written. RdbReader is its bounded
-// counterpart over bytes in memory: every read checks the remaining length
-// and a failure leaves a message in error() instead of reading past the end.
+// counterpart, over bytes in memory or pulled from a stream: every read
+// checks the length it has and a failure leaves a message in error()
+// instead of reading past the end.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace server::persist {
 
@@ -91,7 +93,26 @@ class RdbReader {
   // The error of every read that ran out of input.
   static constexpr const char* kShortRead = "unexpected end of data";
 
-  RdbReader(const uint8_t* p, size_t n) : base_(p), p_(p), end_(p + n) {}
+  // Where a streaming reader's bytes come from (a replica loading the RDB
+  // straight from its master's connection).
+  class Source {
+   public:
+    virtual ~Source() = default;
+    // Puts at least `min` and at most `cap` bytes at buf (waiting for them
+    // as long as it takes; the event loop may run meanwhile) and sets *got.
+    // False with *err set when the stream ended or failed first.
+    virtual bool fill(uint8_t* buf, size_t min, size_t cap, size_t* got, std::string* err) = 0;
+    // How many bytes are still to come, if the stream's length is known;
+    // else -1.
+    virtual int64_t left() const = 0;
+  };
+
+  // Over bytes in memory: the whole input is there from the start.
+  RdbReader(const uint8_t* p, size_t n) : base_(p), p_(p), end_(p + n), crc_from_(p) {}
+  // Over a stream: bytes are pulled from src as reads need them, into
+  // buffers of the reader's own. Everything a read returned (raw(),
+  // stringView()) stays valid until the next release().
+  explicit RdbReader(Source* src) : src_(src) {}
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
@@ -103,7 +124,9 @@ class RdbReader {
     if (!error_.empty() && error_ != kShortRead) error_ += more;
     return false;
   }
-  size_t offset() const { return static_cast<size_t>(p_ - base_); }
+  // Bytes read since the start.
+  size_t offset() const { return window_off_ + static_cast<size_t>(p_ - base_); }
+  bool streaming() const { return src_ != nullptr; }
 
   // Where the bytes come from: the RDB version of the file or payload
   // (0: unknown), whether Valkey wrote it (type 22 means a different hash
@@ -125,8 +148,33 @@ class RdbReader {
     uint64_t dropped_expired = 0;
   };
   FieldTtlNotes& fieldTtlNotes() { return field_ttls_; }
-  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
-  const uint8_t* pos() const { return p_; }
+  // The most bytes the rest of the input can hold: a bound for counts
+  // (each element takes at least a byte). A stream of unknown length has
+  // none.
+  size_t remaining() const {
+    return src_ == nullptr ? static_cast<size_t>(end_ - p_) : streamRemaining();
+  }
+  // How many of n announced elements to reserve room for: n where the
+  // input is all there (counts were checked against it), a bounded part of
+  // n over a stream (the rest is grown into as elements arrive).
+  uint64_t reserveHint(uint64_t n) const {
+    return src_ == nullptr || n <= kStreamReserve ? n : kStreamReserve;
+  }
+  // The bytes buffered past the position (a stream's reader may hold
+  // bytes that follow the RDB).
+  std::string_view buffered() const {
+    return std::string_view(reinterpret_cast<const char*>(p_), static_cast<size_t>(end_ - p_));
+  }
+
+  // Between values (nothing read before is in use): gives back what is
+  // behind the position. Over a stream, the buffers left behind; in memory
+  // with unmap, the whole pages behind (a mapped file). With the checksum
+  // kept, the bytes given back are folded into it first.
+  void release(bool unmap);
+  // Keeps the CRC-64 of the bytes read (see checksum()).
+  void keepChecksum() { crc_on_ = true; }
+  // CRC-64 of every byte before the position.
+  uint64_t checksum() const;
 
   bool byte(uint8_t* out);
   bool raw(size_t n, const uint8_t** out);
@@ -149,9 +197,26 @@ class RdbReader {
   bool seconds(int32_t* out);
 
  private:
-  const uint8_t* base_;
-  const uint8_t* p_;
-  const uint8_t* end_;
+  // A stream's buffers are at least this big.
+  static constexpr size_t kStreamChunk = 256 * 1024;
+  static constexpr uint64_t kStreamReserve = 1 << 16;
+  size_t streamRemaining() const;
+  // Makes n bytes readable at p_ (pulling from the source); false with the
+  // error recorded if they cannot be.
+  bool refill(size_t n);
+  // Folds [crc_from_, upto) into crc_ (when kept).
+  void foldChecksum(const uint8_t* upto);
+
+  const uint8_t* base_ = nullptr;  // the window's start (offset window_off_)
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  size_t window_off_ = 0;
+  Source* src_ = nullptr;
+  std::unique_ptr<uint8_t[]> window_;             // a stream's current buffer
+  std::vector<std::unique_ptr<uint8_t[]>> kept_;  // earlier ones, until release()
+  bool crc_on_ = false;
+  uint64_t crc_ = 0;                   // of the bytes before crc_from_
+  const uint8_t* crc_from_ = nullptr;  // in the current window
   std::string error_;
   int version_ = 0;
   bool valkey_ = false;

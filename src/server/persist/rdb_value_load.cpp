@@ -430,7 +430,7 @@ bool loadZSet(RdbReader& r, uint8_t type, const LoadLimits& lim, db::Value* out)
     if (n > lim.zset_max_entries) {
       // Too big for a listpack: straight into the skiplist.
       auto z = std::make_unique<db::SkiplistZSet>();
-      z->reserve(n);
+      z->reserve(r.reserveHint(n));
       std::string_view m;
       for (uint64_t i = 0; i < n; i++) {
         double score;

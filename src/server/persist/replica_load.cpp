@@ -1,6 +1,6 @@
 // Loading the RDB a master sends in a full resynchronization
-// (src/server/repl/replica/), from the received file or from memory
-// (diskless load), with the same -LOADING service and progress figures as a
+// (src/server/repl/replica/), from the received file or straight from the
+// master's connection (diskless load), with the same -LOADING service and progress figures as a
 // load at start-up.
 #include <time.h>
 
@@ -42,7 +42,7 @@ bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* er
   g_loading = in.async ? Loading::kAsync : Loading::kSync;
   st.loading_start = static_cast<int64_t>(time(nullptr));
   st.loading_loaded_bytes = 0;
-  st.loading_total_bytes = in.data != nullptr ? in.len : 0;
+  st.loading_total_bytes = in.stream != nullptr ? in.stream_len : 0;
   int64_t t0 = monoUs();
   std::vector<std::unique_ptr<db::Db>> fresh;
   LoadStats stats;
@@ -58,17 +58,18 @@ bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* er
     if (now - last_events >= 20000) {
       last_events = now;
       if (in.serve_events) in.serve_events();
+      hooks.key_delay_us = srv.config.key_load_delay;  // CONFIG SET meanwhile
     }
-    return !srv.shutdown_asap;
+    return !srv.shutdown_asap && (!in.still_wanted || in.still_wanted());
   };
   // A replica keeps keys whose TTL has passed: the master's DEL removes
   // them (now_ms 0 skips nothing).
   bool ok;
   bool missing = false;
   int ndbs = static_cast<int>(srv.config.databases);
-  if (in.data != nullptr) {
-    ok = loadRdbBytes(in.data, in.len, ndbs, loadLimits(), srv.config.rdbchecksum, 0, &fresh,
-                      &stats, err, &hooks);
+  if (in.stream != nullptr) {
+    ok = loadRdb(*in.stream, in.stream_len, ndbs, loadLimits(), srv.config.rdbchecksum, 0, &fresh,
+                 &stats, err, &hooks);
   } else {
     ok = loadRdbFile(in.path, ndbs, loadLimits(), srv.config.rdbchecksum, 0, &fresh, &stats,
                      &missing, err, &hooks);
@@ -77,6 +78,7 @@ bool loadReplicaRdb(const ReplicaRdb& in, ReplicaRdbResult* out, std::string* er
       *err = "no such file: " + in.path;
     }
   }
+  if (ok && in.verify_end && !in.verify_end(err)) ok = false;
   g_loading = Loading::kNone;
   if (ok && !applyFunctions(stats, err)) ok = false;
   if (!ok) {

@@ -70,7 +70,9 @@ bool decodeLine(const std::string& line, resp::Reply* out) {
 void sendPsync() {
   Link& l = link();
   std::string id = "?", off = "-1";
-  if (l.ever_synced || masterOffset() > 0) {
+  // Only a history this replica still holds continues (after a load that
+  // failed, the data no longer matches the id and offset).
+  if (l.ever_synced) {
     id = replId();
     off = std::to_string(masterOffset() + 1);
     LOG_NOTICE("Trying a partial resynchronization (request %s:%s).", id.c_str(), off.c_str());
@@ -252,6 +254,7 @@ void connectToMaster() {
       net::typeForLink([&cfg](const std::string& name) { return configValue(cfg, name); },
                        net::ServerLink::kReplication);
   LOG_NOTICE("Connecting to MASTER %s:%d", l.host.c_str(), l.port);
+  l.attempt++;
   l.connect_start_s = nowSec();
   l.last_io_s = l.connect_start_s;
   std::string err;

@@ -10,7 +10,7 @@
 //                ip-address / capa pipelined; their replies read in order
 //   kPsync       PSYNC <replid> <offset> sent, its reply awaited
 //   kTransfer    +FULLRESYNC: the RDB arrives ("$<len>" or "$EOF:<mark>")
-//                into a temp file (disk load) or memory (diskless load)
+//                into a temp file (disk load) or the loader (diskless)
 //   kConnected   the connection belongs to the master client (kMaster):
 //                the stream is applied through the ordinary request path
 //
@@ -48,6 +48,7 @@ struct Link {
   resp::ReplyParser parser;
   // Handshake replies still to read, in order ("PING", "AUTH", ...).
   std::vector<std::string> expect;
+  uint64_t attempt = 0;         // counts connection attempts
   int64_t connect_start_s = 0;  // when the current attempt began
   int64_t last_io_s = 0;        // last bytes from the master (any state)
   int64_t down_since_s = 0;     // when the link went down; 0: never up
@@ -59,10 +60,9 @@ struct Link {
   std::string mark;
   int64_t size = -1;  // announced length; -1 with an EOF mark
   uint64_t received = 0;
-  uint64_t synced = 0;  // disk: bytes whose writeback has been started
-  bool diskless = false;
-  std::string body;  // diskless: the RDB so far
-  std::string tail;  // disk with a mark: the last bytes written
+  uint64_t synced = 0;    // disk: bytes whose writeback has been started
+  bool diskless = false;  // loaded as it arrives
+  std::string tail;       // disk with a mark: the last bytes written
   int fd = -1;
   std::string tmpfile;
   std::string full_replid;  // from +FULLRESYNC

@@ -2,9 +2,12 @@
 // "$<length>\r\n" and that many bytes, or "$EOF:<40 byte mark>\r\n", the
 // RDB and the mark again (diskless master). Bare newlines before the "$"
 // line only keep the link alive. The bytes go to a temp file renamed over
-// dbfilename (repl-diskless-load disabled, or on-empty-db with data) or
-// stay in memory (swapdb, on-empty-db with empty databases); then the
-// server loads them and the connection becomes the master client.
+// dbfilename and loaded once all are in (repl-diskless-load disabled, or
+// on-empty-db with data), or are loaded as they arrive, straight from the
+// connection (swapdb, on-empty-db with empty databases): the loader pulls
+// them, serving the event loop while it waits, so a replica that loads
+// slowly reads slowly and its master sees it. Then the connection becomes
+// the master client.
 //
 // A master that sends garbage, closes early or goes silent for repl-timeout
 // costs this attempt only: the reason is logged, the temp file removed and
@@ -20,6 +23,7 @@
 #include "net/connection.h"
 #include "server/core/state.h"
 #include "server/persist/persist.h"
+#include "server/persist/rdb_io.h"
 #include "server/repl/master/replicas.h"
 #include "server/repl/replica/replica.h"
 
@@ -86,13 +90,10 @@ bool startBody(const std::string& line) {
   return true;
 }
 
+// Disk load: the bytes go to the temp file.
 bool store(const char* p, size_t n) {
   Link& l = link();
   l.received += n;
-  if (l.diskless) {
-    l.body.append(p, n);
-    return true;
-  }
   while (n > 0) {
     ssize_t w = write(l.fd, p, n);
     if (w < 0 && errno == EINTR) continue;
@@ -114,64 +115,27 @@ bool store(const char* p, size_t n) {
   return true;
 }
 
-// With an EOF mark: the last 40 bytes received are the mark.
+// Disk load with an EOF mark: the last 40 bytes received are the mark.
 bool markSeen(const char* p, size_t n) {
   Link& l = link();
-  if (l.diskless) {
-    return l.body.size() >= kMarkLen &&
-           memcmp(l.body.data() + l.body.size() - kMarkLen, l.mark.data(), kMarkLen) == 0;
-  }
   l.tail.append(p, n);
   if (l.tail.size() > kMarkLen) l.tail.erase(0, l.tail.size() - kMarkLen);
   return l.tail == l.mark;
 }
 
-void finish(std::string_view rest) {
-  Link& l = link();
+persist::ReplicaRdb loadInput() {
   const Config& cfg = g_server->config;
-  net::Connection* conn = l.conn;
-  // Nothing is read from the master while the data set loads.
-  conn->setReadHandler(nullptr);
   persist::ReplicaRdb in;
   in.lazy_flush = cfg.replica_lazy_flush;
   in.serve_events = [] { g_server->serveEventsWhileBusy(); };
-  uint64_t len = l.received - (l.size < 0 ? kMarkLen : 0);
-  if (l.diskless) {
-    l.body.resize(len);
-    in.data = reinterpret_cast<const uint8_t*>(l.body.data());
-    in.len = l.body.size();
-    in.keep_on_error = cfg.repl_diskless_load == "swapdb";
-    in.async = l.async;
-    LOG_NOTICE("MASTER <-> REPLICA sync: Loading DB in memory");
-  } else {
-    bool ok = ftruncate(l.fd, static_cast<off_t>(len)) == 0 && fsync(l.fd) == 0;
-    close(l.fd);
-    l.fd = -1;
-    if (!ok || rename(l.tmpfile.c_str(), cfg.dbfilename.c_str()) != 0) {
-      linkLost(std::string("Failed trying to rename the temp DB into ") + cfg.dbfilename +
-               " in MASTER <-> REPLICA synchronization: " + strerror(errno));
-      return;
-    }
-    l.tmpfile.clear();
-    in.path = cfg.dbfilename;
-    LOG_NOTICE("MASTER <-> REPLICA sync: Flushing old data");
-    LOG_NOTICE("MASTER <-> REPLICA sync: Loading DB in memory");
-  }
-  // A BGSAVE of the old data set is worthless now.
-  persist::killChild();
-  std::string keep(rest);
-  persist::ReplicaRdbResult res;
-  std::string err;
-  bool ok = persist::loadReplicaRdb(in, &res, &err);
-  persist::setTransferLoading(persist::Loading::kNone);
-  l.body = std::string();
-  if (l.conn != conn || l.state != State::kTransfer) return;  // REPLICAOF meanwhile
-  if (!ok) {
-    LOG_WARNING("%s", err.c_str());
-    linkLost(std::string("Failed trying to load the MASTER synchronization DB from ") +
-             (l.diskless ? "socket" : "disk") + ", check server logs.");
-    return;
-  }
+  return in;
+}
+
+// After a load: the master's history is ours, and the connection becomes
+// the master client with the stream bytes already read (`rest`).
+void completeSync(const persist::ReplicaRdbResult& res, std::string_view rest) {
+  Link& l = link();
+  const Config& cfg = g_server->config;
   if (!l.diskless && cfg.rdb_del_sync_files && cfg.save.empty() && !cfg.appendonly) {
     LOG_NOTICE(
         "Removing the RDB file obtained from the master. This replica has persistence "
@@ -183,7 +147,164 @@ void finish(std::string_view rest) {
   l.ever_synced = true;
   dropSubReplicas();
   LOG_NOTICE("MASTER <-> REPLICA sync: Finished with success");
-  becomeConnected(keep);
+  becomeConnected(rest);
+}
+
+void loadFailed(const std::string& err) {
+  LOG_WARNING("%s", err.c_str());
+  linkLost(std::string("Failed trying to load the MASTER synchronization DB from ") +
+           (link().diskless ? "socket" : "disk") + ", check server logs.");
+}
+
+// Disk load: every byte is in the temp file; it becomes dbfilename and is
+// loaded.
+void loadFromDisk(std::string_view rest) {
+  Link& l = link();
+  const Config& cfg = g_server->config;
+  net::Connection* conn = l.conn;
+  // Nothing is read from the master while the data set loads.
+  conn->setReadHandler(nullptr);
+  uint64_t len = l.received - (l.size < 0 ? kMarkLen : 0);
+  bool ok = ftruncate(l.fd, static_cast<off_t>(len)) == 0 && fsync(l.fd) == 0;
+  close(l.fd);
+  l.fd = -1;
+  if (!ok || rename(l.tmpfile.c_str(), cfg.dbfilename.c_str()) != 0) {
+    linkLost(std::string("Failed trying to rename the temp DB into ") + cfg.dbfilename +
+             " in MASTER <-> REPLICA synchronization: " + strerror(errno));
+    return;
+  }
+  l.tmpfile.clear();
+  persist::ReplicaRdb in = loadInput();
+  in.path = cfg.dbfilename;
+  LOG_NOTICE("MASTER <-> REPLICA sync: Flushing old data");
+  LOG_NOTICE("MASTER <-> REPLICA sync: Loading DB in memory");
+  // A BGSAVE of the old data set is worthless now, and what this replica
+  // had no longer continues anything.
+  persist::killChild();
+  l.ever_synced = false;
+  std::string keep(rest);
+  persist::ReplicaRdbResult res;
+  std::string err;
+  ok = persist::loadReplicaRdb(in, &res, &err);
+  if (l.conn != conn || l.state != State::kTransfer) return;  // REPLICAOF meanwhile
+  if (!ok) {
+    loadFailed(err);
+    return;
+  }
+  completeSync(res, keep);
+}
+
+// Diskless load: the reader's bytes, pulled from the connection as the
+// loader needs them (the bytes already read after the "$" line first).
+// While none are there it runs the event loop, the connection's read
+// handler only waking it.
+class LinkSource : public persist::RdbReader::Source {
+ public:
+  LinkSource(net::Connection* conn, std::string_view first)
+      : conn_(conn), attempt_(link().attempt), first_(first) {}
+
+  // The link this load reads is still the current one.
+  bool current() const {
+    const Link& l = link();
+    return l.attempt == attempt_ && l.state == State::kTransfer;
+  }
+  // Bytes read from the connection that the reader has not taken.
+  std::string_view unread() const { return first_; }
+
+  bool fill(uint8_t* buf, size_t min, size_t cap, size_t* got, std::string* err) override {
+    Link& l = link();
+    *got = 0;
+    while (*got < min) {
+      size_t room = cap - *got;
+      if (!first_.empty()) {
+        size_t take = std::min(room, first_.size());
+        memcpy(buf + *got, first_.data(), take);
+        first_.remove_prefix(take);
+        *got += take;
+        l.received += take;
+        continue;
+      }
+      if (!current()) {
+        *err = "the link to the MASTER went down or was replaced during the load";
+        return false;
+      }
+      ssize_t n = conn_->read(buf + *got, room);
+      if (n > 0) {
+        *got += static_cast<size_t>(n);
+        l.received += static_cast<uint64_t>(n);
+        noteIo();
+        continue;
+      }
+      if (n == 0 || conn_->state() != net::ConnState::kConnected) {
+        *err = "I/O error reading the RDB from the MASTER: " +
+               (n == 0 ? std::string("connection lost") : conn_->lastError());
+        return false;
+      }
+      conn_->setReadHandler(onReadableWhileLoading);
+      g_server->serveEventsWhileBusy(true);
+    }
+    return true;
+  }
+
+  int64_t left() const override {
+    const Link& l = link();
+    return l.size < 0 ? -1 : l.size - static_cast<int64_t>(l.received);
+  }
+
+ private:
+  // Level-triggered: unregistered until the loader waits again.
+  static void onReadableWhileLoading(net::Connection* conn) { conn->setReadHandler(nullptr); }
+
+  net::Connection* conn_;
+  uint64_t attempt_;
+  std::string_view first_;
+};
+
+// True when the RDB ended where the master said it would: at the
+// announced length, or followed by the EOF mark.
+bool endVerified(persist::RdbReader& r, std::string* err) {
+  const Link& l = link();
+  if (l.size >= 0) {
+    if (r.offset() == static_cast<size_t>(l.size)) return true;
+    *err = "the RDB from the MASTER ended at byte " + std::to_string(r.offset()) + " of the " +
+           std::to_string(l.size) + " it announced";
+    return false;
+  }
+  const uint8_t* p;
+  if (r.raw(kMarkLen, &p) && memcmp(p, l.mark.data(), kMarkLen) == 0) return true;
+  *err = "Replication stream EOF marker is broken (the bytes after the RDB are not the mark)";
+  return false;
+}
+
+void loadStreamed(std::string_view first) {
+  Link& l = link();
+  const Config& cfg = g_server->config;
+  net::Connection* conn = l.conn;
+  conn->setReadHandler(nullptr);
+  LinkSource src(conn, first);
+  persist::RdbReader reader(&src);
+  persist::ReplicaRdb in = loadInput();
+  in.stream = &reader;
+  in.stream_len = l.size < 0 ? 0 : static_cast<size_t>(l.size);
+  in.keep_on_error = cfg.repl_diskless_load == "swapdb";
+  in.async = l.async;
+  in.still_wanted = [&src] { return src.current(); };
+  in.verify_end = [&reader](std::string* err) { return endVerified(reader, err); };
+  LOG_NOTICE("MASTER <-> REPLICA sync: Loading DB in memory");
+  persist::killChild();
+  l.ever_synced = false;
+  persist::ReplicaRdbResult res;
+  std::string err;
+  bool ok = persist::loadReplicaRdb(in, &res, &err);
+  persist::setTransferLoading(persist::Loading::kNone);
+  if (!src.current()) return;  // REPLICAOF, a timeout or an error meanwhile
+  if (!ok) {
+    loadFailed(err);
+    return;
+  }
+  std::string keep(reader.buffered());
+  keep.append(src.unread());
+  completeSync(res, keep);
 }
 
 // Consumes received bytes; false once the transfer ended (or failed).
@@ -209,6 +330,10 @@ bool consume(const char* p, size_t n) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) continue;  // a keep-alive newline
       if (!startBody(line)) return false;
+      if (l.diskless) {
+        loadStreamed(std::string_view(p, n));
+        return false;
+      }
       continue;
     }
     size_t take = n;
@@ -218,7 +343,7 @@ bool consume(const char* p, size_t n) {
     p += take;
     n -= take;
     if (done) {
-      finish(std::string_view(p, n));
+      loadFromDisk(std::string_view(p, n));
       return false;
     }
   }
@@ -250,8 +375,8 @@ void beginTransfer(const std::string& replid, int64_t offset, std::string_view r
   Link& l = link();
   const Config& cfg = g_server->config;
   abortTransfer();
-  // Whatever we had no longer continues anything.
-  l.ever_synced = false;
+  // What this replica had still continues its history (a PSYNC to its
+  // previous master, should this transfer fail) until the load begins.
   l.state = State::kTransfer;
   l.full_replid = replid;
   l.full_offset = offset;
@@ -283,7 +408,6 @@ void abortTransfer() {
   l.size = -1;
   l.received = 0;
   l.synced = 0;
-  l.body = std::string();
   l.tail.clear();
 }
 
