@@ -3,6 +3,7 @@
 #include "server/persist/child_info.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,8 +102,13 @@ pid_t forkChild(ChildKind kind, const char* proc_name) {
   for (auto& d : server::g_server->dbs) total += d->size();
   int64_t t0 = monoUs();
   fflush(nullptr);  // nothing buffered may be written twice
+  pid_t parent_pid = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    // A child whose parent is gone (killed) has no one to hand its work
+    // to: it dies with it, also if that happened before this line.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent_pid) _exit(1);
     common::logging::setRole('C');
     prctl(PR_SET_NAME, proc_name);
     if (have_pipe) {

@@ -359,7 +359,15 @@ void forgetTransferTarget(ReplicaState* r) {
     close(r->file_fd);
     r->file_fd = -1;
   }
-  if (!r->socket_target || r->state != SyncState::kWaitEnd) return;
+  if (r->state != SyncState::kWaitEnd) return;
+  if (!r->socket_target) {
+    // The BGSAVE it waited for is of no use without save points once no
+    // other replica waits for it (as Redis decides).
+    for (ReplicaState* o : replicas())
+      if (o != r && o->state == SyncState::kWaitEnd && !o->socket_target) return;
+    if (g_server->config.save.empty()) persist::killRdbChild();
+    return;
+  }
   // Once the pipe is drained the child is about to exit on its own.
   if (tr().pipe_rd < 0 || tr().pipe_eof || !socketTargets().empty()) return;
   LOG_WARNING("Diskless rdb transfer, last replica dropped, killing fork child.");

@@ -133,9 +133,8 @@ void feedStream(std::string_view bytes) {
       if (r->stream_pos == fed_at && c->outputBytes() + bytes.size() <= kStreamWindow) {
         // Caught up, with room: these bytes are all it needs (the usual
         // case, without looking them up in the buffer).
-        c->writeUnmuted([&](resp::Writer& w) { w.raw(bytes); });
+        sendRaw(r, bytes);
         r->stream_pos = b->endOffset();
-        if (!(c->flags & kPendingWrite)) g_server->queueWrite(c);
       } else {
         pump(r);
       }
@@ -471,18 +470,21 @@ std::string replicaName(const ReplicaState& r) {
 
 // ------------------------------------------------------------ public hooks
 
-bool allowedFromReplica(Client* c, const Command* cmd) {
-  if (!(c->flags & kReplica)) return true;
-  std::string_view name = cmd->name;
-  if (name == "replconf" || name == "sync" || name == "psync") return true;
-  std::string line;
-  formatClientLine(describeClient(c), &line);
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  LOG_WARNING("Replica generated a reply to command '%s', disconnecting it: %s", cmd->name,
-              line.c_str());
-  g_server->freeClientAsync(c);
-  return false;
+namespace {
+
+// A socket target whose queued RDB bytes have not moved for repl-timeout
+// seconds (checked once a tick).
+bool rdbStalled(ReplicaState& r, int64_t now) {
+  size_t pending = r.client->outputBytes();
+  if (pending == 0 || pending != r.rdb_pending) {
+    r.rdb_pending = pending;
+    r.rdb_stalled_since_s = now;
+    return false;
+  }
+  return now - r.rdb_stalled_since_s > g_server->config.repl_timeout;
 }
+
+}  // namespace
 
 void cron() {
   Globals& s = g();
@@ -505,6 +507,8 @@ void cron() {
       if (r->state == SyncState::kOnline && !r->pre_psync && !r->rdb_only &&
           now - r->ack_time_s > cfg.repl_timeout)
         dropReplica(r, "Disconnecting timedout replica (streaming sync):");
+      else if (r->state == SyncState::kWaitEnd && r->socket_target && rdbStalled(*r, now))
+        dropReplica(r, "Disconnecting timedout replica (full sync):");
     }
   }
   // PING every repl-ping-replica-period seconds of the clock of ticks, not

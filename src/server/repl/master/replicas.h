@@ -49,6 +49,12 @@ struct ReplicaState {
   // there until the RDB is sent) or by PSYNC; 0 while it takes no stream.
   int64_t stream_pos = 0;
   uint64_t rdb_bytes = 0;
+  // Socket target: its queued RDB bytes at the last cron tick, and since
+  // when that figure has stood still without being 0 (a replica that
+  // stopped reading holds up the pipe, so every socket target, for
+  // repl-timeout at most).
+  size_t rdb_pending = 0;
+  int64_t rdb_stalled_since_s = 0;
   // Disk target: the saved file being sent, and what is left of it.
   int file_fd = -1;
   uint64_t file_left = 0;

@@ -15,6 +15,7 @@
 #include "server/repl/repl.h"
 #include "server/repl/repl_buffer.h"
 #include "server/repl/replica/replica.h"
+#include "server/request/client_info.h"
 #include "server/request/multi.h"
 
 namespace server::repl {
@@ -198,6 +199,13 @@ void syncCommand(Client* c) {
     return;
   }
   LOG_NOTICE("Replica %s asks for synchronization", replicaName(*r).c_str());
+  int64_t offset;
+  if (psync && !common::strutil::parseInt64(c->arg(2), &offset)) {
+    LOG_WARNING("Replica %s asks for synchronization but with a wrong offset",
+                replicaName(*r).c_str());
+    c->addNotInteger();
+    return;
+  }
   if (psync) {
     if (tryPartial(c, r)) return;
   } else {
@@ -223,6 +231,26 @@ void syncCommand(Client* c) {
 }
 
 }  // namespace
+
+bool allowedFromReplica(Client* c, const Command* cmd) {
+  if (!(c->flags & kReplica)) return true;
+  std::string_view name = cmd->name;
+  if (name == "replconf" || name == "sync" || name == "psync") return true;
+  // A keyspace command is refused first, and that error is what the
+  // replica would get (as Redis logs it).
+  if (cmd->flags & (kWrite | kReadOnly | kMayReplicate))
+    LOG_WARNING(
+        "== CRITICAL == This master is sending an error to its replica: 'Replica can't interact "
+        "with the keyspace' after processing the command '%s'",
+        cmd->name);
+  std::string line;
+  formatClientLine(describeClient(c), &line);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  LOG_WARNING("Replica generated a reply to command '%s', disconnecting it: %s", cmd->name,
+              line.c_str());
+  g_server->freeClientAsync(c);
+  return false;
+}
 
 void registerReplCommands(CommandTable& t) {
   installTransferHooks();
