@@ -413,6 +413,9 @@ int Instance::cron() {
   int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
   // No cron work in the middle of a script: it is atomic, time included.
   if (script::running()) return static_cast<int>(period);
+  // The watchdog is fed by the outer loop only: a load serving the loop
+  // from inside holds it up as much as a busy script does.
+  if (nestedLoops() == 0) crash::armWatchdog(config.watchdog_period, 1000 / period);
   // DEBUG PAUSE-CRON skips the periodic work, not a SIGTERM's shutdown.
   if (cron_paused && !crash::shutdownRequested()) return static_cast<int>(1000 / hz);
   db::Clock::update();

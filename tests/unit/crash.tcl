@@ -100,6 +100,21 @@ tags {crash external:skip} {
     }
   }
 
+  test {watchdog-period logs the stack of a main thread held up, and the server goes on} {
+    with_crash_server {} {
+      set c [crash_client $srv]
+      $c config set watchdog-period 200
+      $c debug sleep 1
+      set p [$c ping]
+      $c config set watchdog-period 0
+      $c close
+      set log [read_file [dict get $srv stdout]]
+      assert_match "*--- WATCHDOG TIMER EXPIRED ---*Backtrace:*--------*" $log
+      assert_no_match "*REDIS BUG REPORT*" $log
+      set p
+    }
+  } {PONG}
+
   test {SIGHUP is ignored} {
     with_crash_server {} {
       exec kill -HUP [dict get $srv pid]

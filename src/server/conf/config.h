@@ -127,6 +127,7 @@ struct Config {
   int64_t key_load_delay = 0;      // test aid: microseconds per key while loading
   // While a file loads, clients are served every this many bytes read.
   int64_t loading_process_events_interval_bytes = 2 * 1024 * 1024;
+  int64_t watchdog_period = 0;     // ms; 0: off (crash/signals.h)
   bool use_exit_on_panic = false;  // a failed assertion exits(1) after its report
   // Append-only file (server/persist/aof/).
   bool appendonly = false;

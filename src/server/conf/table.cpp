@@ -323,6 +323,7 @@ std::vector<Option> builtinOptions() {
       hiddenOption(INT_OPT("loading-process-events-interval-bytes",
                            loading_process_events_interval_bytes, 1024, INT32_MAX, true)),
       hiddenOption(BOOL_OPT("use-exit-on-panic", use_exit_on_panic, true)),
+      hiddenOption(INT_OPT("watchdog-period", watchdog_period, 0, INT32_MAX, true)),
       INT_OPT("active-expire-effort", active_expire_effort, 1, 10, true),
       BOOL_OPT("activerehashing", activerehashing, true),
       MEM_OPT("maxmemory", maxmemory, 0, INT64_MAX, true),
@@ -496,11 +497,6 @@ std::vector<std::pair<std::string, std::string>> configGet(const Config& cfg,
   }
   for (const auto& u : conf::unimplementedOptions()) {
     if (u.kind == conf::Kind::kFileOnly) continue;
-    if (u.hidden) {
-      if (strcasecmp(pattern.c_str(), u.name) == 0)
-        out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
-      continue;
-    }
     if (common::strutil::globMatch(pattern, u.name, true)) {
       out.emplace_back(u.name, conf::getUnimplemented(cfg, u));
     }

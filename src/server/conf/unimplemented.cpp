@@ -17,15 +17,9 @@ namespace server::conf {
 
 namespace {
 
-constexpr int64_t kIntMax = INT_MAX;
-
 constexpr int64_t kLongMax = LONG_MAX;
 
 // Shorthands for the table rows.
-UnimplementedOption hiddenOpt(UnimplementedOption o) {
-  o.hidden = true;
-  return o;
-}
 
 UnimplementedOption boolOpt(const char* name, const char* alias, const char* def, bool mut,
                             const char* feature) {
@@ -75,7 +69,6 @@ std::vector<UnimplementedOption> buildTable() {
       boolOpt("crash-log-enabled", nullptr, "yes", true, kCrash),
       boolOpt("crash-memcheck-enabled", nullptr, "yes", true, kCrash),
       intOpt("socket-mark-id", nullptr, "0", false, 0, UINT_MAX, "socket marks (SO_MARK)"),
-      hiddenOpt(intOpt("watchdog-period", nullptr, "0", true, 0, kIntMax, "the software watchdog")),
       strOpt("ignore-warnings", nullptr, true, "kernel bug warnings (ARM64-COW-BUG)"),
       // Read and ignored by Redis 7.0 as well.
       fileOnly("list-max-ziplist-entries", 1, 1, kDeprecated),

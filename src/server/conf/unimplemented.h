@@ -37,7 +37,6 @@ struct UnimplementedOption {
   bool is_mutable;
   int64_t lo, hi;       // kInt, kMemory; kFileOnly: min and max (-1: any) args
   const char* feature;  // what is missing ("replication", "TLS", ...)
-  bool hidden = false;  // Redis's hidden configs: CONFIG GET by exact name only
 };
 
 const std::vector<UnimplementedOption>& unimplementedOptions();

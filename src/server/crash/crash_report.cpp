@@ -186,6 +186,14 @@ void reportCrash(int sig, siginfo_t* info, void* ucontext) {
   dieBy(sig);
 }
 
+void reportWatchdog(void* ucontext) {
+  SafeOut out(common::logging::outputFd());
+  out.str("\n").logPrefix().str("--- WATCHDOG TIMER EXPIRED ---\n");
+  stackTrace(out, faultingPc(ucontext));
+  out.flush();
+  out.logPrefix().str("--------\n\n");
+}
+
 void assertFailed(const char* file, int line, const char* expr) {
   g_dying_signal = SIGABRT;
   resetFatalHandlers();

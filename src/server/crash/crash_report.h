@@ -28,6 +28,11 @@ namespace server::crash {
 // with its default action. Does not return.
 [[noreturn]] void reportCrash(int sig, siginfo_t* info, void* ucontext);
 
+// The software watchdog's alarm (signals.h): the stack the main thread is
+// in, between "--- WATCHDOG TIMER EXPIRED ---" and "--------" lines, as
+// Redis logs it. The process goes on.
+void reportWatchdog(void* ucontext);
+
 // A failed assertion (DEBUG ASSERT): the report with "=== ASSERTION FAILED
 // ===" and "==> file:line 'expr' is not true" in place of the signal lines,
 // then death by SIGABRT, as Redis.

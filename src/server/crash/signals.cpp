@@ -2,9 +2,11 @@
 
 #include <execinfo.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 
 #include "common/log.h"
@@ -56,6 +58,12 @@ void onFatalSignal(int sig, siginfo_t* info, void* ucontext) {
   reportCrash(sig, info, ucontext);
 }
 
+void onWatchdogAlarm(int, siginfo_t*, void* ucontext) {
+  reportWatchdog(ucontext);
+}
+
+bool g_watchdog_armed = false;
+
 }  // namespace
 
 void installSignalHandlers() {
@@ -86,6 +94,22 @@ void installSignalHandlers() {
   fatal.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
   fatal.sa_sigaction = onFatalSignal;
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &fatal, nullptr);
+
+  struct sigaction wd = {};
+  sigemptyset(&wd.sa_mask);
+  wd.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  wd.sa_sigaction = onWatchdogAlarm;
+  sigaction(SIGALRM, &wd, nullptr);
+}
+
+void armWatchdog(int64_t period_ms, int64_t hz) {
+  if (period_ms <= 0 && !g_watchdog_armed) return;
+  if (period_ms > 0) period_ms = std::max<int64_t>(period_ms, 2 * 1000 / std::max<int64_t>(hz, 1));
+  struct itimerval it = {};
+  it.it_value.tv_sec = period_ms / 1000;
+  it.it_value.tv_usec = (period_ms % 1000) * 1000;
+  setitimer(ITIMER_REAL, &it, nullptr);
+  g_watchdog_armed = period_ms > 0;
 }
 
 bool shutdownRequested() {

@@ -9,12 +9,18 @@
 // - SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT write a bug report
 //   (crash_report.h), then the process dies by the same signal, so its exit
 //   status and core dump are the ones the fault would have given.
+// - SIGALRM is the software watchdog's (watchdog-period, a debugging aid as
+//   in Redis): the log gets the main thread's stack when the event loop
+//   did not come back to its cron within the period. Interrupted system
+//   calls restart.
 //
 // Module crash/ (namespace server::crash): may include core/ and common/;
 // its one include that runs up is commands/server/introspection.h (the
 // report's INFO sections). Included by the top and commands/ (DEBUG
 // SEGFAULT and friends).
 #pragma once
+
+#include <cstdint>
 
 namespace server::crash {
 
@@ -29,5 +35,10 @@ bool shutdownRequested();
 int shutdownSignal();
 // The server could not shut down (a failed save): a later SIGTERM asks again.
 void clearShutdownRequest();
+
+// From the cron of the outer event loop: (re)arms the watchdog's one-shot
+// timer for period_ms (at least two cron periods, as Redis), or stops it
+// with 0.
+void armWatchdog(int64_t period_ms, int64_t hz);
 
 }  // namespace server::crash

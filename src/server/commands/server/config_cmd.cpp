@@ -12,6 +12,7 @@
 #include "server/conf/config.h"
 #include "server/core/client.h"
 #include "server/core/state.h"
+#include "server/crash/signals.h"
 #include "server/evict/evict.h"
 #include "server/limits/open_files.h"
 #include "server/persist/persist.h"
@@ -84,6 +85,10 @@ bool applyConfig(const std::string& name, std::string* err) {
       *err = "Failed to set current oom_score_adj. Check server logs.";
       return false;
     }
+    return true;
+  }
+  if (name == "watchdog-period") {
+    crash::armWatchdog(s.config.watchdog_period, s.hz);
     return true;
   }
   if (name == "proc-title-template") {
