@@ -15,10 +15,11 @@ proc replica_client_line {level} {
 
 set master_tls [find_free_port]
 start_server [list tags {repl tls external:skip} \
-                overrides [tls_overrides $master_tls {repl-diskless-sync-delay 0}]] {
+                overrides [tls_overrides $master_tls {repl-diskless-sync-delay 0
+                                                    enable-debug-command yes}]] {
   r set before-sync 1
   set replica_tls [find_free_port]
-  start_server [list overrides [tls_overrides $replica_tls]] {
+  start_server [list overrides [tls_overrides $replica_tls {enable-debug-command yes}]] {
     test {Without tls-replication the replica speaks plain TCP: the master's TLS port refuses it} {
       assert_equal [r config get tls-replication] {tls-replication no}
       r replicaof 127.0.0.1 $master_tls
@@ -46,6 +47,25 @@ start_server [list tags {repl tls external:skip} \
       assert_match {*transport=tls*} [replica_client_line -1]
       r get while-down
     } {3}
+
+    test {A diskless load over TLS parses the RDB as it arrives} {
+      r -1 config set repl-diskless-sync yes
+      r -1 debug populate 2000 tls 500
+      r config set repl-diskless-load swapdb
+      r config set key-load-delay 300
+      set full [stat_field -1 sync_full]
+      r -1 debug change-repl-id
+      r -1 client kill type replica
+      wait_log 0 "*receiving streamed RDB from master with EOF to parser*"
+      after 300
+      r config set key-load-delay 0
+      wait_caught_up -1 0
+      assert_morethan [stat_field -1 sync_full] $full
+      assert_match {*transport=tls*} [replica_client_line -1]
+      assert_equal [r debug digest] [r -1 debug digest]
+      r config set repl-diskless-load disabled
+      r dbsize
+    } {2004}
 
     test {A master that asks for client certificates refuses a replica whose CA it does not trust} {
       set d [tls_certs]

@@ -349,7 +349,8 @@ start_server [list tags {repl external:skip} overrides [list repl-timeout 2 {*}$
 
 if {[file executable $::reference_bin]} {
   with_server_bin $::reference_bin {
-    start_server [list tags {repl external:skip} overrides {repl-diskless-sync-delay 0}] {
+    start_server [list tags {repl external:skip} overrides {repl-diskless-sync-delay 0
+                                                            enable-debug-command yes}] {
       fill_master 0
       with_server_bin $::our_bin {
         start_server {overrides {enable-debug-command yes}} {
@@ -380,6 +381,22 @@ if {[file executable $::reference_bin]} {
             assert_equal [info_field [r -1 info stats] sync_partial_ok] 1
             r select 2
             r get while-down
+          } {1}
+
+          test {Our server loads a diskless full sync from Redis 7.0.15 as it arrives} {
+            r -1 config set repl-diskless-sync yes
+            r -1 debug populate 3000 bulk 200
+            r config set repl-diskless-load swapdb
+            r -1 debug change-repl-id
+            r -1 client kill type replica
+            wait_log 0 "*receiving streamed RDB from master with EOF to parser*"
+            wait_link_up 0
+            r -1 select 2
+            r -1 set after-diskless 1
+            wait_caught_up -1 0
+            assert_equal [r debug digest] [r -1 debug digest]
+            r select 2
+            r get after-diskless
           } {1}
         }
       }

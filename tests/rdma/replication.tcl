@@ -1,10 +1,11 @@
 # Replication over RDMA (repl-transport rdma): a replica reaches its
 # master's rdma-port through the rdma connection type, with the same full
-# sync (diskless and from disk), stream and partial resync as over TCP, and a
-# master serves an RDMA and a TCP replica at once. Values larger than the
-# RX buffer cross both ways. A master or a replica that vanishes without a
-# disconnect (SIGSTOP) is dropped after repl-timeout and the link continues
-# with PSYNC. Runs only in the rxe VM (needs:rdma).
+# sync (diskless and from disk, loaded from a file or as it arrives),
+# stream and partial resync as over TCP, and a master serves an RDMA and a
+# TCP replica at once. Values larger than the RX buffer cross both ways. A
+# master or a replica that vanishes without a disconnect (SIGSTOP) is
+# dropped after repl-timeout and the link continues with PSYNC. Runs only in
+# the rxe VM (needs:rdma).
 
 source [file join $::repo_root tests rdma helpers rdma.tcl]
 source [file join $::support_dir replication.tcl]
@@ -104,6 +105,28 @@ start_server [list tags {needs:rdma external:skip repl} \
       assert_match {*transport=rdma*} [replica_lines -1]
       assert_equal [r debug digest] [r -1 debug digest]
       r get after-disk
+    } {1}
+
+    test {A diskless load over RDMA parses the RDB as it arrives (swapdb)} {
+      r config set repl-diskless-load swapdb
+      # Slowed down: the loader waits on the link many times over.
+      r config set key-load-delay 300
+      set before [log_count 0 "*from master to parser*"]
+      set full [stat_field -1 sync_full]
+      r -1 config set repl-diskless-sync yes
+      r -1 debug change-repl-id
+      r -1 client kill type replica
+      wait_for_condition 200 50 {[log_count 0 "*from master to parser*"] > $before} {
+        fail "no diskless load"
+      }
+      after 300
+      r config set key-load-delay 0
+      r -1 set after-diskless 1
+      wait_caught_up -1 0
+      assert_morethan [stat_field -1 sync_full] $full
+      assert_equal [r debug digest] [r -1 debug digest]
+      r config set repl-diskless-load disabled
+      r get after-diskless
     } {1}
 
     # A peer that vanishes without a disconnect: SIGSTOP. soft-RoCE runs in
