@@ -347,6 +347,11 @@ void Instance::beforeSleep() {
   // The AOF is written (and fsynced with appendfsync always) before the
   // replies that acknowledge the writes go out.
   persist::beforeSleep();
+  // Clients closed during this iteration go before the replies are written
+  // (their own output is dropped anyway): the peer of a killed replica hears
+  // of it before the CLIENT KILL's caller hears back, as when Redis frees
+  // it at once.
+  if (!in_script) freeClosingClients();
   handlePendingWrites();
   if (!in_script) {
     // Not while a script runs: the clients it serves must stay.

@@ -376,11 +376,15 @@ void replicaCron() {
 
 void appendInfoReplicaHeader(std::string* o) {
   const replica::Link& l = link();
+  // A master link found closed in this iteration is down already, though
+  // its client is freed only before the loop sleeps.
+  bool up = l.state == State::kConnected && l.master != nullptr &&
+            !(l.master->flags & kCloseAsap);
   const Config& cfg = g_server->config;
   int64_t now = nowSec();
   using ll = long long;
   appendFormat(o, "role:slave\r\nmaster_host:%s\r\nmaster_port:%d\r\n", l.host.c_str(), l.port);
-  appendFormat(o, "master_link_status:%s\r\n", l.state == State::kConnected ? "up" : "down");
+  appendFormat(o, "master_link_status:%s\r\n", up ? "up" : "down");
   appendFormat(o, "master_last_io_seconds_ago:%d\r\n",
                l.master != nullptr ? static_cast<int>(now - l.last_io_s) : -1);
   appendFormat(o, "master_sync_in_progress:%d\r\n", l.state == State::kTransfer ? 1 : 0);
@@ -397,7 +401,7 @@ void appendInfoReplicaHeader(std::string* o) {
                  "master_sync_last_io_seconds_ago:%d\r\n",
                  size, got, size - got, perc, static_cast<int>(now - l.last_io_s));
   }
-  if (l.state != State::kConnected)
+  if (!up)
     appendFormat(o, "master_link_down_since_seconds:%lld\r\n",
                  l.down_since_s ? static_cast<ll>(now - l.down_since_s) : -1LL);
   appendFormat(o, "slave_priority:%lld\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
