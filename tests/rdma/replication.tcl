@@ -111,12 +111,12 @@ start_server [list tags {needs:rdma external:skip repl} \
       r config set repl-diskless-load swapdb
       # Slowed down: the loader waits on the link many times over.
       r config set key-load-delay 300
-      set before [log_count 0 "*from master to parser*"]
+      set before [log_count 0 "*MASTER <-> REPLICA sync: receiving*to parser*"]
       set full [stat_field -1 sync_full]
       r -1 config set repl-diskless-sync yes
       r -1 debug change-repl-id
       r -1 client kill type replica
-      wait_for_condition 200 50 {[log_count 0 "*from master to parser*"] > $before} {
+      wait_for_condition 200 50 {[log_count 0 "*MASTER <-> REPLICA sync: receiving*to parser*"] > $before} {
         fail "no diskless load"
       }
       after 300

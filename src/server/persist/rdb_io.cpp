@@ -280,7 +280,7 @@ void RdbReader::release(bool unmap) {
   static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   constexpr size_t kReleaseChunk = 8 << 20;
   const uint8_t* upto = base_ + (static_cast<size_t>(p_ - base_) / kPage * kPage);
-  if (upto < crc_from_ + kReleaseChunk) return;
+  if (upto <= crc_from_ || static_cast<size_t>(upto - crc_from_) < kReleaseChunk) return;
   const uint8_t* from = crc_from_;
   foldChecksum(upto);
   madvise(const_cast<uint8_t*>(from), static_cast<size_t>(upto - from), MADV_DONTNEED);
