@@ -6,8 +6,10 @@
 #     1000-byte values that do not compress (base64 of random bytes), one
 #     key per KB, loaded with redis-cli --pipe into one master per server
 #     that stays up for the whole run. Each sync is a fresh, empty replica
-#     told REPLICAOF, once disk-based (repl-diskless-sync no) and once
-#     diskless (yes, delay 0): wall time until the replica reports
+#     told REPLICAOF, once disk-based (repl-diskless-sync no), once
+#     diskless (yes, delay 0) and once diskless into a replica that loads
+#     the RDB from the socket as it arrives (repl-diskless-load swapdb):
+#     wall time until the replica reports
 #     master_link_status:up and holds the master's key count; the master's
 #     peak memory, it and its fork child together (proportional set size,
 #     so that pages the two share count once), sampled every 50 ms; the
@@ -158,12 +160,14 @@ rm -f "$work/data.resp"
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }  # kB -> MiB
 one_sync() {  # side mode round
   local side=$1 mode=$2 r=$3 dir=$work/$1-replica out ms base peak hwm
-  local mp=${mport[$side]} yes=yes
+  local mp=${mport[$side]} yes=yes load=disabled
   [ "$mode" = disk ] && yes=no
+  [ "$mode" = socket ] && load=swapdb
   while [ "$(info "$mp" persistence rdb_bgsave_in_progress)" = 1 ]; do sleep 0.1; done
   $RCLI -p "$mp" config set repl-diskless-sync $yes >/dev/null
   rm -rf "$dir" && mkdir -p "$dir"
-  start_server "$side replica" "$dir/log" taskset -c "$GEN_CPU" "$(server_bin "$side")" --dir "$dir"
+  start_server "$side replica" "$dir/log" taskset -c "$GEN_CPU" "$(server_bin "$side")" --dir "$dir" \
+    --repl-diskless-load "$load"
   out=$(watch sync "$mp" "${mpid[$side]}" "$PORT" "$PID" "$KEYS")
   read -r ms base peak <<<"$out"
   hwm=$(awk '/^VmHWM/{print $2}' "/proc/$PID/status")
@@ -176,8 +180,8 @@ one_sync() {  # side mode round
   echo "bench-repl: round $r $side $mode sync: $ms ms, master $(mib "$base") -> $(mib "$peak") MB, replica $(mib "$hwm") MB" >&2
 }
 for r in $(seq "$ROUNDS"); do
-  modes="disk diskless"
-  [ $((r % 2)) -eq 0 ] && modes="diskless disk"
+  modes="disk diskless socket"
+  [ $((r % 2)) -eq 0 ] && modes="socket diskless disk"
   for side in $(round_order "$r"); do
     for mode in $modes; do one_sync "$side" "$mode" "$r"; done
   done
@@ -266,9 +270,10 @@ echo "its peak less its size before the sync. Replica memory: its VmHWM. MB are 
 echo
 echo "| measure | ours | Redis 7.0 | ratio |"
 echo "|---|---|---|---|"
-for mode in disk diskless; do
+for mode in disk diskless socket; do
   label="disk-based (repl-diskless-sync no)"
   [ $mode = diskless ] && label="diskless (repl-diskless-sync yes, delay 0)"
+  [ $mode = socket ] && label="diskless, loaded from the socket (repl-diskless-load swapdb)"
   for m in "ms|full sync wall time (ms)" "mpeak|master peak memory (MB)" \
     "mgrow|master growth during the sync (MB)" "rpeak|replica peak memory, VmHWM (MB)"; do
     echo "| $label: ${m#*|} | $(med ours $mode "${m%%|*}") | $(med redis $mode "${m%%|*}") | $(med_ratio "${m%%|*}" ours $mode redis $mode) |"
@@ -299,4 +304,6 @@ for side in ours redis; do
 done
 echo
 echo "Ours over Redis 7.0, same rounds: SET/s with 2 replicas $(med_ratio rps ours 2 redis 2);"
-echo "full sync time disk-based $(med_ratio ms ours disk redis disk), diskless $(med_ratio ms ours diskless redis diskless)."
+echo "full sync time disk-based $(med_ratio ms ours disk redis disk), diskless $(med_ratio ms ours diskless redis diskless),"
+echo "loaded from the socket $(med_ratio ms ours socket redis socket); replica peak memory loaded from the socket"
+echo "$(med_ratio rpeak ours socket redis socket)."
