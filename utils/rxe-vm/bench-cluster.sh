@@ -11,6 +11,8 @@
 # Prints Markdown on stdout, progress on stderr. Builds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=utils/rxe-vm/bench-vm-lib.sh
+. utils/rxe-vm/bench-vm-lib.sh
 ADDR=${RXE_VM_ADDR:-10.99.0.1}
 N=${BENCH_CLUSTER_N:-20000}
 ROUNDS=${BENCH_CLUSTER_ROUNDS:-3}
@@ -34,10 +36,7 @@ for i in 0 1 2; do
   pids+=($!)
 done
 for i in 0 1 2; do
-  for _ in $(seq 100); do
-    src/redis-cli -h "$ADDR" -p "${TCP[$i]}" ping >/dev/null 2>&1 && break
-    sleep 0.2
-  done
+  wait_pong "$ADDR" "${TCP[$i]}" || { echo "bench-cluster: node $i did not start" >&2; exit 1; }
 done
 src/redis-cli --rdma --cluster create "$ADDR:${RDMA[0]}" "$ADDR:${RDMA[1]}" "$ADDR:${RDMA[2]}" \
   --cluster-yes >"$work/create.log" 2>&1 || { cat "$work/create.log" >&2; exit 1; }
@@ -48,7 +47,6 @@ for _ in $(seq 150); do
 done
 [ "$(info cluster_state)" = ok ] || { echo "bench-cluster: the cluster never became ok" >&2; exit 1; }
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 declare -A res
 cases=("set -P 1" "get -P 1" "set -P 16" "get -P 16")
 for round in $(seq "$ROUNDS"); do

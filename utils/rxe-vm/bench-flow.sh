@@ -20,6 +20,8 @@
 # Prints Markdown on stdout. Builds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=utils/rxe-vm/bench-vm-lib.sh
+. utils/rxe-vm/bench-vm-lib.sh
 ADDR=${RXE_VM_ADDR:-10.99.0.1}
 DEV=${RXE_VM_DEVICE:-rxe0}
 IDLE=${BENCH_FLOW_IDLE:-2000}
@@ -47,10 +49,7 @@ start_server() {  # flow: yes|no, then more server options
     --save "" --protected-mode no --maxclients 10000 --rdma-flow-control "$flow" \
     --logfile "$work/server.log" "$@" &
   srv=$!
-  for _ in $(seq 100); do
-    src/redis-cli -h "$ADDR" -p $TCP_PORT ping >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
+  wait_pong "$ADDR" $TCP_PORT && return 0
   echo "bench-flow: server did not start" >&2
   exit 1
 }
@@ -100,7 +99,6 @@ bigvalue() {  # flow
     'BEGIN {printf "%.1f %.1f %d\n", mb * 1.048576 / (b - a), mb * 1.048576 / (c - b), w}'
   stop_server
 }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 echo "### RDMA flow control (bench-flow.sh)"
 echo

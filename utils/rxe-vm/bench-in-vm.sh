@@ -16,6 +16,8 @@
 # BENCH_BUSY_POLL_US (default 1000: longer than a round trip in this VM).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=utils/rxe-vm/bench-vm-lib.sh
+. utils/rxe-vm/bench-vm-lib.sh
 ADDR=${RXE_VM_ADDR:-10.99.0.1}
 N=${BENCH_N:-20000}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -27,10 +29,7 @@ src/redis-server --port $TCP_PORT --bind "$ADDR" --rdma-port $RDMA_PORT --rdma-b
   --save "" --protected-mode no --logfile "$work/server.log" &
 srv=$!
 trap 'kill -9 $srv 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-  src/redis-cli -h "$ADDR" -p $TCP_PORT ping >/dev/null 2>&1 && break
-  sleep 0.2
-done
+wait_pong "$ADDR" $TCP_PORT || { echo "bench-in-vm: the server did not start" >&2; exit 1; }
 
 cli() { src/redis-cli -h "$ADDR" -p $TCP_PORT "$@"; }
 rinfo() { cli info rdma | tr -d '\r' | awk -F: -v k="$1" '$1 == k {print $2}'; }
@@ -38,7 +37,6 @@ declare -A res
 cases=("ping -c 1 -P 1" "get -c 1 -P 1" "set -c 1 -P 1" "get -c 10 -P 1" "get -c 10 -P 16")
 # server busy-poll-us / benchmark --busy-poll-us
 modes=("0/0" "$BP/0" "$BP/$BP")
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 for round in $(seq "$ROUNDS"); do
   for bp in "${modes[@]}"; do
     cli config set busy-poll-us "${bp%/*}" >/dev/null

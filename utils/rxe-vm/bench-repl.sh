@@ -25,6 +25,8 @@
 # Prints Markdown on stdout, progress on stderr. Builds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=utils/rxe-vm/bench-vm-lib.sh
+. utils/rxe-vm/bench-vm-lib.sh
 ADDR=${RXE_VM_ADDR:-10.99.0.1}
 KEYS=${BENCH_REPL_KEYS:-50000}
 SIZE=${BENCH_REPL_SIZE:-1000}
@@ -52,12 +54,11 @@ pids+=($!)
 
 m() { src/redis-cli -h "$ADDR" -p $M_TCP "$@"; }
 r() { src/redis-cli -h "$ADDR" -p $R_TCP "$@"; }
-for _ in $(seq 100); do
-  m ping >/dev/null 2>&1 && r ping >/dev/null 2>&1 && break
-  sleep 0.2
-done
+if ! wait_pong "$ADDR" $M_TCP || ! wait_pong "$ADDR" $R_TCP; then
+  echo "bench-repl (VM): the master or the replica did not start" >&2
+  exit 1
+fi
 field() { tr -d '\r' | awk -F: -v k="$1" '$1 == k {print $2}'; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 die() {
   echo "bench-repl: $*" >&2
   tail -n 20 "$work/m/log" "$work/r/log" >&2
