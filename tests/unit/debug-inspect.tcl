@@ -1,7 +1,7 @@
-# DEBUG subcommands the Redis 7.0 test suite leans on (OBJECT, POPULATE,
-# QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON, SET-DISABLE-DENY-SCRIPTS,
-# CHANGE-REPL-ID, RELOAD NOFLUSH/MERGE) and LOLWUT, with Redis 7.0's reply
-# shapes and error texts.
+# DEBUG subcommands the Redis 7.0 test suite leans on (OBJECT, HTSTATS,
+# HTSTATS-KEY, POPULATE, QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON,
+# SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID, RELOAD NOFLUSH/MERGE) and LOLWUT,
+# with Redis 7.0's reply shapes and error texts.
 
 start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
   test {DEBUG OBJECT describes encoding, serialized length and list nodes} {
@@ -140,6 +140,43 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
     assert_error {ERR Out of range database} {r debug htstats 16}
     r debug htstats 3
   } "\[Dictionary HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n\[Expires HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n"
+
+  test {DEBUG HTSTATS-KEY describes the hash table behind a set, hash or skiplist zset} {
+    r flushall
+    r sadd words alpha beta gamma
+    assert_match "Hash table 0 stats (main hash table):\n table size: 4\n number of elements: 3\n*" \
+      [r debug htstats-key words]
+    # The fifth member outgrows four buckets: the table is caught mid-rehash.
+    r sadd words delta epsilon
+    assert_match {*main hash table*rehashing target*number of elements: 1*} \
+      [r debug htstats-key words]
+    # FULL (later Redis versions) is either refused, as Redis 7.0 does, or
+    # the same report.
+    if {![catch {r debug htstats-key words full} full]} {
+      assert_equal [r debug htstats-key words] $full
+    }
+    r hset small f v
+    r hset big f [string repeat v 100]
+    r zadd rank 1 [string repeat m 100]
+    assert_match {*number of elements: 1*} [r debug htstats-key big]
+    assert_match {*number of elements: 1*} [r debug htstats-key rank]
+    set no_table {ERR The value stored at the specified key is not represented using an hash table}
+    r sadd digits 1 2 3
+    r set text hello
+    r rpush items a
+    foreach k {small digits text items} {
+      assert_error $no_table [list r debug htstats-key $k]
+    }
+    # An expired key is gone, as for OBJECT, even with active expiry off.
+    r debug set-active-expire 0
+    r sadd brief x
+    r pexpire brief 1
+    after 5
+    assert_error {ERR no such key} {r debug htstats-key brief}
+    r debug set-active-expire 1
+    assert_error {ERR no such key} {r debug htstats-key missing}
+    assert_error {ERR unknown subcommand*} {r debug htstats-key}
+  }
 }
 
 start_server {tags {lolwut}} {

@@ -130,6 +130,11 @@ class HashTable final : public Hash {
     return total;
   }
 
+  bool appendTableStats(std::string* out) const override {
+    d_->appendStats(out);
+    return true;
+  }
+
   bool isListpack() const override { return false; }
   size_t size() const override { return d_->size(); }
 

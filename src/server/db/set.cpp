@@ -108,6 +108,11 @@ class SetTable final : public Set {
     return total;
   }
 
+  bool appendTableStats(std::string* out) const override {
+    d_->appendStats(out);
+    return true;
+  }
+
   Encoding encoding() const override { return Encoding::kTable; }
   size_t size() const override { return d_->size(); }
   bool contains(std::string_view m) const override { return d_->find(m) != nullptr; }

@@ -113,6 +113,8 @@ void debugHelp(Client* c) {
       "    Like CONFIG REWRITE but writes all configuration options, defaults included.",
       "HTSTATS <dbid>",
       "    Return hash table statistics of the specified Redis database.",
+      "HTSTATS-KEY <key> [full]",
+      "    Like HTSTATS but for the hash table stored at <key>'s value.",
       "DIGEST",
       "    Output a hex signature representing the current DB content.",
       "DIGEST-VALUE <key> [<key> ...]",
