@@ -1,7 +1,8 @@
 # DEBUG subcommands the Redis 7.0 test suite leans on (OBJECT, HTSTATS,
 # HTSTATS-KEY, POPULATE, QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON,
-# SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID, RELOAD NOFLUSH/MERGE) and LOLWUT,
-# with Redis 7.0's reply shapes and error texts.
+# SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID, RELOAD NOFLUSH/MERGE, LOG), the
+# ones for client and tooling tests (ERROR, LISTPACK, QUICKLIST,
+# STRINGMATCH-TEST) and LOLWUT, with Redis 7.0's reply shapes and error texts.
 
 start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
   test {DEBUG OBJECT describes encoding, serialized length and list nodes} {
@@ -177,6 +178,48 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
     assert_error {ERR no such key} {r debug htstats-key missing}
     assert_error {ERR unknown subcommand*} {r debug htstats-key}
   }
+}
+
+start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
+  test {DEBUG LOG writes to the server log; DEBUG ERROR replies with the given line} {
+    assert_equal OK [r debug log "marker-[srv port] in the log"]
+    wait_for_condition 50 20 {
+      [string match "*DEBUG LOG: marker-[srv port] in the log*" [read_file [srv stdout]]]
+    } {
+      fail "the DEBUG LOG line never reached the log"
+    }
+    r config resetstat
+    # The whole line is the caller's, code included; line breaks become
+    # spaces, and the reply is left out of the error statistics.
+    assert_error {MYCODE two  lines} {r debug error "MYCODE two\r\nlines"}
+    set counted [list [info_field [r info stats] total_error_replies] \
+      [string match *errorstat_* [r info errorstats]]]
+    assert_error {ERR unknown subcommand*} {r debug error}
+    set counted
+  } {0 0}
+
+  test {DEBUG LISTPACK and QUICKLIST print a value's structure on stdout} {
+    r flushall
+    r hset h f 12
+    r zadd z 1 m
+    r rpush l a b 3
+    r sadd st x
+    assert_equal {Listpack structure printed on stdout} [r debug listpack h]
+    assert_equal {Listpack structure printed on stdout} [r debug listpack z]
+    assert_equal {Quicklist structure printed on stdout} [r debug quicklist l]
+    assert_equal {Quicklist structure printed on stdout} [r debug quicklist l 1]
+    # A list answers "quicklist" whatever its size, as in Redis 7.0.
+    foreach k {l st} {
+      assert_error {ERR Not a listpack encoded object.} [list r debug listpack $k]
+    }
+    foreach k {h z st} {
+      assert_error {ERR Not a quicklist encoded object.} [list r debug quicklist $k]
+    }
+    assert_error {ERR no such key} {r debug listpack missing}
+    assert_error {ERR no such key} {r debug quicklist missing}
+    assert_error {ERR unknown subcommand*} {r debug quicklist l 1 2}
+    r debug stringmatch-test
+  } {Apparently Redis did not crash: test passed}
 }
 
 start_server {tags {lolwut}} {
