@@ -389,15 +389,24 @@ void Instance::databasesCron() {
   int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
   int64_t expire_us = 0;  // the "expire-cycle" latency event covers expiry only
+  db::Db::ExpireCycleCounts counts;
   for (auto& d : dbs) {
     if (d->expiresSize() > 0 && active_expire) {
       int64_t t0 = event::EventLoop::nowUs();
-      d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort));
+      d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort), &counts);
       expire_us += event::EventLoop::nowUs() - t0;
     }
     if (config.activerehashing) d->cronRehash(1000);
   }
   latency::addSampleIfNeeded("expire-cycle", expire_us / 1000);
+  if (active_expire) {
+    double stale = counts.sampled
+                       ? static_cast<double>(counts.expired) / static_cast<double>(counts.sampled)
+                       : 0.0;
+    stats.expired_stale_perc = stale * 0.05 + stats.expired_stale_perc * 0.95;
+    if (counts.time_cap) stats.expired_time_cap_reached_count++;
+    stats.expire_cycle_us += static_cast<uint64_t>(expire_us);
+  }
 }
 
 int Instance::cron() {
@@ -420,10 +429,17 @@ int Instance::cron() {
   int64_t dt = db::Clock::nowMs - stats.last_sample_ms;
   if (dt >= 100) {
     uint64_t ops = stats.total_commands_processed - stats.last_sample_ops;
-    stats.ops_samples[stats.ops_sample_idx] = dt > 0 ? ops * 1000 / static_cast<uint64_t>(dt) : 0;
+    uint64_t in = stats.net_input_bytes - stats.last_sample_net_in;
+    uint64_t out = stats.net_output_bytes - stats.last_sample_net_out;
+    auto perSecond = [dt](uint64_t n) { return n * 1000 / static_cast<uint64_t>(dt); };
+    stats.ops_samples[stats.ops_sample_idx] = perSecond(ops);
+    stats.net_in_samples[stats.ops_sample_idx] = perSecond(in);
+    stats.net_out_samples[stats.ops_sample_idx] = perSecond(out);
     stats.ops_sample_idx = (stats.ops_sample_idx + 1) % 16;
     stats.last_sample_ms = db::Clock::nowMs;
     stats.last_sample_ops = stats.total_commands_processed;
+    stats.last_sample_net_in = stats.net_input_bytes;
+    stats.last_sample_net_out = stats.net_output_bytes;
   }
   clientsCron();
   databasesCron();
