@@ -208,8 +208,12 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // -READONLY / -MASTERDOWN on a replica (repl.h).
-  if (repl::g_is_replica && !repl::allowedOnReplica(c, cmd_flags)) [[unlikely]] {
+  // -READONLY / -MASTERDOWN on a replica (repl.h); a script command goes
+  // by its script's flags.
+  if (repl::g_is_replica &&
+      !repl::allowedOnReplica(c, (cmd->flags & kNoScript) && (cmd_flags & kStale)
+                                     ? script::replicaCheckFlags(c->argv(), cmd_flags)
+                                     : cmd_flags)) [[unlikely]] {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;

@@ -291,6 +291,32 @@ int scriptWriteFlags(const std::vector<std::string_view>& argv, bool compat_writ
   return !(flags & kFlagNoWrites) ? 1 : 0;
 }
 
+uint32_t replicaCheckFlags(const std::vector<std::string_view>& argv, uint32_t cmd_flags) {
+  if (argv.size() < 2) return cmd_flags;
+  auto is = [&](const char* name) { return strcasecmp(std::string(argv[0]).c_str(), name) == 0; };
+  uint32_t flags;
+  if (is("eval") || is("eval_ro")) {
+    size_t offset;
+    std::string err;
+    if (!parseEvalShebang(argv[1], &flags, &offset, &err)) return cmd_flags;  // refused anyway
+  } else if (is("evalsha") || is("evalsha_ro")) {
+    std::string sha(argv[1]);
+    for (char& ch : sha) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+    const CachedScript* s = sha.size() == 40 ? engine().find(sha) : nullptr;
+    if (s == nullptr) return cmd_flags;  // -NOSCRIPT follows
+    flags = s->flags;
+  } else if (is("fcall") || is("fcall_ro")) {
+    if (!functionFlags(argv[1], &flags)) return cmd_flags;  // not found
+  } else {
+    return cmd_flags;
+  }
+  if (flags & kFlagEvalCompat) return cmd_flags & ~kStale;
+  cmd_flags &= ~(kStale | kWrite);
+  if (!(flags & kFlagNoWrites)) cmd_flags |= kWrite;
+  if (flags & kFlagAllowStale) cmd_flags |= kStale;
+  return cmd_flags;
+}
+
 bool parseEvalShebang(std::string_view body, uint32_t* flags, size_t* body_offset,
                       std::string* err) {
   *flags = kFlagEvalCompat;

@@ -314,6 +314,13 @@ bool functionMayWrite(std::string_view name) {
   return fn == nullptr || !(fn->flags & kFlagNoWrites);
 }
 
+bool functionFlags(std::string_view name, uint32_t* flags) {
+  const Function* fn = functionsEngine().find(name);
+  if (fn == nullptr) return false;
+  *flags = fn->flags;
+  return true;
+}
+
 void registerFunctionCommands(CommandTable& t) {
   const uint32_t kFcallFlags = kNoScript | kStale | kSkipMonitor | kNoMandatoryKeys | kMayReplicate;
   t.add({"fcall", -3, kFcallFlags, fcallCommand, 0, 0, 0, "scripting", "Invoke a function", "7.0.0",
