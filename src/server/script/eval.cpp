@@ -168,6 +168,7 @@ void evalGeneric(Client* c, bool by_sha, bool ro) {
   ctx.flags = script->flags;
   ctx.is_eval = true;
   ctx.read_only = ro || (script->flags & kFlagNoWrites);
+  ctx.slot = declaredKeysSlot(c, 3, static_cast<size_t>(numkeys));
   lua_State* L = ctx.L;
   setArgTable(L, c, 3, static_cast<size_t>(numkeys), "KEYS");
   setArgTable(L, c, 3 + static_cast<size_t>(numkeys), c->argc() - 3 - static_cast<size_t>(numkeys),

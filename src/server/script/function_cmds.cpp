@@ -68,6 +68,7 @@ void fcallGeneric(Client* c, bool ro) {
   ctx.flags = fn->flags;
   ctx.is_eval = false;
   ctx.read_only = ro || (fn->flags & kFlagNoWrites);
+  ctx.slot = declaredKeysSlot(c, 3, static_cast<size_t>(numkeys));
   lua_State* L = ctx.L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, fn->ref);
   size_t nk = static_cast<size_t>(numkeys);
