@@ -410,9 +410,12 @@ void Instance::databasesCron() {
 }
 
 int Instance::cron() {
-  int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
   // No cron work in the middle of a script: it is atomic, time included.
-  if (script::running()) return static_cast<int>(period);
+  // The timer stays due, so the cron runs as soon as the script returns,
+  // before the next request (Redis's serverCron, which a busy script holds
+  // back, is then overdue): a child that ended meanwhile (the initial AOF
+  // rewrite, a BGSAVE) is reaped before another script can start.
+  if (script::running()) return 0;
   // DEBUG PAUSE-CRON skips the periodic work, not a SIGTERM's shutdown.
   if (cron_paused && !crash::shutdownRequested()) return static_cast<int>(1000 / hz);
   db::Clock::update();

@@ -184,3 +184,34 @@ start_server {tags {scripting external:skip}} {
     catch {$d close}
   }
 }
+
+start_server {tags {scripting external:skip}} {
+  test {SHUTDOWN NOSAVE under a busy script right after the first AOF rewrite ended} {
+    # The AOF rewrite that appendonly yes starts ends while a 300 ms script
+    # runs; the next script starts at once and never ends. The cron's
+    # overdue pass right after the first script must have seen the rewrite
+    # end, or SHUTDOWN refuses ("Writing initial AOF, can't exit").
+    r config set busy-reply-threshold 10
+    r config set appendonly yes
+    set spin300 {
+      redis.call('set', 'k', 'v')
+      local t = redis.call('time')
+      local start = t[1] * 1000000 + t[2]
+      while true do
+        t = redis.call('time')
+        if t[1] * 1000000 + t[2] - start > 300000 then return 1 end
+      end
+    }
+    assert_equal 1 [r eval $spin300 0]
+    set d [redis_deferring_client]
+    $d eval {redis.call('set', 'x', 'y') while true do end} 0
+    set c [redis_client]
+    wait_busy $c
+    catch {$c shutdown nosave} e
+    wait_for_condition 100 50 {[catch {redis_client}]} {
+      fail "the server is still up after SHUTDOWN NOSAVE: $e"
+    }
+    catch {$d close}
+    catch {$c close}
+  }
+}
