@@ -308,15 +308,21 @@ void Instance::handlePendingWrites() {
   pending_writes.clear();
 }
 
-void Instance::freeClosingClients() {
+void Instance::freeClosingClients(Client* keep) {
+  bool kept = false;
   while (!clients_to_close.empty()) {
     std::vector<Client*> batch;
     batch.swap(clients_to_close);
     for (Client* c : batch) {
+      if (c == keep) {
+        kept = true;
+        continue;
+      }
       unlinkClient(c);
       delete c;
     }
   }
+  if (kept) clients_to_close.push_back(keep);
 }
 
 void Instance::beforeSleep() {
@@ -327,8 +333,7 @@ void Instance::beforeSleep() {
   // service shared with the client library runs its handlers.
   net::servicePendingData(&loop);
   // While a busy script services the loop (script.h) only I/O happens:
-  // blocked clients are served, BCAST invalidations sent and closed clients
-  // freed after it ends.
+  // blocked clients are served and BCAST invalidations sent after it ends.
   bool in_script = script::running();
   if (!in_script) {
     blocking::handleReady();
@@ -340,10 +345,14 @@ void Instance::beforeSleep() {
   persist::beforeSleep();
   handlePendingWrites();
   if (!in_script) {
-    // Not while a script runs: the clients it serves must stay.
     if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
-    freeClosingClients();
+    freeClosingClients(nullptr);
     script::afterScripts();
+  } else {
+    // Clients that went away during the script are freed now, as Redis
+    // frees them while a script runs (a script may wait for INFO to show
+    // a replica gone); its caller stays until it returns.
+    freeClosingClients(script::runningCaller());
   }
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it

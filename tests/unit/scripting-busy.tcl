@@ -215,3 +215,39 @@ start_server {tags {scripting external:skip}} {
     catch {$c close}
   }
 }
+
+start_server {tags {scripting repl external:skip}} {
+  start_server {} {
+    test {A busy script sees a replica leave; once it wrote, min-replicas-to-write no longer stops it} {
+      r -1 config set repl-diskless-sync-delay 0
+      r replicaof [srv -1 host] [srv -1 port]
+      r -1 config set min-replicas-to-write 1
+      wait_for_condition 200 100 {![catch {r -1 set probe 1}]} {
+        fail "the master never counted its replica: [r -1 info replication] [r info replication]"
+      }
+      r -1 config set busy-reply-threshold 10
+      # Writes, waits (5 s at most) for INFO to show no replica, writes again.
+      set d [redis_deferring_client -1]
+      $d eval {
+        redis.call('set', 'x', 'first')
+        local t = redis.call('time')
+        local deadline = tonumber(t[1]) + 5
+        while not string.find(redis.call('info', 'replication'), 'connected_slaves:0', 1, true) do
+          if tonumber(redis.call('time')[1]) > deadline then return 'still there' end
+        end
+        redis.call('set', 'x', 'second')
+        return 'gone'
+      } 0
+      set c [redis_client -1]
+      wait_busy $c
+      # The link closes while the script runs: the master frees the replica
+      # then, not after the script.
+      r replicaof no one
+      set got [list [$d read] [$c get x]]
+      r -1 config set min-replicas-to-write 0
+      $c close
+      $d close
+      set got
+    } {gone second}
+  }
+}
