@@ -286,3 +286,29 @@ start_server {tags {functions external:skip}} {
     list $got [r fcall reader 0]
   } {w r}
 }
+
+start_server {tags {functions external:skip}} {
+  test {A script's own flags count when EXEC runs on a replica, and PUBLISH is not a write} {
+    set writer "#!lua\nreturn 1"
+    set reader "#!lua flags=no-writes\nreturn 2"
+    set c1 [redis_client]
+    set c2 [redis_client]
+    # Queued while a master; EXEC runs once it follows a master.
+    $c1 multi
+    $c1 eval $writer 0
+    $c2 multi
+    $c2 eval $reader 0
+    # Nothing listens on port 1: the replica stays read-only and stale.
+    r replicaof 127.0.0.1 1
+    assert_error {EXECABORT Transaction discarded because of: READONLY *} {$c1 exec}
+    set got [$c2 exec]
+    # PUBLISH may replicate but writes nothing: a script without a shebang
+    # may call it on a read-only replica.
+    lappend got [r eval {return redis.call('publish', 'news', 'x')} 0]
+    assert_error {READONLY*} {r eval "#!lua\nreturn redis.call('publish', 'news', 'x')" 0}
+    r replicaof no one
+    $c1 close
+    $c2 close
+    set got
+  } {2 0}
+}

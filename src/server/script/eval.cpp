@@ -292,7 +292,9 @@ int scriptWriteFlags(const std::vector<std::string_view>& argv, bool compat_writ
   return !(flags & kFlagNoWrites) ? 1 : 0;
 }
 
-uint32_t replicaCheckFlags(const std::vector<std::string_view>& argv, uint32_t cmd_flags) {
+uint32_t scriptCommandFlags(const std::vector<std::string_view>& argv, uint32_t cmd_flags,
+                            bool* flagless) {
+  if (flagless != nullptr) *flagless = false;
   if (argv.size() < 2) return cmd_flags;
   auto is = [&](const char* name) { return strcasecmp(std::string(argv[0]).c_str(), name) == 0; };
   uint32_t flags;
@@ -311,8 +313,12 @@ uint32_t replicaCheckFlags(const std::vector<std::string_view>& argv, uint32_t c
   } else {
     return cmd_flags;
   }
-  if (flags & kFlagEvalCompat) return cmd_flags & ~kStale;
-  cmd_flags &= ~(kStale | kWrite);
+  if (flags & kFlagEvalCompat) {
+    if (flagless != nullptr) *flagless = true;
+    return cmd_flags;
+  }
+  cmd_flags &= ~(kStale | kWrite | kDenyOom | kMayReplicate);
+  if (!(flags & (kFlagAllowOom | kFlagNoWrites))) cmd_flags |= kDenyOom;
   if (!(flags & kFlagNoWrites)) cmd_flags |= kWrite;
   if (flags & kFlagAllowStale) cmd_flags |= kStale;
   return cmd_flags;
