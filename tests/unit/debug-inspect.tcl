@@ -178,6 +178,31 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
     assert_error {ERR no such key} {r debug htstats-key missing}
     assert_error {ERR unknown subcommand*} {r debug htstats-key}
   }
+
+  test {A set or hash that lost most of its members shrinks its table (HTSTATS-KEY)} {
+    r flushall
+    set sizes {}
+    foreach {key fill drop touch} {
+      s {r sadd s {*}$names} {r srem s {*}[lrange $names 10 end]} {r sismember s x}
+      h {r hset h {*}[concat {*}[lmap n $names {list $n v}]]} {r hdel h {*}[lrange $names 10 end]}
+        {r hexists h x}
+    } {
+      set names {}
+      for {set i 0} {$i < 1000} {incr i} { lappend names member:$i }
+      eval $fill
+      assert_match {*table size: 1024*} [r debug htstats-key $key]
+      eval $drop
+      # Each lookup moves the shrinking rehash a step further.
+      for {set i 0} {$i < 2000 && [string match {*rehashing target*} [r debug htstats-key $key]]} {incr i} {
+        eval $touch
+      }
+      regexp {table size: ([0-9]+)} [r debug htstats-key $key] -> size
+      lappend sizes $size
+    }
+    # 10 of 1024 left: the table went down to 128 buckets (the shrink
+    # started once fewer than a tenth or an eighth were used).
+    set sizes
+  } {128 128}
 }
 
 start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
