@@ -118,6 +118,16 @@ struct ExecAdmission {
   ExecAdmission& operator=(const ExecAdmission&) = delete;
 };
 
+// The flags a replica's checks judge cmd by: a script command's come from
+// its script; one without a shebang is never stale-safe (Redis refuses it
+// on a stale replica when it is about to run it).
+static uint32_t replicaCheckFlags(Client* c, const Command* cmd, uint32_t cmd_flags) {
+  if (!(cmd->flags & kNoScript) || !(cmd_flags & kStale)) return cmd_flags;  // not a script
+  bool flagless;
+  uint32_t f = script::scriptCommandFlags(c->argv(), cmd_flags, &flagless);
+  return flagless ? f & ~kStale : f;
+}
+
 template <bool Links>
 static bool dispatchUnmuted(Client* c) {
   Server& s = *g_server;
@@ -208,8 +218,10 @@ static bool dispatchUnmuted(Client* c) {
     multiFlagError(c);
     return true;
   }
-  // -READONLY / -MASTERDOWN on a replica (repl.h).
-  if (repl::g_is_replica && !repl::allowedOnReplica(c, cmd_flags)) [[unlikely]] {
+  // -READONLY / -MASTERDOWN on a replica (repl.h); a script command goes
+  // by its script's flags.
+  if (repl::g_is_replica && !repl::allowedOnReplica(c, replicaCheckFlags(c, cmd, cmd_flags)))
+      [[unlikely]] {
     cmd->rejected_calls++;
     multiFlagError(c);
     return true;

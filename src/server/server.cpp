@@ -308,15 +308,21 @@ void Instance::handlePendingWrites() {
   pending_writes.clear();
 }
 
-void Instance::freeClosingClients() {
+void Instance::freeClosingClients(Client* keep) {
+  bool kept = false;
   while (!clients_to_close.empty()) {
     std::vector<Client*> batch;
     batch.swap(clients_to_close);
     for (Client* c : batch) {
+      if (c == keep) {
+        kept = true;
+        continue;
+      }
       unlinkClient(c);
       delete c;
     }
   }
+  if (kept) clients_to_close.push_back(keep);
 }
 
 void Instance::beforeSleep() {
@@ -336,8 +342,7 @@ void Instance::beforeSleep() {
   // service shared with the client library runs its handlers.
   net::servicePendingData(&loop);
   // While a busy script services the loop (script.h) only I/O happens:
-  // blocked clients are served, BCAST invalidations sent and closed clients
-  // freed after it ends.
+  // blocked clients are served and BCAST invalidations sent after it ends.
   bool in_script = script::running();
   if (!in_script) {
     blocking::handleReady();
@@ -350,15 +355,15 @@ void Instance::beforeSleep() {
   // Clients closed during this iteration go before the replies are written
   // (their own output is dropped anyway): the peer of a killed replica hears
   // of it before the CLIENT KILL's caller hears back, as when Redis frees
-  // it at once.
-  if (!in_script) freeClosingClients();
+  // it at once. Also while a busy script runs, as Redis frees them then (a
+  // script may wait for INFO to show a replica gone); its caller stays
+  // until it returns.
+  Client* keep = in_script ? script::runningCaller() : nullptr;
+  freeClosingClients(keep);
   handlePendingWrites();
-  if (!in_script) {
-    // Not while a script runs: the clients it serves must stay.
-    if (evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
-    freeClosingClients();
-    script::afterScripts();
-  }
+  if (!in_script && evict::clientLimitBytes() != 0) evict::evictClients(nullptr);
+  freeClosingClients(keep);  // those the writes or the client eviction closed
+  if (!in_script) script::afterScripts();
   if (net::anyPendingData()) loop.setDontWait(true);
   loop.setBusyPoll(config.busy_poll_us);  // CONFIG SET may have changed it
   if (shutdown_asap) {
@@ -403,24 +408,37 @@ void Instance::databasesCron() {
   int64_t budget_us = 1000000 / hz * (25 + 2 * (config.active_expire_effort - 1)) / 100;
   int64_t per_db = budget_us / static_cast<int64_t>(dbs.size()) + 1;
   int64_t expire_us = 0;  // the "expire-cycle" latency event covers expiry only
+  db::Db::ExpireCycleCounts counts;
   for (auto& d : dbs) {
     if (d->expiresSize() > 0 && active_expire) {
       int64_t t0 = event::EventLoop::nowUs();
-      d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort));
+      d->activeExpireCycle(per_db, static_cast<int>(config.active_expire_effort), &counts);
       expire_us += event::EventLoop::nowUs() - t0;
     }
     if (config.activerehashing) d->cronRehash(1000);
   }
   latency::addSampleIfNeeded("expire-cycle", expire_us / 1000);
+  if (active_expire) {
+    double stale = counts.sampled
+                       ? static_cast<double>(counts.expired) / static_cast<double>(counts.sampled)
+                       : 0.0;
+    stats.expired_stale_perc = stale * 0.05 + stats.expired_stale_perc * 0.95;
+    if (counts.time_cap) stats.expired_time_cap_reached_count++;
+    stats.expire_cycle_us += static_cast<uint64_t>(expire_us);
+  }
 }
 
 int Instance::cron() {
-  int64_t period = 1000 / std::clamp<int64_t>(config.hz, 1, 500);
   // No cron work in the middle of a script: it is atomic, time included.
-  if (script::running()) return static_cast<int>(period);
+  // The timer stays due, so the cron runs as soon as the script returns,
+  // before the next request (Redis's serverCron, which a busy script holds
+  // back, is then overdue): a child that ended meanwhile (the initial AOF
+  // rewrite, a BGSAVE) is reaped before another script can start.
+  if (script::running()) return 0;
   // The watchdog is fed by the outer loop only: a load serving the loop
   // from inside holds it up as much as a busy script does.
-  if (nestedLoops() == 0) crash::armWatchdog(config.watchdog_period, 1000 / period);
+  if (nestedLoops() == 0)
+    crash::armWatchdog(config.watchdog_period, std::clamp<int64_t>(config.hz, 1, 500));
   // DEBUG PAUSE-CRON skips the periodic work, not a SIGTERM's shutdown.
   if (cron_paused && !crash::shutdownRequested()) return static_cast<int>(1000 / hz);
   db::Clock::update();
@@ -437,10 +455,17 @@ int Instance::cron() {
   int64_t dt = db::Clock::nowMs - stats.last_sample_ms;
   if (dt >= 100) {
     uint64_t ops = stats.total_commands_processed - stats.last_sample_ops;
-    stats.ops_samples[stats.ops_sample_idx] = dt > 0 ? ops * 1000 / static_cast<uint64_t>(dt) : 0;
+    uint64_t in = stats.net_input_bytes - stats.last_sample_net_in;
+    uint64_t out = stats.net_output_bytes - stats.last_sample_net_out;
+    auto perSecond = [dt](uint64_t n) { return n * 1000 / static_cast<uint64_t>(dt); };
+    stats.ops_samples[stats.ops_sample_idx] = perSecond(ops);
+    stats.net_in_samples[stats.ops_sample_idx] = perSecond(in);
+    stats.net_out_samples[stats.ops_sample_idx] = perSecond(out);
     stats.ops_sample_idx = (stats.ops_sample_idx + 1) % 16;
     stats.last_sample_ms = db::Clock::nowMs;
     stats.last_sample_ops = stats.total_commands_processed;
+    stats.last_sample_net_in = stats.net_input_bytes;
+    stats.last_sample_net_out = stats.net_output_bytes;
   }
   clientsCron();
   databasesCron();

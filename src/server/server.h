@@ -39,7 +39,9 @@ class Instance final : public Server {
   int cron();
   void beforeSleep();
   void handlePendingWrites();
-  void freeClosingClients();
+  // Frees the clients scheduled to close, all but `keep` (a busy
+  // script's caller), which stays scheduled.
+  void freeClosingClients(Client* keep);
   void clientsCron();
   void databasesCron();
 

@@ -1,7 +1,8 @@
-# DEBUG subcommands the Redis 7.0 test suite leans on (OBJECT, POPULATE,
-# QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON, SET-DISABLE-DENY-SCRIPTS,
-# CHANGE-REPL-ID, RELOAD NOFLUSH/MERGE) and LOLWUT, with Redis 7.0's reply
-# shapes and error texts.
+# DEBUG subcommands the Redis 7.0 test suite leans on (OBJECT, HTSTATS,
+# HTSTATS-KEY, POPULATE, QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON,
+# SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID, RELOAD NOFLUSH/MERGE, LOG), the
+# ones for client and tooling tests (ERROR, LISTPACK, QUICKLIST,
+# STRINGMATCH-TEST) and LOLWUT, with Redis 7.0's reply shapes and error texts.
 
 start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
   test {DEBUG OBJECT describes encoding, serialized length and list nodes} {
@@ -140,6 +141,110 @@ start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
     assert_error {ERR Out of range database} {r debug htstats 16}
     r debug htstats 3
   } "\[Dictionary HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n\[Expires HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n"
+
+  test {DEBUG HTSTATS-KEY describes the hash table behind a set, hash or skiplist zset} {
+    r flushall
+    r sadd words alpha beta gamma
+    assert_match "Hash table 0 stats (main hash table):\n table size: 4\n number of elements: 3\n*" \
+      [r debug htstats-key words]
+    # The fifth member outgrows four buckets: the table is caught mid-rehash.
+    r sadd words delta epsilon
+    assert_match {*main hash table*rehashing target*number of elements: 1*} \
+      [r debug htstats-key words]
+    # FULL (later Redis versions) is either refused, as Redis 7.0 does, or
+    # the same report.
+    if {![catch {r debug htstats-key words full} full]} {
+      assert_equal [r debug htstats-key words] $full
+    }
+    r hset small f v
+    r hset big f [string repeat v 100]
+    r zadd rank 1 [string repeat m 100]
+    assert_match {*number of elements: 1*} [r debug htstats-key big]
+    assert_match {*number of elements: 1*} [r debug htstats-key rank]
+    set no_table {ERR The value stored at the specified key is not represented using an hash table}
+    r sadd digits 1 2 3
+    r set text hello
+    r rpush items a
+    foreach k {small digits text items} {
+      assert_error $no_table [list r debug htstats-key $k]
+    }
+    # An expired key is gone, as for OBJECT, even with active expiry off.
+    r debug set-active-expire 0
+    r sadd brief x
+    r pexpire brief 1
+    after 5
+    assert_error {ERR no such key} {r debug htstats-key brief}
+    r debug set-active-expire 1
+    assert_error {ERR no such key} {r debug htstats-key missing}
+    assert_error {ERR unknown subcommand*} {r debug htstats-key}
+  }
+
+  test {A set or hash that lost most of its members shrinks its table (HTSTATS-KEY)} {
+    r flushall
+    set sizes {}
+    foreach {key fill drop touch} {
+      s {r sadd s {*}$names} {r srem s {*}[lrange $names 10 end]} {r sismember s x}
+      h {r hset h {*}[concat {*}[lmap n $names {list $n v}]]} {r hdel h {*}[lrange $names 10 end]}
+        {r hexists h x}
+    } {
+      set names {}
+      for {set i 0} {$i < 1000} {incr i} { lappend names member:$i }
+      eval $fill
+      assert_match {*table size: 1024*} [r debug htstats-key $key]
+      eval $drop
+      # Each lookup moves the shrinking rehash a step further.
+      for {set i 0} {$i < 2000 && [string match {*rehashing target*} [r debug htstats-key $key]]} {incr i} {
+        eval $touch
+      }
+      regexp {table size: ([0-9]+)} [r debug htstats-key $key] -> size
+      lappend sizes $size
+    }
+    # 10 of 1024 left: the table went down to 128 buckets (the shrink
+    # started once fewer than a tenth or an eighth were used).
+    set sizes
+  } {128 128}
+}
+
+start_server {tags {debug external:skip} overrides {enable-debug-command yes}} {
+  test {DEBUG LOG writes to the server log; DEBUG ERROR replies with the given line} {
+    assert_equal OK [r debug log "marker-[srv port] in the log"]
+    wait_for_condition 50 20 {
+      [string match "*DEBUG LOG: marker-[srv port] in the log*" [read_file [srv stdout]]]
+    } {
+      fail "the DEBUG LOG line never reached the log"
+    }
+    r config resetstat
+    # The whole line is the caller's, code included; line breaks become
+    # spaces, and the reply is left out of the error statistics.
+    assert_error {MYCODE two  lines} {r debug error "MYCODE two\r\nlines"}
+    set counted [list [info_field [r info stats] total_error_replies] \
+      [string match *errorstat_* [r info errorstats]]]
+    assert_error {ERR unknown subcommand*} {r debug error}
+    set counted
+  } {0 0}
+
+  test {DEBUG LISTPACK and QUICKLIST print a value's structure on stdout} {
+    r flushall
+    r hset h f 12
+    r zadd z 1 m
+    r rpush l a b 3
+    r sadd st x
+    assert_equal {Listpack structure printed on stdout} [r debug listpack h]
+    assert_equal {Listpack structure printed on stdout} [r debug listpack z]
+    assert_equal {Quicklist structure printed on stdout} [r debug quicklist l]
+    assert_equal {Quicklist structure printed on stdout} [r debug quicklist l 1]
+    # A list answers "quicklist" whatever its size, as in Redis 7.0.
+    foreach k {l st} {
+      assert_error {ERR Not a listpack encoded object.} [list r debug listpack $k]
+    }
+    foreach k {h z st} {
+      assert_error {ERR Not a quicklist encoded object.} [list r debug quicklist $k]
+    }
+    assert_error {ERR no such key} {r debug listpack missing}
+    assert_error {ERR no such key} {r debug quicklist missing}
+    assert_error {ERR unknown subcommand*} {r debug quicklist l 1 2}
+    r debug stringmatch-test
+  } {Apparently Redis did not crash: test passed}
 }
 
 start_server {tags {lolwut}} {

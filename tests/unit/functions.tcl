@@ -251,3 +251,64 @@ start_server {tags {functions external:skip needs:unix}} {
     set result
   } {OK {interop x} 1 OK {made by redis}}
 }
+
+start_server {tags {functions external:skip}} {
+  test {A replica with its link down judges scripts by their flags (replica-serve-stale-data no)} {
+    r function load [lib stale {
+      redis.register_function{function_name='reader', callback=function() return 'r' end, flags={'no-writes'}}
+      redis.register_function{function_name='stale_reader', callback=function() return 's' end, flags={'no-writes', 'allow-stale'}}
+      redis.register_function{function_name='writer', callback=function() return 'w' end, flags={'allow-stale'}}
+    }]
+    set flagless [r script load {return 'old style'}]
+    r config set replica-serve-stale-data no
+    # Nothing listens on port 1: the link stays down.
+    r replicaof 127.0.0.1 1
+    set masterdown {MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.}
+    # Only allow-stale lets a script through; a script without a shebang
+    # has no flags, so it never does.
+    assert_error $masterdown {r fcall reader 0}
+    assert_error $masterdown {r fcall_ro reader 0}
+    assert_error $masterdown {r evalsha $flagless 0}
+    assert_error $masterdown {r eval {return 1} 0}
+    assert_error $masterdown {r eval "#!lua flags=no-writes\nreturn 1" 0}
+    assert_equal s [r fcall stale_reader 0]
+    assert_equal 2 [r eval "#!lua flags=no-writes,allow-stale\nreturn 2" 0]
+    # A script that may write is refused as a write first.
+    assert_error {READONLY You can't write against a read only replica.} {r fcall writer 0}
+    # Unknown scripts get their own error.
+    assert_error {ERR Function not found} {r fcall nosuch 0}
+    assert_error {NOSCRIPT*} {r evalsha [string repeat 0 40] 0}
+    r config set replica-read-only no
+    set got [r fcall writer 0]
+    r config set replica-read-only yes
+    r replicaof no one
+    r config set replica-serve-stale-data yes
+    list $got [r fcall reader 0]
+  } {w r}
+}
+
+start_server {tags {functions external:skip}} {
+  test {A script's own flags count when EXEC runs on a replica, and PUBLISH is not a write} {
+    set writer "#!lua\nreturn 1"
+    set reader "#!lua flags=no-writes\nreturn 2"
+    set c1 [redis_client]
+    set c2 [redis_client]
+    # Queued while a master; EXEC runs once it follows a master.
+    $c1 multi
+    $c1 eval $writer 0
+    $c2 multi
+    $c2 eval $reader 0
+    # Nothing listens on port 1: the replica stays read-only and stale.
+    r replicaof 127.0.0.1 1
+    assert_error {EXECABORT Transaction discarded because of: READONLY *} {$c1 exec}
+    set got [$c2 exec]
+    # PUBLISH may replicate but writes nothing: a script without a shebang
+    # may call it on a read-only replica.
+    lappend got [r eval {return redis.call('publish', 'news', 'x')} 0]
+    assert_error {READONLY*} {r eval "#!lua\nreturn redis.call('publish', 'news', 'x')" 0}
+    r replicaof no one
+    $c1 close
+    $c2 close
+    set got
+  } {2 0}
+}

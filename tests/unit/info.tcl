@@ -129,6 +129,68 @@ start_server {tags {info}} {
     r info nosuchsection
   } {}
 
+  test {INFO memory: overhead, startup and dataset split used_memory} {
+    r del big
+    set d [info_dict [r info memory]]
+    set before [dict get $d used_memory_dataset]
+    assert_morethan [dict get $d used_memory_overhead] [expr {[dict get $d used_memory_startup] - 1}]
+    assert_match {*.*%} [dict get $d used_memory_dataset_perc]
+    # Made by the server from a small request: no client buffer grows.
+    r setrange big 1999999 y
+    set d [info_dict [r info memory]]
+    r del big
+    # The value counts as data, not overhead.
+    assert_morethan [expr {[dict get $d used_memory_dataset] - $before}] 1900000
+    assert_range [string trimright [dict get $d used_memory_dataset_perc] %] 0 100
+  }
+
+  test {INFO stats: instantaneous input and output kbps follow the traffic} {
+    set value [string repeat z 20000]
+    for {set i 0} {$i < 50} {incr i} {
+      r set traffic $value
+      r get traffic
+    }
+    r del traffic
+    # The cron samples every 100 ms; the figures average the last 16.
+    wait_for_condition 40 50 {
+      [info_field [r info stats] instantaneous_input_kbps] > 0 &&
+      [info_field [r info stats] instantaneous_output_kbps] > 0
+    } {
+      fail "kbps stayed at zero: [r info stats]"
+    }
+    set d [info_dict [r info stats]]
+    list [dict get $d instantaneous_input_repl_kbps] [dict get $d instantaneous_output_repl_kbps]
+  } {0.00 0.00}
+
+  test {INFO stats: active expiry reports the stale share it finds and its time} {
+    r flushall
+    r config resetstat
+    for {set i 0} {$i < 200} {incr i} { r set stale:$i v px 1 }
+    # Each cycle weighs in at 5%: a cycle that finds every sampled key
+    # expired lifts the figure from 0.
+    wait_for_condition 100 20 {[info_field [r info stats] expired_stale_perc] > 0} {
+      fail "expired_stale_perc stayed at zero: [r info stats]"
+    }
+    wait_for_condition 100 20 {[r dbsize] == 0} { fail "the keys did not expire" }
+    set d [info_dict [r info stats]]
+    assert_range [dict get $d expired_stale_perc] 0.01 100
+    foreach f {expired_time_cap_reached_count expire_cycle_cpu_milliseconds} {
+      assert {[string is integer -strict [dict get $d $f]]}
+    }
+  }
+
+  test {INFO reports the fields of machinery kept idle, as Redis does} {
+    assert_equal c11-builtin [info_field [r info server] atomicvar_api]
+    set d [info_dict [r info stats]]
+    set got {}
+    foreach f {slave_expires_tracked_keys active_defrag_hits active_defrag_misses
+               active_defrag_key_hits active_defrag_key_misses total_active_defrag_time
+               current_active_defrag_time} {
+      lappend got [dict get $d $f]
+    }
+    set got
+  } {0 0 0 0 0 0 0}
+
   test {CONFIG RESETSTAT resets counters} {
     r get nokey
     r config resetstat
@@ -151,5 +213,29 @@ start_server {tags {info external:skip} overrides {latency-tracking no enable-de
     set d [info_field [r info memory] used_memory]
     assert_range [expr {$b - $a}] -2000 2000
     assert_range [expr {$d - $c}] -2000 2000
+  }
+}
+
+start_server {tags {info external:skip}} {
+  start_server {} {
+    test {INFO slave_expires_tracked_keys: a writable replica's own TTL keys, by name} {
+      r replicaof 127.0.0.1 [srv -1 port]
+      wait_for_condition 100 50 {[info_field [r info replication] master_link_status] eq "up"} {
+        fail "the replica never linked"
+      }
+      r config set replica-read-only no
+      # One name in two dbs is one record; a key without a TTL is none.
+      r select 0
+      r set mine 1 ex 1000
+      r set plain 1
+      r select 1
+      r set mine 1 ex 1000
+      r set other 1 px 300000
+      set tracked [info_field [r info stats] slave_expires_tracked_keys]
+      r config set replica-read-only yes
+      r replicaof no one
+      r select 9
+      set tracked
+    } {2}
   }
 }

@@ -184,3 +184,70 @@ start_server {tags {scripting external:skip}} {
     catch {$d close}
   }
 }
+
+start_server {tags {scripting external:skip}} {
+  test {SHUTDOWN NOSAVE under a busy script right after the first AOF rewrite ended} {
+    # The AOF rewrite that appendonly yes starts ends while a 300 ms script
+    # runs; the next script starts at once and never ends. The cron's
+    # overdue pass right after the first script must have seen the rewrite
+    # end, or SHUTDOWN refuses ("Writing initial AOF, can't exit").
+    r config set busy-reply-threshold 10
+    r config set appendonly yes
+    set spin300 {
+      redis.call('set', 'k', 'v')
+      local t = redis.call('time')
+      local start = t[1] * 1000000 + t[2]
+      while true do
+        t = redis.call('time')
+        if t[1] * 1000000 + t[2] - start > 300000 then return 1 end
+      end
+    }
+    assert_equal 1 [r eval $spin300 0]
+    set d [redis_deferring_client]
+    $d eval {redis.call('set', 'x', 'y') while true do end} 0
+    set c [redis_client]
+    wait_busy $c
+    catch {$c shutdown nosave} e
+    wait_for_condition 100 50 {[catch {redis_client}]} {
+      fail "the server is still up after SHUTDOWN NOSAVE: $e"
+    }
+    catch {$d close}
+    catch {$c close}
+  }
+}
+
+start_server {tags {scripting repl external:skip}} {
+  start_server {} {
+    test {A busy script sees a replica leave; once it wrote, min-replicas-to-write no longer stops it} {
+      r -1 config set repl-diskless-sync-delay 0
+      r replicaof [srv -1 host] [srv -1 port]
+      r -1 config set min-replicas-to-write 1
+      wait_for_condition 200 100 {![catch {r -1 set probe 1}]} {
+        fail "the master never counted its replica: [r -1 info replication] [r info replication]"
+      }
+      r -1 config set busy-reply-threshold 10
+      # Writes, waits (5 s at most) for INFO to show no replica, writes again.
+      set d [redis_deferring_client -1]
+      $d eval {
+        redis.call('set', 'x', 'first')
+        local t = redis.call('time')
+        local deadline = tonumber(t[1]) + 5
+        while not string.find(redis.call('info', 'replication'), 'connected_slaves:0', 1, true) do
+          if tonumber(redis.call('time')[1]) > deadline then return 'still there' end
+        end
+        redis.call('set', 'x', 'second')
+        return 'gone'
+      } 0
+      set c [redis_client -1]
+      wait_busy $c
+      # The link closes while the script runs: the master frees the replica
+      # then, not after the script.
+      r replicaof no one
+      set got [list [$d read] [$c get x]]
+      r -1 config set min-replicas-to-write 0
+      $c close
+      $d close
+      set got
+    } {gone second}
+  }
+}

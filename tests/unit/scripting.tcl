@@ -406,3 +406,24 @@ start_server {tags {scripting external:skip}} {
     }
   }
 }
+
+start_server {tags {scripting cluster external:skip} overrides {cluster-enabled yes}} {
+  test {Cluster mode: a script's declared keys fix the slot the keys it touches must share} {
+    r cluster addslotsrange 0 16383
+    wait_for_condition 100 50 {[string match *cluster_state:ok* [r cluster info]]} {
+      fail "the one-node cluster never came up"
+    }
+    # {a} and {b} hash to different slots.
+    set touch_undeclared {return redis.call('set', 'k{b}', 'v')}
+    set same_slot {*Script attempted to access keys that do not hash to the same slot*}
+    assert_error $same_slot {r eval "#!lua\n$touch_undeclared" 1 k{a}}
+    set lib "#!lua name=slots\nredis.register_function('touch', function() $touch_undeclared end)"
+    r function load replace $lib
+    assert_error $same_slot {r fcall touch 1 k{a}}
+    # Declaring nothing leaves the first key touched to fix the slot; the
+    # flag, or a script without a shebang, allows several.
+    set got [list [r eval "#!lua\n$touch_undeclared" 0] [r fcall touch 0]]
+    lappend got [r eval "#!lua flags=allow-cross-slot-keys\n$touch_undeclared" 1 k{a}]
+    lappend got [r eval $touch_undeclared 1 k{a}]
+  } {OK OK OK OK}
+}

@@ -45,11 +45,21 @@ struct Stats {
   uint64_t sync_partial_ok = 0;
   uint64_t sync_partial_err = 0;
   int64_t start_time_ms = 0;
-  // Instantaneous ops/sec: samples taken by the cron.
+  // Instantaneous ops/sec and network bytes/sec: samples taken by the cron.
   uint64_t ops_samples[16] = {};
+  uint64_t net_in_samples[16] = {};
+  uint64_t net_out_samples[16] = {};
   int ops_sample_idx = 0;
   int64_t last_sample_ms = 0;
   uint64_t last_sample_ops = 0;
+  uint64_t last_sample_net_in = 0;
+  uint64_t last_sample_net_out = 0;
+  // Active expiry: a moving average of the share of sampled keys found
+  // expired (0..1, 5% weight to each cycle, as Redis), cycles stopped by
+  // their time budget, and the time spent in them.
+  double expired_stale_perc = 0;
+  uint64_t expired_time_cap_reached_count = 0;
+  uint64_t expire_cycle_us = 0;
   // INFO errorstats: error replies per code ("ERR", "WRONGTYPE", ...).
   std::map<std::string, uint64_t, std::less<>> error_codes;
   // Counts one error reply: in total_error_replies and by its code, the

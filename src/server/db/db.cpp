@@ -320,7 +320,7 @@ void Db::swapWith(Db& other) {
   }
 }
 
-size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
+size_t Db::activeExpireCycle(int64_t time_limit_us, int effort, ExpireCycleCounts* counts) {
   // Sample keys with a TTL in small batches; keep going while a batch shows
   // that a good share of them were expired, so a db full of dead keys is
   // cleaned quickly but a healthy db costs one batch per call.
@@ -349,8 +349,15 @@ size_t Db::activeExpireCycle(int64_t time_limit_us, int effort) {
     }
     for (size_t i = 0; i < expired; i++) expireNow(victims[i]);
     deleted += expired;
+    if (counts != nullptr) {
+      counts->sampled += n;
+      counts->expired += expired;
+    }
     if (n == 0 || expired * 10 < n) break;  // under 10% stale: good enough
-    if (event::EventLoop::nowUs() - start > time_limit_us) break;
+    if (event::EventLoop::nowUs() - start > time_limit_us) {
+      if (counts != nullptr) counts->time_cap = true;
+      break;
+    }
   }
   return deleted;
 }

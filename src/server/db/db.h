@@ -207,10 +207,21 @@ class Db {
   // whose setting differs from the one its new keys came from.
   void swapWith(Db& other);
 
+  // What active expiry looked at, summed over calls (INFO stats:
+  // expired_stale_perc, expired_time_cap_reached_count).
+  struct ExpireCycleCounts {
+    size_t sampled = 0;     // keys with a TTL examined
+    size_t expired = 0;     // of those, found expired and deleted
+    bool time_cap = false;  // a call stopped at its time limit
+  };
   // Active expiry: samples keys with a TTL and deletes the expired ones until
   // time_limit_us has passed or few expired ones are found. Returns the
-  // number deleted. Also advances incremental rehashing.
-  size_t activeExpireCycle(int64_t time_limit_us, int effort);
+  // number deleted, and adds what it saw to *counts when given. Also
+  // advances incremental rehashing.
+  size_t activeExpireCycle(int64_t time_limit_us, int effort, ExpireCycleCounts* counts = nullptr);
+  // Keys a writable replica's own clients gave a TTL, by name (INFO
+  // slave_expires_tracked_keys counts the distinct names over every db).
+  const std::set<std::string>& replicaOwnTtlKeys() const { return replica_own_ttl_; }
   void cronRehash(int64_t us);
 
   uint64_t expiredKeys() const { return expired_keys_; }

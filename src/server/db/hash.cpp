@@ -130,6 +130,11 @@ class HashTable final : public Hash {
     return total;
   }
 
+  bool appendTableStats(std::string* out) const override {
+    d_->appendStats(out);
+    return true;
+  }
+
   bool isListpack() const override { return false; }
   size_t size() const override { return d_->size(); }
 
@@ -162,6 +167,9 @@ class HashTable final : public Hash {
     PairNode* n = d_->erase(field);
     if (n == nullptr) return false;
     free(n);
+    // A hash that emptied out gives its buckets back, as Redis 7.0 checks
+    // after each removal (not during a fork: common::g_dict_avoid_resize).
+    d_->tryShrink();
     return true;
   }
 

@@ -108,6 +108,11 @@ class SetTable final : public Set {
     return total;
   }
 
+  bool appendTableStats(std::string* out) const override {
+    d_->appendStats(out);
+    return true;
+  }
+
   Encoding encoding() const override { return Encoding::kTable; }
   size_t size() const override { return d_->size(); }
   bool contains(std::string_view m) const override { return d_->find(m) != nullptr; }
@@ -121,6 +126,9 @@ class SetTable final : public Set {
     MemberNode* n = d_->erase(m);
     if (n == nullptr) return false;
     free(n);
+    // A set that emptied out gives its buckets back, as Redis 7.0 checks
+    // after each removal (not during a fork: common::g_dict_avoid_resize).
+    d_->tryShrink();
     return true;
   }
   void forEach(const MemberFn& fn) const override {
@@ -132,6 +140,7 @@ class SetTable final : public Set {
     std::string out(n->member());
     d_->unlink(n, MemberTraits::hash(n->member()));
     free(n);
+    d_->tryShrink();
     return out;
   }
   uint64_t scan(uint64_t cursor, const MemberFn& fn) override {

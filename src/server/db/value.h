@@ -39,6 +39,13 @@ class Collection {
   virtual const char* encodingName() const = 0;
   // Approximate bytes owned (MEMORY USAGE, INFO).
   virtual size_t memoryUsage() const = 0;
+  // DEBUG HTSTATS-KEY: appends the statistics of the hash table the value
+  // is kept in (common::Dict::appendStats); false, with nothing appended,
+  // for an encoding without one (listpack, intset, quicklist, stream).
+  virtual bool appendTableStats(std::string* out) const {
+    (void)out;
+    return false;
+  }
 };
 
 class Value {

@@ -107,6 +107,10 @@ class SkiplistZSet final : public ZSet {
   Collection* clone() const override;
   const char* encodingName() const override { return "skiplist"; }
   size_t memoryUsage() const override;
+  bool appendTableStats(std::string* out) const override {
+    impl_->dict.appendStats(out);
+    return true;
+  }
 
   bool isListpack() const override { return false; }
   size_t size() const override { return impl_->sl.size(); }

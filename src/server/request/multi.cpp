@@ -297,17 +297,25 @@ void multiExecAbort(Client* c, std::string_view error) {
   c->addError(msg);
 }
 
+// A queued command's flags as EXEC's checks see them: a script command's
+// come from its script (script::scriptCommandFlags), as Redis records them.
+static uint32_t queuedFlags(const QueuedCommand& q) {
+  if (!(q.cmd->flags & kNoScript) || !(q.cmd->flags & kStale)) return q.cmd->flags;
+  std::vector<std::string_view> argv(q.argv.begin(), q.argv.end());
+  return script::scriptCommandFlags(argv, q.cmd->flags, nullptr);
+}
+
 uint32_t multiQueuedFlags(const Client* c) {
   uint32_t flags = 0;
   if (c->multi_state == nullptr) return 0;
-  for (const QueuedCommand& q : c->multi_state->queue) flags |= q.cmd->flags;
+  for (const QueuedCommand& q : c->multi_state->queue) flags |= queuedFlags(q);
   return flags;
 }
 
 uint32_t multiQueuedCommonFlags(const Client* c) {
   uint32_t flags = ~0u;
   if (c->multi_state == nullptr) return flags;
-  for (const QueuedCommand& q : c->multi_state->queue) flags &= q.cmd->flags;
+  for (const QueuedCommand& q : c->multi_state->queue) flags &= queuedFlags(q);
   return flags;
 }
 

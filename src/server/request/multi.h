@@ -53,7 +53,8 @@ size_t multiQueuedBytes(const Client* c);
 // are left out, as Redis leaves them out). multi-mem shows only the first.
 size_t multiMemory(const Client* c);
 // The union of the queued commands' flags (EXEC of a queue holding a
-// denyoom command is refused when out of memory).
+// denyoom command is refused when out of memory). A script command's flags
+// are its script's (script::scriptCommandFlags), in both.
 uint32_t multiQueuedFlags(const Client* c);
 // The flags every queued command has (EXEC of a queue holding a command
 // not allowed on a stale replica is refused there).

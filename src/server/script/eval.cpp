@@ -168,6 +168,7 @@ void evalGeneric(Client* c, bool by_sha, bool ro) {
   ctx.flags = script->flags;
   ctx.is_eval = true;
   ctx.read_only = ro || (script->flags & kFlagNoWrites);
+  ctx.slot = declaredKeysSlot(c, 3, static_cast<size_t>(numkeys));
   lua_State* L = ctx.L;
   setArgTable(L, c, 3, static_cast<size_t>(numkeys), "KEYS");
   setArgTable(L, c, 3 + static_cast<size_t>(numkeys), c->argc() - 3 - static_cast<size_t>(numkeys),
@@ -289,6 +290,38 @@ int scriptWriteFlags(const std::vector<std::string_view>& argv, bool compat_writ
   }
   if (flags & kFlagEvalCompat) return compat_writes ? 1 : 0;
   return !(flags & kFlagNoWrites) ? 1 : 0;
+}
+
+uint32_t scriptCommandFlags(const std::vector<std::string_view>& argv, uint32_t cmd_flags,
+                            bool* flagless) {
+  if (flagless != nullptr) *flagless = false;
+  if (argv.size() < 2) return cmd_flags;
+  auto is = [&](const char* name) { return strcasecmp(std::string(argv[0]).c_str(), name) == 0; };
+  uint32_t flags;
+  if (is("eval") || is("eval_ro")) {
+    size_t offset;
+    std::string err;
+    if (!parseEvalShebang(argv[1], &flags, &offset, &err)) return cmd_flags;  // refused anyway
+  } else if (is("evalsha") || is("evalsha_ro")) {
+    std::string sha(argv[1]);
+    for (char& ch : sha) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+    const CachedScript* s = sha.size() == 40 ? engine().find(sha) : nullptr;
+    if (s == nullptr) return cmd_flags;  // -NOSCRIPT follows
+    flags = s->flags;
+  } else if (is("fcall") || is("fcall_ro")) {
+    if (!functionFlags(argv[1], &flags)) return cmd_flags;  // not found
+  } else {
+    return cmd_flags;
+  }
+  if (flags & kFlagEvalCompat) {
+    if (flagless != nullptr) *flagless = true;
+    return cmd_flags;
+  }
+  cmd_flags &= ~(kStale | kWrite | kDenyOom | kMayReplicate);
+  if (!(flags & (kFlagAllowOom | kFlagNoWrites))) cmd_flags |= kDenyOom;
+  if (!(flags & kFlagNoWrites)) cmd_flags |= kWrite;
+  if (flags & kFlagAllowStale) cmd_flags |= kStale;
+  return cmd_flags;
 }
 
 bool parseEvalShebang(std::string_view body, uint32_t* flags, size_t* body_offset,

@@ -68,6 +68,7 @@ void fcallGeneric(Client* c, bool ro) {
   ctx.flags = fn->flags;
   ctx.is_eval = false;
   ctx.read_only = ro || (fn->flags & kFlagNoWrites);
+  ctx.slot = declaredKeysSlot(c, 3, static_cast<size_t>(numkeys));
   lua_State* L = ctx.L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, fn->ref);
   size_t nk = static_cast<size_t>(numkeys);
@@ -312,6 +313,13 @@ constexpr SubcommandMaker sub{"scripting", "7.0.0"};
 bool functionMayWrite(std::string_view name) {
   const Function* fn = functionsEngine().find(name);
   return fn == nullptr || !(fn->flags & kFlagNoWrites);
+}
+
+bool functionFlags(std::string_view name, uint32_t* flags) {
+  const Function* fn = functionsEngine().find(name);
+  if (fn == nullptr) return false;
+  *flags = fn->flags;
+  return true;
 }
 
 void registerFunctionCommands(CommandTable& t) {

@@ -39,6 +39,8 @@ std::vector<std::string> libraryCodes();
 bool loadLibrary(std::string_view code, bool replace, std::string* err);
 // FCALL of this function may write (unknown functions count as writing).
 bool functionMayWrite(std::string_view name);
+// The flags of the function (ScriptFlag); false when there is none.
+bool functionFlags(std::string_view name, uint32_t* flags);
 // Deletes every library.
 void flushFunctions();
 

@@ -150,9 +150,12 @@ int genericCall(lua_State* L, bool raise) {
   }
   // May-replicate commands (PUBLISH...) count as writes here (Redis 7.0):
   // CLIENT PAUSE WRITE lets read-only scripts run.
-  if (cmd->flags & (kWrite | kMayReplicate)) {
-    if (ctx->read_only)
-      return rejectCall(L, raise, cmd, "Write commands are not allowed from read-only scripts.");
+  if ((cmd->flags & (kWrite | kMayReplicate)) && ctx->read_only)
+    return rejectCall(L, raise, cmd, "Write commands are not allowed from read-only scripts.");
+  // The server's state is checked for writes until the script has written:
+  // then it cannot be failed halfway on a state that changed under it
+  // (min-replicas-to-write losing a replica meanwhile), as Redis 7.0.
+  if ((cmd->flags & kWrite) && !ctx->wrote) {
     // A replica's own scripts may not write; its master's may (Redis 7.0).
     bool from_master = ctx->caller != nullptr && (ctx->caller->flags & kMaster);
     if (repl::g_is_replica && g_server->config.replica_read_only && !from_master)

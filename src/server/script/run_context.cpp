@@ -10,6 +10,7 @@
 #include "server/core/command.h"
 #include "server/core/state.h"
 #include "server/db/db.h"
+#include "server/db/slots.h"
 #include "server/evict/evict.h"
 #include "server/repl/repl.h"
 #include "server/request/client_io.h"
@@ -262,6 +263,11 @@ bool oomReached() {
   // The state when the calling command started, after its evictions (the
   // dispatcher's evict::beforeCommand), as Redis's script_oom.
   return evict::scriptOom();
+}
+
+int declaredKeysSlot(const Client* c, size_t first, size_t n) {
+  if (n == 0 || !g_server->config.cluster_enabled) return -1;
+  return db::keyHashSlot(c->arg(first));
 }
 
 bool writesAllowed(Client* c, uint32_t flags) {

@@ -59,11 +59,18 @@ struct RunContext {
   bool wrote = false;      // a write command ran: SCRIPT KILL refuses
   bool timed_out = false;
   bool killed = false;
-  int resp = 2;     // redis.setresp
-  int slot = -1;    // cluster mode: the hash slot the script's keys are in
+  int resp = 2;   // redis.setresp
+  int slot = -1;  // cluster mode: the hash slot the script's keys are in
   int64_t start_ms = 0;
   int64_t start_us = 0;
 };
+
+// Cluster mode: the hash slot of the n keys a script declares, from
+// argument `first` on (the request was routed by them, so they share one);
+// -1 when it declares none or cluster mode is off. RunContext::slot starts
+// there: the keys the script then touches must hash to it too, unless its
+// flags allow cross-slot keys (Redis 7.0).
+int declaredKeysSlot(const Client* c, size_t first, size_t n);
 
 // The call in progress, or nullptr.
 RunContext* current();

@@ -54,6 +54,17 @@ int scriptMayWrite(const std::vector<std::string_view>& argv);
 // goes by EVAL's own flags, which are not a write's).
 int scriptWriteFlags(const std::vector<std::string_view>& argv, bool compat_writes);
 
+// The flags the server's checks judge a script command by, as Redis 7.0
+// derives them from the script's own flags: for EVAL, EVALSHA, FCALL and
+// their *_RO forms naming a known script with flags, a write unless
+// no-writes, deny-oom unless allow-oom or no-writes, stale-safe only with
+// allow-stale. Other commands, scripts not known yet (their error
+// follows) and scripts without a shebang keep cmd_flags; *flagless (may be
+// null) tells the last kind (Redis refuses one on a stale replica when it
+// is about to run it). dispatch uses them on a replica, MULTI for EXEC.
+uint32_t scriptCommandFlags(const std::vector<std::string_view>& argv, uint32_t cmd_flags,
+                            bool* flagless);
+
 // Before-sleep, outside scripts: frees what busy scripts had to keep.
 void afterScripts();
 

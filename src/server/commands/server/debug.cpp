@@ -1,7 +1,9 @@
-// DEBUG: SLEEP, PROTOCOL, SEGFAULT, ASSERT and HELP here; OBJECT, POPULATE
-// and the internal knobs in debug_inspect.cpp; RELOAD, LOADAOF,
-// AOF-FLUSH-SLEEP, DIGEST and DIGEST-VALUE in src/server/persist/. Like Redis 7.0 the command is
-// refused unless enable-debug-command is "yes" (or "local" for loopback/unix clients).
+// DEBUG: SLEEP, LOG, ERROR, PROTOCOL, SEGFAULT, ASSERT and HELP here;
+// OBJECT, POPULATE, the structure printers and the internal knobs in
+// debug_inspect.cpp; RELOAD, LOADAOF, AOF-FLUSH-SLEEP, DIGEST and
+// DIGEST-VALUE in src/server/persist/. Like Redis 7.0 the command is refused
+// unless enable-debug-command is "yes" (or "local" for loopback/unix
+// clients).
 #include <sys/mman.h>
 #include <time.h>
 
@@ -9,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/log.h"
 #include "common/strutil.h"
 #include "server/commands/server/introspection.h"
 #include "server/core/client.h"
@@ -113,6 +116,19 @@ void debugHelp(Client* c) {
       "    Like CONFIG REWRITE but writes all configuration options, defaults included.",
       "HTSTATS <dbid>",
       "    Return hash table statistics of the specified Redis database.",
+      "HTSTATS-KEY <key> [full]",
+      "    Like HTSTATS but for the hash table stored at <key>'s value.",
+      "ERROR <string>",
+      "    Reply with an error whose line is <string> (for testing clients).",
+      "LOG <message>",
+      "    Write <message> to the server log.",
+      "LISTPACK <key>",
+      "    Print the listpack of a listpack-encoded <key> on the server's stdout.",
+      "QUICKLIST <key> [<0|1>]",
+      "    Print the nodes of the list at <key> on the server's stdout; 1 adds the",
+      "    elements.",
+      "STRINGMATCH-TEST",
+      "    Run the glob matcher on random patterns and strings.",
       "DIGEST",
       "    Output a hex signature representing the current DB content.",
       "DIGEST-VALUE <key> [<key> ...]",
@@ -204,6 +220,19 @@ void debugCommand(Client* c) {
     // Keys then expire only when accessed (tests of lazy expiry).
     g_server->active_expire = c->arg(2) != "0";
     c->addOk();
+    return;
+  }
+  if (c->argc() == 3 && common::strutil::equalsIgnoreCase(sub, "LOG")) {
+    // The test suite marks where each test starts in the server's log.
+    std::string_view msg = c->arg(2);
+    LOG_WARNING("DEBUG LOG: %.*s", static_cast<int>(msg.size()), msg.data());
+    c->addOk();
+    return;
+  }
+  if (c->argc() == 3 && common::strutil::equalsIgnoreCase(sub, "ERROR")) {
+    // The argument is the whole error line, code included; written past
+    // the error statistics, as Redis does (clients' tests of error replies).
+    c->reply().error("-" + std::string(c->arg(2)));
     return;
   }
   if (c->argc() == 3 && common::strutil::equalsIgnoreCase(sub, "PROTOCOL")) {

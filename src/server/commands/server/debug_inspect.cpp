@@ -1,22 +1,29 @@
 // DEBUG subcommands that look into or tune internals, as Redis 7.0 answers
 // them: OBJECT (a value's encoding, serialized length, LRU and list node
-// figures), POPULATE, QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON,
-// SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID. debug.cpp dispatches here.
+// figures), HTSTATS and HTSTATS-KEY, LISTPACK and QUICKLIST (printed on
+// stdout), STRINGMATCH-TEST, POPULATE, QUICKLIST-PACKED-THRESHOLD,
+// PAUSE-CRON, SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID. debug.cpp
+// dispatches here.
+#include <algorithm>
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include "common/log.h"
 #include "common/strutil.h"
 #include "server/cluster/cluster.h"
 #include "server/commands/server/introspection.h"
+#include "server/commands/subfamilies.h"
 #include "server/conf/config.h"
 #include "server/core/client.h"
 #include "server/core/state.h"
+#include "server/db/hash.h"
 #include "server/db/list.h"
 #include "server/db/quicklist.h"
+#include "server/db/zset.h"
 #include "server/evict/allocator.h"
 #include "server/evict/evict.h"
 #include "server/persist/dump_payload.h"
@@ -122,6 +129,131 @@ void debugPackedThreshold(Client* c) {
   c->addOk();
 }
 
+// DEBUG HTSTATS-KEY <key> [FULL]: the statistics of the hash table that
+// holds the key's value (a hashtable hash or set, a skiplist zset's member
+// index), as Redis 7.0 prints them; FULL, which later Redis versions need
+// for the chain lengths, is accepted and changes nothing.
+void debugHtstatsKey(Client* c) {
+  // As OBJECT: an expired key is missing, and the lookup touches nothing.
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
+  if (e == nullptr) {
+    c->addError("no such key");
+    return;
+  }
+  std::string stats;
+  if (!e->val.isString() && e->val.collection()->appendTableStats(&stats)) {
+    c->reply().verbatim(stats);
+  } else {
+    c->addError("The value stored at the specified key is not represented using an hash table");
+  }
+}
+
+// The elements of lp, one line each, after a header line (DEBUG LISTPACK
+// and QUICKLIST print to the server's stdout, as Redis does; the layout is
+// our own).
+void printListpack(FILE* out, const db::Listpack& lp, const char* indent) {
+  fprintf(out, "%s{listpack bytes:%zu entries:%zu}\n", indent, lp.bytes(), lp.size());
+  size_t i = 0;
+  for (db::Listpack::Pos p = lp.first(); p != db::Listpack::kNone; p = lp.next(p), i++) {
+    db::LpValue v = lp.get(p);
+    if (v.is_int) {
+      fprintf(out, "%s  [%zu] int %" PRId64 " (%zu bytes)\n", indent, i, v.ival,
+              lp.elementBytes(p));
+    } else {
+      int shown = static_cast<int>(std::min<size_t>(v.str.size(), 64));
+      fprintf(out, "%s  [%zu] str %.*s%s (%zu bytes)\n", indent, i, shown, v.str.data(),
+              v.str.size() > 64 ? "..." : "", lp.elementBytes(p));
+    }
+  }
+}
+
+// The value of a listpack-encoded hash or zset (lists report "quicklist",
+// as in Redis 7.0), else nullptr.
+const db::Listpack* listpackOf(const db::Value& v) {
+  if (v.kind() == db::Kind::kHash) return db::asHash(v)->listpack();
+  if (v.kind() == db::Kind::kZSet) {
+    const auto* z = static_cast<const db::ZSet*>(v.collection());
+    if (z->isListpack()) return &static_cast<const db::ListpackZSet*>(z)->listpack();
+  }
+  return nullptr;
+}
+
+// DEBUG LISTPACK <key>: the listpack of a listpack-encoded value, printed.
+void debugListpack(Client* c) {
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
+  if (e == nullptr) {
+    c->addError("no such key");
+    return;
+  }
+  const db::Listpack* lp = listpackOf(e->val);
+  if (lp == nullptr) {
+    c->addError("Not a listpack encoded object.");
+    return;
+  }
+  printListpack(stdout, *lp, "");
+  fflush(stdout);
+  c->addStatus("Listpack structure printed on stdout");
+}
+
+// DEBUG QUICKLIST <key> [<0|1>]: a list's nodes (a list still kept in one
+// listpack is shown as a quicklist of one node); 1 adds every element.
+void debugQuicklist(Client* c) {
+  db::Entry* e = lookupReadNoTouch(c, c->arg(2), false);
+  if (e == nullptr) {
+    c->addError("no such key");
+    return;
+  }
+  if (e->val.kind() != db::Kind::kList) {
+    c->addError("Not a quicklist encoded object.");
+    return;
+  }
+  bool full = c->argc() == 4 && atoi(std::string(c->arg(3)).c_str()) != 0;
+  const auto& l = *static_cast<const db::List*>(e->val.collection());
+  const db::Quicklist* q = l.quicklist();
+  const Config& cfg = g_server->config;
+  fprintf(stdout, "{quicklist count:%zu nodes:%zu fill:%d compress:%d}\n", l.size(),
+          q != nullptr ? q->nodeCount() : size_t{1},
+          q != nullptr ? q->fill() : static_cast<int>(cfg.list_max_listpack_size),
+          q != nullptr ? q->compressDepth() : static_cast<int>(cfg.list_compress_depth));
+  if (q == nullptr) {
+    fprintf(stdout, "  {node 0 entries:%zu bytes:%zu}\n", l.listpack().size(),
+            l.listpack().bytes());
+    if (full) printListpack(stdout, l.listpack(), "    ");
+  } else {
+    size_t i = 0;
+    for (const db::Quicklist::Node* n = q->head(); n != nullptr; n = n->next, i++) {
+      fprintf(stdout, "  {node %zu entries:%zu bytes:%zu %s}\n", i, n->size(), n->bytes(),
+              n->isPacked() ? "compressed" : "raw");
+      if (full && !n->isPacked()) printListpack(stdout, n->lp, "    ");
+    }
+  }
+  fflush(stdout);
+  c->addStatus("Quicklist structure printed on stdout");
+}
+
+// DEBUG STRINGMATCH-TEST: globMatch() on random patterns and subjects, for
+// a crash or a runaway (the point of the command is that it returns).
+void debugStringmatchTest(Client* c) {
+  constexpr int kRounds = 100000;
+  constexpr size_t kMaxLen = 32;
+  uint64_t state = static_cast<uint64_t>(time(nullptr)) | 1;
+  auto next = [&state] {  // xorshift64
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  char pat[kMaxLen], str[kMaxLen];
+  for (int r = 0; r < kRounds; r++) {
+    size_t plen = next() % kMaxLen, slen = next() % kMaxLen;
+    for (size_t i = 0; i < plen; i++) pat[i] = static_cast<char>(next());
+    for (size_t i = 0; i < slen; i++) str[i] = static_cast<char>(next());
+    common::strutil::globMatch(std::string_view(pat, plen), std::string_view(str, slen),
+                               (r & 1) != 0);
+  }
+  c->addStatus("Apparently Redis did not crash: test passed");
+}
+
 }  // namespace
 
 // DEBUG MALLCTL <key> [<int>]: jemalloc's integer setting, written first
@@ -184,6 +316,16 @@ bool debugInspectSubcommand(Client* c) {
     std::string stats;
     g_server->dbs[static_cast<size_t>(id)]->appendTableStats(&stats);
     c->reply().verbatim(stats);
+  } else if ((c->argc() == 3 ||
+              (c->argc() == 4 && common::strutil::equalsIgnoreCase(c->arg(3), "FULL"))) &&
+             common::strutil::equalsIgnoreCase(sub, "HTSTATS-KEY")) {
+    debugHtstatsKey(c);
+  } else if (is("LISTPACK", 3)) {
+    debugListpack(c);
+  } else if ((is("QUICKLIST", 3) || is("QUICKLIST", 4))) {
+    debugQuicklist(c);
+  } else if (is("STRINGMATCH-TEST", 2)) {
+    debugStringmatchTest(c);
   } else if (is("CONFIG-REWRITE-FORCE-ALL", 2)) {
     rewriteConfigAndReply(c, true);
   } else if (is("PAUSE-CRON", 3)) {

@@ -1,7 +1,8 @@
 // INFO [section ...]: Redis 7.0's sections and field names. Fields that
-// describe machinery this server does not have (replication, AOF, forks)
+// describe machinery this server does not have (active defragmentation)
 // report the values Redis reports when that machinery is idle; fields that
-// would need tracking we do not do are left out rather than invented.
+// would need tracking we do not do are left out rather than invented
+// (total_reads_processed, total_writes_processed, dump_payload_sanitizations).
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -11,7 +12,9 @@
 #include <cctype>
 #include <cstdarg>
 #include <cstdio>
+#include <set>
 #include <string>
+#include <string_view>
 
 #ifdef USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -125,6 +128,8 @@ void serverSection(std::string* o) {
   appendFormat(o, "redis_mode:standalone\r\nos:%s %s %s\r\narch_bits:%d\r\n", name.sysname,
                name.release, name.machine, static_cast<int>(sizeof(void*) * 8));
   appendFormat(o, "monotonic_clock:POSIX clock_gettime\r\nmultiplexing_api:epoll\r\n");
+  // The atomics are C++'s std::atomic, the compiler's C11 builtins.
+  appendFormat(o, "atomicvar_api:c11-builtin\r\n");
 #ifdef __GNUC__
   appendFormat(o, "gcc_version:%d.%d.%d\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #endif
@@ -189,6 +194,11 @@ void memorySection(std::string* o) {
                g_peak_memory
                    ? 100.0 * static_cast<double>(m.used) / static_cast<double>(g_peak_memory)
                    : 0.0);
+  MemoryOverhead over = memoryOverhead(m.used);
+  appendFormat(o, "used_memory_overhead:%llu\r\nused_memory_startup:%llu\r\n",
+               static_cast<ull>(over.total), static_cast<ull>(over.startup));
+  appendFormat(o, "used_memory_dataset:%llu\r\nused_memory_dataset_perc:%.2f%%\r\n",
+               static_cast<ull>(over.dataset), over.dataset_perc);
 #ifdef USE_JEMALLOC
   appendFormat(
       o, "allocator_allocated:%llu\r\nallocator_active:%llu\r\nallocator_resident:%llu\r\n",
@@ -233,12 +243,32 @@ void persistenceSection(std::string* o) {
   persist::appendInfoPersistence(o);
 }
 
+// The mean of the cron's per-second samples.
+uint64_t sampleMean(const uint64_t (&samples)[16]) {
+  uint64_t sum = 0;
+  for (uint64_t v : samples) sum += v;
+  return sum / 16;
+}
+
+// Keys a writable replica's own clients gave a TTL: distinct names over
+// every db, as Redis keeps one record per name.
+size_t replicaOwnTtlKeyNames() {
+  std::set<std::string_view> names;
+  size_t total = 0, dbs = 0;
+  for (auto& d : g_server->dbs) {
+    const std::set<std::string>& keys = d->replicaOwnTtlKeys();
+    if (keys.empty()) continue;
+    total += keys.size();
+    dbs++;
+    names.insert(keys.begin(), keys.end());
+  }
+  return dbs > 1 ? names.size() : total;
+}
+
 void statsSection(std::string* o) {
   Server& s = *g_server;
   const Stats& st = s.stats;
-  uint64_t ops = 0;
-  for (uint64_t v : st.ops_samples) ops += v;
-  ops /= sizeof(st.ops_samples) / sizeof(st.ops_samples[0]);
+  uint64_t ops = sampleMean(st.ops_samples);
   appendFormat(o, "total_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n",
                static_cast<ull>(st.total_connections_received),
                static_cast<ull>(st.total_commands_processed));
@@ -246,13 +276,22 @@ void statsSection(std::string* o) {
   appendFormat(o, "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n",
                static_cast<ull>(st.net_input_bytes), static_cast<ull>(st.net_output_bytes));
   appendFormat(o, "total_net_repl_input_bytes:0\r\ntotal_net_repl_output_bytes:0\r\n");
+  appendFormat(o, "instantaneous_input_kbps:%.2f\r\ninstantaneous_output_kbps:%.2f\r\n",
+               static_cast<double>(sampleMean(st.net_in_samples)) / 1024,
+               static_cast<double>(sampleMean(st.net_out_samples)) / 1024);
+  // Replication traffic is not counted apart (total_net_repl_*_bytes).
+  appendFormat(o, "instantaneous_input_repl_kbps:0.00\r\ninstantaneous_output_repl_kbps:0.00\r\n");
   appendFormat(o, "rejected_connections:%llu\r\nsync_full:%llu\r\nsync_partial_ok:%llu\r\n",
                static_cast<ull>(st.rejected_connections), static_cast<ull>(st.sync_full),
                static_cast<ull>(st.sync_partial_ok));
+  appendFormat(o, "sync_partial_err:%llu\r\nexpired_keys:%llu\r\n",
+               static_cast<ull>(st.sync_partial_err), static_cast<ull>(st.expired_keys));
   appendFormat(o,
-               "sync_partial_err:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
-               "evicted_clients:%llu\r\n",
-               static_cast<ull>(st.sync_partial_err), static_cast<ull>(st.expired_keys),
+               "expired_stale_perc:%.2f\r\nexpired_time_cap_reached_count:%llu\r\n"
+               "expire_cycle_cpu_milliseconds:%llu\r\n",
+               st.expired_stale_perc * 100, static_cast<ull>(st.expired_time_cap_reached_count),
+               static_cast<ull>(st.expire_cycle_us / 1000));
+  appendFormat(o, "evicted_keys:%llu\r\nevicted_clients:%llu\r\n",
                static_cast<ull>(evict::stats.evicted_keys),
                static_cast<ull>(evict::stats.evicted_clients));
   int64_t exceeded_now =
@@ -266,6 +305,13 @@ void statsSection(std::string* o) {
                pubsubChannelsTotal(), pubsubPatternsTotal(), pubsubShardChannelsTotal());
   persist::appendInfoForkStats(o);
   appendFormat(o, "migrate_cached_sockets:%zu\r\n", cluster::migrateCachedLinks());
+  appendFormat(o, "slave_expires_tracked_keys:%zu\r\n", replicaOwnTtlKeyNames());
+  // No active defragmentation here (CONFIG SET activedefrag yes is refused,
+  // as by a Redis built without its own jemalloc): Redis's idle figures.
+  appendFormat(o,
+               "active_defrag_hits:0\r\nactive_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
+               "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
+               "current_active_defrag_time:0\r\n");
   appendFormat(o, "tracking_total_keys:%zu\r\ntracking_total_items:%zu\r\n", tracking::totalKeys(),
                tracking::totalItems());
   appendFormat(o, "tracking_total_prefixes:%zu\r\n", tracking::totalPrefixes());

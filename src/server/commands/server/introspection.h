@@ -54,6 +54,17 @@ MemoryNumbers memoryNumbers();
 // The peak of `used` seen so far, raised to `used` first.
 uint64_t peakMemory(uint64_t used);
 
+// How used_memory splits (memory_cmd.cpp; INFO memory's used_memory_overhead,
+// _startup, _dataset and _dataset_perc, and MEMORY STATS).
+struct MemoryOverhead {
+  uint64_t startup = 0;     // what was allocated at start, before clients and keys
+  uint64_t clients = 0;     // normal clients: structs, query and reply buffers
+  uint64_t total = 0;       // startup + clients + every db's tables and entries
+  uint64_t dataset = 0;     // used - total: the values and what they own
+  double dataset_perc = 0;  // dataset in percent of used - startup
+};
+MemoryOverhead memoryOverhead(uint64_t used);
+
 // Which INFO sections a list of arguments selects. Section names are lower
 // case ("server", "commandstats", "rdma"). No argument means "default";
 // "all" is every section but the modules' own; "everything" is all of them.

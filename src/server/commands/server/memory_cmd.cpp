@@ -70,13 +70,38 @@ uint64_t clientMemory(Client* cl) {
   return sizeof(Client) + cl->queryBufferCapacity() + cl->outputMemory();
 }
 
+// A db's main and expires tables with their entries (MEMORY STATS
+// overhead.hashtable.main / .expires).
+uint64_t mainTableOverhead(const db::Db& d) {
+  return d.mainTableMemory() + d.size() * sizeof(db::Entry);
+}
+uint64_t expiresTableOverhead(const db::Db& d) {
+  return d.expiresTableMemory() + d.expiresSize() * sizeof(db::ExpireNode);
+}
+
+}  // namespace
+
+MemoryOverhead memoryOverhead(uint64_t used) {
+  MemoryOverhead o;
+  o.startup = g_startup_allocated;
+  for (Client* cl : g_server->clients) o.clients += clientMemory(cl);
+  o.total = o.startup + o.clients;
+  for (auto& d : g_server->dbs) {
+    if (d->size() > 0) o.total += mainTableOverhead(*d) + expiresTableOverhead(*d);
+  }
+  uint64_t net = used > o.startup ? used - o.startup : 0;
+  o.dataset = used > o.total ? used - o.total : 0;
+  o.dataset_perc = net ? 100.0 * static_cast<double>(o.dataset) / static_cast<double>(net) : 0;
+  return o;
+}
+
+namespace {
+
 void memoryStatsCommand(Client* c) {
   Server& s = *g_server;
   MemoryNumbers m = memoryNumbers();
   uint64_t peak = peakMemory(m.used);
-  uint64_t clients = 0;
-  for (Client* cl : s.clients) clients += clientMemory(cl);
-  uint64_t overhead = g_startup_allocated + clients;
+  MemoryOverhead over = memoryOverhead(m.used);
   uint64_t keys = 0;
   size_t dbs_with_keys = 0;
   for (auto& d : s.dbs) {
@@ -96,34 +121,29 @@ void memoryStatsCommand(Client* c) {
   };
   num("peak.allocated", peak);
   num("total.allocated", m.used);
-  num("startup.allocated", g_startup_allocated);
+  num("startup.allocated", over.startup);
   // Features this server does not have hold no memory.
   num("replication.backlog", 0);
   num("clients.slaves", 0);
-  num("clients.normal", clients);
+  num("clients.normal", over.clients);
   num("cluster.links", 0);
   num("aof.buffer", 0);
   num("lua.caches", 0);
   num("functions.caches", 0);
   for (auto& d : s.dbs) {
     if (d->size() == 0) continue;
-    uint64_t main = d->mainTableMemory() + d->size() * sizeof(db::Entry);
-    uint64_t expires = d->expiresTableMemory() + d->expiresSize() * sizeof(db::ExpireNode);
-    overhead += main + expires;
     w.bulk("db." + std::to_string(d->id()));
     w.mapLen(3);
-    num("overhead.hashtable.main", main);
-    num("overhead.hashtable.expires", expires);
+    num("overhead.hashtable.main", mainTableOverhead(*d));
+    num("overhead.hashtable.expires", expiresTableOverhead(*d));
     num("overhead.hashtable.slot-to-keys", 0);
   }
-  uint64_t net = m.used > g_startup_allocated ? m.used - g_startup_allocated : 0;
-  uint64_t dataset = m.used > overhead ? m.used - overhead : 0;
-  num("overhead.total", overhead);
+  uint64_t net = m.used > over.startup ? m.used - over.startup : 0;
+  num("overhead.total", over.total);
   num("keys.count", keys);
   num("keys.bytes-per-key", keys ? net / keys : 0);
-  num("dataset.bytes", dataset);
-  dbl("dataset.percentage",
-      net ? 100.0 * static_cast<double>(dataset) / static_cast<double>(net) : 0);
+  num("dataset.bytes", over.dataset);
+  dbl("dataset.percentage", over.dataset_perc);
   dbl("peak.percentage",
       peak ? 100.0 * static_cast<double>(m.used) / static_cast<double>(peak) : 0);
   uint64_t allocated = m.allocated, active = m.active ? m.active : m.used;
