@@ -285,6 +285,23 @@ start_server {tags {functions external:skip}} {
     r config set replica-serve-stale-data yes
     list $got [r fcall reader 0]
   } {w r}
+
+  test {Inside an allow-stale script on a stale replica, only stale-safe commands run} {
+    r function load [lib stale_calls {
+      redis.register_function{function_name='get_x', callback=function() return redis.call('get', 'x') end, flags={'no-writes', 'allow-stale'}}
+      redis.register_function{function_name='info_server', callback=function() return redis.call('info', 'server') end, flags={'no-writes', 'allow-stale'}}
+    }]
+    r config set replica-serve-stale-data no
+    r replicaof 127.0.0.1 1
+    catch {r fcall get_x 0} e
+    set info [r fcall info_server 0]
+    r replicaof no one
+    r config set replica-serve-stale-data yes
+    assert_match {*redis_version:*} $info
+    assert_match {ERR Can not execute the command on a stale replica script: get_x,*} $e
+    # Served again once the replica is a master.
+    r fcall get_x 0
+  } {}
 }
 
 start_server {tags {functions external:skip}} {

@@ -50,6 +50,9 @@ void startReplicaFromConfig();
 // The checks a replica adds for its clients, given the command's flags
 // (for EXEC, those of the queue: dispatch.cpp); false with the error replied.
 bool allowedOnReplica(Client* c, uint32_t cmd_flags);
+// A replica whose master link is down, with replica-serve-stale-data no:
+// only commands flagged stale may run (clients' and scripts' alike).
+bool servingStale();
 // `bytes` of the master's stream were applied (one request, or bare
 // newlines) by the master client c.
 void masterApplied(Client* c, std::string_view bytes);

@@ -165,6 +165,9 @@ int genericCall(lua_State* L, bool raise) {
   }
   if ((cmd->flags & kDenyOom) && !ctx->wrote && !(ctx->flags & kFlagAllowOom) && oomReached())
     return rejectCall(L, raise, cmd, "-OOM command not allowed when used memory > 'maxmemory'.");
+  // An allow-stale script on a stale replica runs only stale-safe commands.
+  if (repl::g_is_replica && !(cmd->flags & kStale) && repl::servingStale())
+    return rejectCall(L, raise, cmd, "Can not execute the command on a stale replica");
   static std::vector<std::string_view> argv;
   argv.assign(args.begin(), args.begin() + argc);
   if (g_cluster_check != nullptr) [[unlikely]] {

@@ -192,6 +192,8 @@ void debugHelp(Client* c) {
   replyHelp(c, kLines);
 }
 
+}  // namespace
+
 void debugCommand(Client* c) {
   if (!debugCommandAllowed(c)) {
     c->addError(kDebugNotAllowed);
@@ -244,8 +246,6 @@ void debugCommand(Client* c) {
   c->addErrorFormat("unknown subcommand or wrong number of arguments for '%.*s'. Try DEBUG HELP.",
                     static_cast<int>(sub.size() > 128 ? 128 : sub.size()), sub.data());
 }
-
-}  // namespace
 
 void registerDebugCommand(CommandTable& t) {
   t.add({"debug", -2, kAdmin | kNoScript | kLoading | kStale, debugCommand, 0, 0, 0, "server",

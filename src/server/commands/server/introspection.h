@@ -24,6 +24,9 @@ void registerClientCommand(CommandTable& t);   // client_cmd.cpp
 void registerConfigCommand(CommandTable& t);   // config_cmd.cpp
 void registerCommandCommand(CommandTable& t);  // command_cmd.cpp
 void registerDebugCommand(CommandTable& t);    // debug.cpp
+// DEBUG's handler, with external linkage so that a stack trace (the
+// watchdog's, a crash report) names it, as tools look for Redis's.
+void debugCommand(Client* c);
 // DEBUG OBJECT, POPULATE, QUICKLIST-PACKED-THRESHOLD, PAUSE-CRON,
 // SET-DISABLE-DENY-SCRIPTS, CHANGE-REPL-ID (debug_inspect.cpp); false when
 // the subcommand is none of these.

@@ -313,13 +313,18 @@ void ackToMaster() {
   replica::sendAck();
 }
 
+bool servingStale() {
+  return g_is_replica && link().state != State::kConnected &&
+         !g_server->config.replica_serve_stale_data;
+}
+
 bool allowedOnReplica(Client* c, uint32_t cmd_flags) {
   const Config& cfg = g_server->config;
   if (cfg.replica_read_only && (cmd_flags & kWrite)) {
     c->addError("-READONLY You can't write against a read only replica.");
     return false;
   }
-  if (!cfg.replica_serve_stale_data && link().state != State::kConnected && !(cmd_flags & kStale)) {
+  if (!(cmd_flags & kStale) && servingStale()) {
     c->addError(
         "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
     return false;
@@ -378,8 +383,7 @@ void appendInfoReplicaHeader(std::string* o) {
   const replica::Link& l = link();
   // A master link found closed in this iteration is down already, though
   // its client is freed only before the loop sleeps.
-  bool up = l.state == State::kConnected && l.master != nullptr &&
-            !(l.master->flags & kCloseAsap);
+  bool up = l.state == State::kConnected && l.master != nullptr && !(l.master->flags & kCloseAsap);
   const Config& cfg = g_server->config;
   int64_t now = nowSec();
   using ll = long long;
