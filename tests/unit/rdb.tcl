@@ -158,6 +158,11 @@ start_server {tags {rdb external:skip} overrides {enable-protected-configs yes s
     assert_error {MISCONF Redis is configured to save RDB snapshots*} {r set k v}
     assert_error {MISCONF*} {r ping}
     assert_equal [r get k] {}
+    # A script's writes are refused the same way, whether the script
+    # declares flags or not; its reads go on.
+    assert_error {MISCONF*} {r eval {return redis.call('set', KEYS[1], 1)} 1 k}
+    assert_error {MISCONF*} {r eval "#!lua\nreturn redis.call('set', KEYS\[1\], 1)" 1 k}
+    assert_equal [r eval "#!lua flags=no-writes\nreturn redis.call('get', KEYS\[1\])" 1 k] {}
     r config set stop-writes-on-bgsave-error no
     assert_equal [r set k v] OK
     r config set stop-writes-on-bgsave-error yes

@@ -18,6 +18,7 @@ extern "C" {
 #include "server/core/command.h"
 #include "server/core/state.h"
 #include "server/core/version.h"
+#include "server/persist/persist.h"
 #include "server/propagate/propagate.h"
 #include "server/pubsub/tracking.h"
 #include "server/repl/repl.h"
@@ -160,6 +161,9 @@ int genericCall(lua_State* L, bool raise) {
     bool from_master = ctx->caller != nullptr && (ctx->caller->flags & kMaster);
     if (repl::g_is_replica && g_server->config.replica_read_only && !from_master)
       return rejectCall(L, raise, cmd, "-READONLY You can't write against a read only replica.");
+    // -MISCONF while snapshots fail, as for a client's own writes.
+    if (const char* e = persist::writeError(); e != nullptr && !from_master)
+      return rejectCall(L, raise, cmd, e);
     if (g_server->config.min_replicas_to_write && !repl::enoughGoodReplicas())
       return rejectCall(L, raise, cmd, "-NOREPLICAS Not enough good replicas to write.");
   }
