@@ -580,6 +580,11 @@ TEST(Dict, SampleNodesBounds) {
         fillMidRehash(d, nodes, n);
       } else {
         for (auto& node : nodes) insertNode(d, node);
+        // The last insertions may have started a growth: finish it, or the
+        // new table's upper half is still mostly empty (its nodes wait in
+        // the old table) and a short walk there finds nothing.
+        while (d.rehashSteps(1000)) {
+        }
       }
       for (size_t want : {0, 1, 3, 20, 500, 20000}) {
         std::vector<IntNode*> out(want + 1, nullptr);
