@@ -606,8 +606,6 @@ class Dict {
     }
     t = Table{};
   }
-  // Unmaps whole chunks of a mapped array that lie before bucket `idx`; the
-  // code never reads buckets below rehash_idx_ (or clear_idx_) again.
   void appendTableStats(std::string* out, int ti) const {
     const Table& t = t_[ti];
     const char* what = ti == 0 ? "main hash table" : "rehashing target";
@@ -652,6 +650,8 @@ class Dict {
     }
   }
 
+  // Unmaps whole chunks of a mapped array that lie before bucket `idx`; the
+  // code never reads buckets below rehash_idx_ (or clear_idx_) again.
   static void releaseBefore(Table& t, size_t idx) {
     constexpr size_t kChunk = kReleaseChunkBytes / sizeof(Node*);
     if (!t.mapped) return;

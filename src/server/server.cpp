@@ -437,8 +437,7 @@ int Instance::cron() {
   if (script::running()) return 0;
   // The watchdog is fed by the outer loop only: a load serving the loop
   // from inside holds it up as much as a busy script does.
-  if (nestedLoops() == 0)
-    crash::armWatchdog(config.watchdog_period, std::clamp<int64_t>(config.hz, 1, 500));
+  if (nestedLoops() == 0) crash::armWatchdog(config.watchdog_period, hz);
   // DEBUG PAUSE-CRON skips the periodic work, not a SIGTERM's shutdown.
   if (cron_paused && !crash::shutdownRequested()) return static_cast<int>(1000 / hz);
   db::Clock::update();

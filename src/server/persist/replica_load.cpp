@@ -1,7 +1,7 @@
 // Loading the RDB a master sends in a full resynchronization
 // (src/server/repl/replica/), from the received file or straight from the
-// master's connection (diskless load), with the same -LOADING service and progress figures as a
-// load at start-up.
+// master's connection (diskless load), with the same -LOADING service and
+// progress figures as a load at start-up.
 #include <time.h>
 
 #include "common/log.h"

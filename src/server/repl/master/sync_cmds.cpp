@@ -31,15 +31,14 @@ bool argIs(std::string_view a, const char* s) {
 
 // PSYNC <replid> <offset>: continues from the backlog when the id is ours
 // (or our previous one, up to where it was valid) and the backlog still
-// holds that offset. False when a full resync must follow (logged why).
-bool tryPartial(Client* c, ReplicaState* r) {
-  std::string id(c->arg(1)), off_text(c->arg(2));
-  int64_t off;
+// holds that offset (`off`, already checked to be a number). False when a
+// full resync must follow (logged why).
+bool tryPartial(Client* c, ReplicaState* r, int64_t off) {
+  std::string id(c->arg(1));
   if (id == "?") {
     LOG_NOTICE("Full resync requested by replica %s", replicaName(*r).c_str());
     return false;
   }
-  if (!common::strutil::parseInt64(off_text, &off)) off = -1;
   if (id != replId() && (id != replId2() || off > secondReplOffset())) {
     if (id != replId2()) {
       LOG_NOTICE(
@@ -58,8 +57,9 @@ bool tryPartial(Client* c, ReplicaState* r) {
   ReplBuffer* b = replBuffer();
   if (b == nullptr || !b->covers(off)) {
     LOG_NOTICE(
-        "Unable to partial resync with replica %s for lack of backlog (Replica request was: %s).",
-        replicaName(*r).c_str(), off_text.c_str());
+        "Unable to partial resync with replica %s for lack of backlog (Replica request was: "
+        "%lld).",
+        replicaName(*r).c_str(), static_cast<long long>(off));
     if (off > masterOffset())
       LOG_WARNING(
           "Warning: replica %s tried to PSYNC with an offset that is greater than the master "
@@ -207,7 +207,7 @@ void syncCommand(Client* c) {
     return;
   }
   if (psync) {
-    if (tryPartial(c, r)) return;
+    if (tryPartial(c, r, offset)) return;
   } else {
     r->pre_psync = true;
   }

@@ -123,6 +123,13 @@ bool markSeen(const char* p, size_t n) {
   return l.tail == l.mark;
 }
 
+// The transfer of connection attempt `attempt` is still under way (no
+// REPLICAOF, timeout or lost link meanwhile, nor a new attempt).
+bool stillTransferring(uint64_t attempt) {
+  const Link& l = link();
+  return l.attempt == attempt && l.state == State::kTransfer;
+}
+
 persist::ReplicaRdb loadInput() {
   const Config& cfg = g_server->config;
   persist::ReplicaRdb in;
@@ -161,9 +168,9 @@ void loadFailed(const std::string& err) {
 void loadFromDisk(std::string_view rest) {
   Link& l = link();
   const Config& cfg = g_server->config;
-  net::Connection* conn = l.conn;
+  uint64_t attempt = l.attempt;
   // Nothing is read from the master while the data set loads.
-  conn->setReadHandler(nullptr);
+  l.conn->setReadHandler(nullptr);
   uint64_t len = l.received - (l.size < 0 ? kMarkLen : 0);
   bool ok = ftruncate(l.fd, static_cast<off_t>(len)) == 0 && fsync(l.fd) == 0;
   close(l.fd);
@@ -186,7 +193,7 @@ void loadFromDisk(std::string_view rest) {
   persist::ReplicaRdbResult res;
   std::string err;
   ok = persist::loadReplicaRdb(in, &res, &err);
-  if (l.conn != conn || l.state != State::kTransfer) return;  // REPLICAOF meanwhile
+  if (!stillTransferring(attempt)) return;  // REPLICAOF meanwhile
   if (!ok) {
     loadFailed(err);
     return;
@@ -204,10 +211,7 @@ class LinkSource : public persist::RdbReader::Source {
       : conn_(conn), attempt_(link().attempt), first_(first) {}
 
   // The link this load reads is still the current one.
-  bool current() const {
-    const Link& l = link();
-    return l.attempt == attempt_ && l.state == State::kTransfer;
-  }
+  bool current() const { return stillTransferring(attempt_); }
   // Bytes read from the connection that the reader has not taken.
   std::string_view unread() const { return first_; }
 
